@@ -1,0 +1,286 @@
+package dev.kmeta.cluster;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * An immutable snapshot of a Kafka cluster as one client sees it: cluster id, controller, brokers, and the topics
+ * it has asked about (by name and by topic id), with the topics it may not describe and the names that are invalid.
+ * Every snapshot carries a version; {@link #apply} returns the next snapshot with version + 1.
+ *
+ * <h2>Concurrency</h2>
+ * Immutable, so any number of threads may read one snapshot without coordination. In kmeta one writer (the sender
+ * thread) derives each new snapshot and publishes it with a single volatile store; readers never see a half-built
+ * snapshot.
+ *
+ * <h2>Cost</h2>
+ * Send-path lookups ({@link #partitionCount}, {@link #partition}, {@link #leader}, {@link #availablePartitions},
+ * {@link #node}, {@link #topicId}, {@link #topicName}) are O(1) and allocate nothing. {@link #apply} costs O(changed
+ * partitions + topics in the cluster) - the per-topic part is a copy of the name and id maps, never a walk over
+ * every partition - and unchanged topics are the very same objects in the new snapshot. A new node set is the
+ * exception: leaders are re-checked against it, O(partitions), still without copying unaffected topics.
+ * {@link #partitionsOnNode} is built lazily, once per snapshot.
+ *
+ * <h2>Input rules</h2>
+ * A snapshot never names a leader it cannot resolve: a partition whose leader id is not in the node set gets no
+ * leader (its epoch is kept), as Kafka's client does, and is not in {@link #availablePartitions}. A delta that would
+ * break an invariant (two nodes with one id) is rejected whole with {@link IllegalArgumentException}, leaving this
+ * snapshot untouched.
+ */
+public final class Cluster {
+    private static final Cluster EMPTY = new Cluster(0, null, -1, NodeIndex.EMPTY, Collections.emptyMap(),
+            Collections.emptyMap(), Collections.emptySet(), Collections.emptySet());
+
+    private final int version;
+    private final String clusterId;
+    private final int controllerId;
+    private final NodeIndex nodes;
+    private final Map<String, TopicMetadata> topics;
+    private final Map<UUID, TopicMetadata> topicsById;
+    private final Set<String> unauthorizedTopics;
+    private final Set<String> invalidTopics;
+    /** Built on first use; racy single-check: two threads may both build it, and both results are equal. */
+    private volatile Map<Integer, List<PartitionMetadata>> partitionsByLeader;
+
+    private Cluster(int version, String clusterId, int controllerId, NodeIndex nodes,
+                    Map<String, TopicMetadata> topics, Map<UUID, TopicMetadata> topicsById,
+                    Set<String> unauthorizedTopics, Set<String> invalidTopics) {
+        this.version = version;
+        this.clusterId = clusterId;
+        this.controllerId = controllerId;
+        this.nodes = nodes;
+        this.topics = topics;
+        this.topicsById = topicsById;
+        this.unauthorizedTopics = unauthorizedTopics;
+        this.invalidTopics = invalidTopics;
+    }
+
+    /** The empty snapshot, version 0: no cluster id, no nodes, no topics. */
+    public static Cluster empty() {
+        return EMPTY;
+    }
+
+    /**
+     * Returns the snapshot that follows this one once {@code delta} is applied, with version + 1. This snapshot is
+     * not changed.
+     *
+     * @throws IllegalArgumentException if the delta's node set has two nodes with one id
+     */
+    public Cluster apply(ClusterDelta delta) {
+        NodeIndex newNodes = nodes;
+        if (delta.nodes() != null) {
+            NodeIndex candidate = new NodeIndex(delta.nodes());
+            newNodes = candidate.sameNodes(nodes) ? nodes : candidate;
+        }
+        String newClusterId = delta.setsClusterId() ? delta.clusterId() : clusterId;
+        int newController = delta.setsController() ? delta.controllerId() : controllerId;
+        if (delta.changesNoTopic() && newNodes == nodes) {
+            return new Cluster(version + 1, newClusterId, newController, nodes, topics, topicsById,
+                    unauthorizedTopics, invalidTopics);
+        }
+        return new Derivation(this, newNodes).apply(delta.changes())
+                .build(version + 1, newClusterId, newController);
+    }
+
+    /**
+     * Builds the next snapshot's topic maps by copying this one's maps (O(topics)) and touching only the names the
+     * delta changes (plus, for a new node set, the topics whose leaders left).
+     */
+    private static final class Derivation {
+        private final NodeIndex nodes;
+        private final Map<String, TopicMetadata> topics;
+        private final Map<UUID, TopicMetadata> byId;
+        private final Set<String> unauthorized;
+        private final Set<String> invalid;
+        private final boolean nodesChanged;
+
+        Derivation(Cluster from, NodeIndex nodes) {
+            this.nodes = nodes;
+            this.nodesChanged = nodes != from.nodes;
+            this.topics = new HashMap<>(from.topics);
+            this.byId = new HashMap<>(from.topicsById);
+            this.unauthorized = new HashSet<>(from.unauthorizedTopics);
+            this.invalid = new HashSet<>(from.invalidTopics);
+        }
+
+        Derivation apply(Map<String, Object> changes) {
+            changes.forEach((name, change) -> {
+                remove(name);
+                if (change instanceof TopicMetadata) {
+                    put(((TopicMetadata) change).withKnownLeaders(nodes));
+                } else if (change == ClusterDelta.Mark.UNAUTHORIZED) {
+                    unauthorized.add(name);
+                } else if (change == ClusterDelta.Mark.INVALID) {
+                    invalid.add(name);
+                }
+            });
+            if (nodesChanged) {
+                for (TopicMetadata t : new ArrayList<>(topics.values())) {
+                    TopicMetadata checked = t.withKnownLeaders(nodes);
+                    if (checked != t) {
+                        remove(t.name());
+                        put(checked);
+                    }
+                }
+            }
+            return this;
+        }
+
+        private void remove(String name) {
+            TopicMetadata old = topics.remove(name);
+            if (old != null && old.topicId() != null && byId.get(old.topicId()) == old) {
+                byId.remove(old.topicId());
+            }
+            unauthorized.remove(name);
+            invalid.remove(name);
+        }
+
+        private void put(TopicMetadata t) {
+            topics.put(t.name(), t);
+            if (t.topicId() != null) {
+                byId.put(t.topicId(), t);
+            }
+        }
+
+        Cluster build(int version, String clusterId, int controllerId) {
+            return new Cluster(version, clusterId, controllerId, nodes, Collections.unmodifiableMap(topics),
+                    Collections.unmodifiableMap(byId), Collections.unmodifiableSet(unauthorized),
+                    Collections.unmodifiableSet(invalid));
+        }
+    }
+
+    /** The snapshot's version: 0 for the empty snapshot, + 1 for every {@link #apply}. */
+    public int version() {
+        return version;
+    }
+
+    /** The cluster id the brokers reported, or null. */
+    public String clusterId() {
+        return clusterId;
+    }
+
+    /** The controller's broker id, or -1. */
+    public int controllerId() {
+        return controllerId;
+    }
+
+    /** The controller node, or null when unknown or not in the node set. */
+    public Node controller() {
+        return nodes.get(controllerId);
+    }
+
+    /** The node with this broker id, or null. O(1), allocation-free. */
+    public Node node(int id) {
+        return nodes.get(id);
+    }
+
+    /** All nodes, ordered by id. */
+    public List<Node> nodes() {
+        return nodes.all();
+    }
+
+    /** The topic, or null when this snapshot has no metadata for it. O(1), allocation-free. */
+    public TopicMetadata topic(String name) {
+        return topics.get(name);
+    }
+
+    /** The topic with this id, or null. */
+    public TopicMetadata topic(UUID topicId) {
+        return topicsById.get(topicId);
+    }
+
+    /** The names of the topics this snapshot has metadata for (unmodifiable). */
+    public Set<String> topicNames() {
+        return topics.keySet();
+    }
+
+    /** The number of partitions of the topic, or -1 when the topic is not in this snapshot. */
+    public int partitionCount(String topic) {
+        TopicMetadata t = topics.get(topic);
+        return t == null ? -1 : t.partitionCount();
+    }
+
+    /** The partition, or null when the topic or the index is unknown. */
+    public PartitionMetadata partition(String topic, int partition) {
+        TopicMetadata t = topics.get(topic);
+        return t == null ? null : t.partition(partition);
+    }
+
+    /** The partition's leader, or null when unknown or leaderless. */
+    public Node leader(String topic, int partition) {
+        PartitionMetadata p = partition(topic, partition);
+        return p == null ? null : nodes.get(p.leaderId());
+    }
+
+    /** The topic's partitions that have a leader (precomputed), or an empty list for an unknown topic. */
+    public List<PartitionMetadata> availablePartitions(String topic) {
+        TopicMetadata t = topics.get(topic);
+        return t == null ? Collections.emptyList() : t.availablePartitions();
+    }
+
+    /** The topic id of the named topic, or null. */
+    public UUID topicId(String topic) {
+        TopicMetadata t = topics.get(topic);
+        return t == null ? null : t.topicId();
+    }
+
+    /** The name of the topic with this id, or null. */
+    public String topicName(UUID topicId) {
+        TopicMetadata t = topicsById.get(topicId);
+        return t == null ? null : t.name();
+    }
+
+    /** Topics the brokers said this client may not describe. */
+    public Set<String> unauthorizedTopics() {
+        return unauthorizedTopics;
+    }
+
+    /** Topic names the brokers rejected as invalid. */
+    public Set<String> invalidTopics() {
+        return invalidTopics;
+    }
+
+    /** The partitions this node leads, across all topics; the index is built on first call, once per snapshot. */
+    public List<PartitionMetadata> partitionsOnNode(int nodeId) {
+        Map<Integer, List<PartitionMetadata>> index = partitionsByLeader;
+        if (index == null) {
+            index = indexByLeader();
+            partitionsByLeader = index;
+        }
+        return index.getOrDefault(nodeId, Collections.emptyList());
+    }
+
+    private Map<Integer, List<PartitionMetadata>> indexByLeader() {
+        Map<Integer, List<PartitionMetadata>> index = new HashMap<>();
+        for (TopicMetadata t : topics.values()) {
+            for (PartitionMetadata p : t.availablePartitions()) {
+                index.computeIfAbsent(p.leaderId(), id -> new ArrayList<>()).add(p);
+            }
+        }
+        index.replaceAll((id, list) -> Collections.unmodifiableList(list));
+        return Collections.unmodifiableMap(index);
+    }
+
+    /**
+     * True when both snapshots describe the same state (cluster id, controller, nodes, topics, unauthorized and
+     * invalid names), whatever their versions.
+     */
+    public boolean contentEquals(Cluster other) {
+        return other != null && Objects.equals(clusterId, other.clusterId) && controllerId == other.controllerId
+                && nodes.sameNodes(other.nodes) && topics.equals(other.topics)
+                && unauthorizedTopics.equals(other.unauthorizedTopics) && invalidTopics.equals(other.invalidTopics);
+    }
+
+    @Override
+    public String toString() {
+        return "Cluster(version=" + version + ", id=" + clusterId + ", controller=" + controllerId + ", nodes="
+                + nodes.size() + ", topics=" + topics.size() + ")";
+    }
+}
