@@ -1,0 +1,580 @@
+package dev.kmeta.metadata.internal;
+
+import dev.kmeta.cluster.Cluster;
+import dev.kmeta.cluster.ClusterDelta;
+import dev.kmeta.cluster.Node;
+import dev.kmeta.cluster.PartitionMetadata;
+import dev.kmeta.cluster.TopicMetadata;
+import dev.kmeta.metadata.Deadline;
+import dev.kmeta.metadata.MetadataClient;
+import dev.kmeta.metadata.MetadataClosedException;
+import dev.kmeta.metadata.MetadataConfig;
+import dev.kmeta.metadata.MetadataFatalException;
+import dev.kmeta.metadata.MetadataTimeoutException;
+import dev.kmeta.metadata.RefreshState;
+import dev.kmeta.metadata.Ticker;
+import dev.kmeta.metadata.TopicException;
+import org.jctools.queues.MessagePassingQueue;
+import org.jctools.queues.MpscUnboundedXaddArrayQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The metadata manager: the one writer of the {@link Cluster} snapshot, and the {@link MetadataClient} that
+ * application threads use. No network here: a sender drives it with decoded answers.
+ *
+ * <h2>Concurrency</h2>
+ * Two kinds of callers:
+ * <ul>
+ *   <li><b>Application threads</b> call the {@link MetadataClient} methods, from any number of threads. They read the
+ *       snapshot with one volatile read, post commands (topics to fetch, leader hints) through a lock-free MPSC queue
+ *       and wake the sender through the {@link Waker}; waiters park on per-topic or per-version {@link WaitQueue}s.
+ *       None of this takes a lock the sender holds.</li>
+ *   <li><b>The sender thread</b> - exactly one - calls the driver methods ({@link #poll}, {@link #beginRefresh},
+ *       {@link #onResponse}, {@link #onFailure}, {@link #onFatal}, {@link #onNodeDisconnected}). It alone runs the
+ *       {@link RefreshStateMachine}, merges answers and publishes each new snapshot with one volatile store, then
+ *       wakes exactly the waiters whose topic the answer was about (and the version waiters).</li>
+ * </ul>
+ * Times passed to the driver methods are ms on the same {@link Ticker} the manager was made with.
+ */
+public final class MetadataManager implements MetadataClient {
+    private static final Logger log = LoggerFactory.getLogger(MetadataManager.class);
+    private static final long EXPIRY_SWEEP_INTERVAL_MS = 1_000;
+
+    private final String clientId;
+    private final Ticker ticker;
+    private final long maxIdleNs;
+    private final boolean allowAutoCreateTopics;
+    private final boolean leaderlessRefresh;
+    private final Counters counters = new Counters();
+    private final Subscriptions subscriptions;
+    private final MessagePassingQueue<Object> commands = new MpscUnboundedXaddArrayQueue<>(256);
+    private final AtomicBoolean fullRequested = new AtomicBoolean();
+    private final AtomicBoolean wakePending = new AtomicBoolean();
+    private final WaitQueue versionWaiters = new WaitQueue();
+    private volatile Waker waker = () -> { };
+    private volatile Cluster snapshot = Cluster.empty();
+    private volatile boolean closed;
+    private volatile Throwable fatal;
+    private volatile String lastFailure;
+
+    // Sender thread only.
+    private final RefreshStateMachine machine;
+    private final ResponseMerger merger;
+    private final Set<String> leaderless = new HashSet<>();
+    private long lastSweepMs = Long.MIN_VALUE / 4;
+
+    /** A manager for one client; {@code ticker} is the clock of every wait and of the driver methods' times. */
+    public MetadataManager(MetadataConfig config, Ticker ticker) {
+        this.clientId = config.clientId();
+        this.ticker = Objects.requireNonNull(ticker, "ticker");
+        this.maxIdleNs = config.metadataMaxIdleMs() * 1_000_000L;
+        this.allowAutoCreateTopics = config.allowAutoCreateTopics();
+        this.leaderlessRefresh = config.leaderlessRefreshMs() > 0;
+        this.subscriptions = new Subscriptions(config.maxTopics(), counters);
+        Backoff retry = new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs(), config.jitter());
+        Backoff fast = new Backoff(config.leaderlessRefreshMs(), config.retryBackoffMaxMs(), config.jitter());
+        this.machine = new RefreshStateMachine(clientId, config.metadataMaxAgeMs(), retry, fast);
+        this.merger = new ResponseMerger(config.epochRewindAcceptCount());
+    }
+
+    // ---------------------------------------------------------------- application threads
+
+    @Override
+    public Cluster fetch() {
+        return snapshot;
+    }
+
+    @Override
+    public int requestUpdate() {
+        if (fullRequested.compareAndSet(false, true)) {
+            wakeSender();
+        } else {
+            counters.requestsCoalesced.increment();
+        }
+        return snapshot.version();
+    }
+
+    @Override
+    public void awaitUpdate(int lastVersion, long maxBlockMs) {
+        if (maxBlockMs < 0) {
+            throw new IllegalArgumentException("maxBlockMs must be >= 0: " + maxBlockMs);
+        }
+        Deadline deadline = Deadline.after(maxBlockMs, ticker);
+        Thread me = Thread.currentThread();
+        long startNs = ticker.nanoTime();
+        counters.waitersNow.increment();
+        try {
+            while (snapshot.version() <= lastVersion) {
+                throwIfUnusable();
+                long remainingNs = deadline.remainingNs();
+                if (remainingNs <= 0) {
+                    counters.waitTimeouts.increment();
+                    throw new MetadataTimeoutException("Metadata version did not move past " + lastVersion
+                            + " within " + maxBlockMs + " ms" + lastFailureSuffix());
+                }
+                versionWaiters.add(me);
+                try {
+                    if (snapshot.version() <= lastVersion && !closed && fatal == null) {
+                        LockSupport.parkNanos(this, remainingNs);
+                    }
+                } finally {
+                    versionWaiters.remove(me);
+                }
+            }
+        } finally {
+            counters.waitersNow.decrement();
+            counters.waitTimeNsTotal.add(ticker.nanoTime() - startNs);
+        }
+    }
+
+    @Override
+    public Cluster awaitTopic(String topic, int partition, Deadline deadline) {
+        Cluster c = snapshot;
+        TopicMetadata t = c.topic(topic);
+        if (t != null && answers(t, partition)) {
+            TopicEntry e = subscriptions.get(topic);
+            if (e != null) {
+                e.touch(ticker.nanoTime());
+            }
+            return c;
+        }
+        return awaitTopicSlowly(topic, partition, deadline);
+    }
+
+    private static boolean answers(TopicMetadata t, int partition) {
+        if (partition == ANY_PARTITION) {
+            return t.partitionCount() > 0;
+        }
+        PartitionMetadata p = t.partition(partition);
+        return p != null && p.hasLeader();
+    }
+
+    private Cluster awaitTopicSlowly(String topic, int partition, Deadline deadline) {
+        Objects.requireNonNull(topic, "topic");
+        Objects.requireNonNull(deadline, "deadline");
+        if (partition < ANY_PARTITION) {
+            throw new IllegalArgumentException("partition must be >= 0 or ANY_PARTITION: " + partition);
+        }
+        throwIfUnusable();
+        long startNs = ticker.nanoTime();
+        TopicEntry e = subscriptions.subscribe(topic, startNs);
+        e.activeWaiters.incrementAndGet();
+        Thread me = Thread.currentThread();
+        counters.waitersNow.increment();
+        try {
+            for (;;) {
+                Cluster c = snapshot;
+                if (answer(c, topic, partition)) {
+                    e.touch(ticker.nanoTime());
+                    return c;
+                }
+                throwIfUnusable();
+                if (e.removed) {
+                    e.activeWaiters.decrementAndGet();
+                    e = subscriptions.subscribe(topic, ticker.nanoTime());
+                    e.activeWaiters.incrementAndGet();
+                }
+                long remainingNs = deadline.remainingNs();
+                if (remainingNs <= 0) {
+                    counters.waitTimeouts.increment();
+                    throw timeout(topic, partition, deadline, c, e);
+                }
+                e.touch(ticker.nanoTime());
+                requestTopic(e);
+                e.waiters.add(me);
+                try {
+                    if (snapshot == c && !closed && fatal == null && !e.removed) {
+                        LockSupport.parkNanos(this, remainingNs);
+                    }
+                } finally {
+                    e.waiters.remove(me);
+                }
+            }
+        } finally {
+            e.activeWaiters.decrementAndGet();
+            counters.waitersNow.decrement();
+            counters.waitTimeNsTotal.add(ticker.nanoTime() - startNs);
+        }
+    }
+
+    /** True when the snapshot answers; throws when the brokers refused the topic. */
+    private static boolean answer(Cluster c, String topic, int partition) {
+        if (c.unauthorizedTopics().contains(topic)) {
+            throw new TopicException(topic, TopicException.Reason.NOT_AUTHORIZED, "Not authorized to describe topic "
+                    + topic + " (TOPIC_AUTHORIZATION_FAILED): grant Describe on it to this client's principal");
+        }
+        if (c.invalidTopics().contains(topic)) {
+            throw new TopicException(topic, TopicException.Reason.INVALID_TOPIC, "Invalid topic name '" + topic
+                    + "' (INVALID_TOPIC_EXCEPTION)");
+        }
+        TopicMetadata t = c.topic(topic);
+        return t != null && answers(t, partition);
+    }
+
+    private MetadataTimeoutException timeout(String topic, int partition, Deadline deadline, Cluster c,
+                                             TopicEntry e) {
+        String what = partition == ANY_PARTITION ? "Topic " + topic
+                : "Partition " + partition + " of topic " + topic;
+        return new MetadataTimeoutException(what + " not present in metadata after " + deadline.budgetMs()
+                + " ms: " + TimeoutReasons.describe(c, topic, partition, e) + lastFailureSuffix());
+    }
+
+    private String lastFailureSuffix() {
+        String f = lastFailure;
+        return f == null ? "" : " (last request failure: " + f + ")";
+    }
+
+    private void requestTopic(TopicEntry e) {
+        if (e.refreshRequested.compareAndSet(false, true)) {
+            commands.offer(e);
+            wakeSender();
+        } else {
+            counters.requestsCoalesced.increment();
+        }
+    }
+
+    @Override
+    public void onLeaderHint(String topic, int partition, int leaderId, int leaderEpoch, Node endpoint) {
+        Objects.requireNonNull(topic, "topic");
+        commands.offer(new LeaderHint(topic, partition, leaderId, leaderEpoch, endpoint));
+        wakeSender();
+    }
+
+    @Override
+    public void invalidate(String topic, int partition) {
+        TopicEntry e = subscriptions.get(topic);
+        if (e != null) {
+            requestTopic(e);
+        }
+    }
+
+    @Override
+    public RefreshState state() {
+        return closed ? RefreshState.CLOSED : machine.state();
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        log.debug("[{}] metadata closed; releasing every waiter", clientId);
+        wakeSender();
+        wakeEveryWaiter();
+    }
+
+    /** True once {@link #close()} was called. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    private void throwIfUnusable() {
+        if (closed) {
+            throw new MetadataClosedException("The metadata client " + clientId + " is closed");
+        }
+        Throwable f = fatal;
+        if (f != null) {
+            throw new MetadataFatalException("Metadata unavailable for client " + clientId + ": " + f, f);
+        }
+    }
+
+    private void wakeSender() {
+        if (wakePending.compareAndSet(false, true)) {
+            waker.wakeup();
+        }
+    }
+
+    /** Wakes every parked waiter so that it re-checks (close, fatal error, or a test that moved fake time). */
+    public void wakeEveryWaiter() {
+        versionWaiters.wakeAll();
+        subscriptions.wakeAll();
+    }
+
+    // ---------------------------------------------------------------- sender thread
+
+    /** Sets how application threads wake the sender. Call before the sender starts. */
+    public void setWaker(Waker waker) {
+        this.waker = Objects.requireNonNull(waker, "waker");
+    }
+
+    /** The clock the manager runs on. */
+    public Ticker ticker() {
+        return ticker;
+    }
+
+    /** The manager's counters. */
+    public Counters counters() {
+        return counters;
+    }
+
+    /** The subscribed topic names (a live view). */
+    public Set<String> subscribedTopics() {
+        return subscriptions.names();
+    }
+
+    /** The request on the wire, or null. */
+    public RefreshRequest inFlight() {
+        return machine.inFlight();
+    }
+
+    /** How many times the state machine entered {@code s}. */
+    public long transitions(RefreshState s) {
+        return machine.transitions(s);
+    }
+
+    /**
+     * Sender: takes the posted commands, expires idle topics, and returns ms until the next request is due (0 = now,
+     * {@link Long#MAX_VALUE} = nothing to do until woken or an answer arrives).
+     */
+    public long poll(long nowMs) {
+        wakePending.set(false);
+        if (closed) {
+            machine.close();
+            return Long.MAX_VALUE;
+        }
+        drainCommands(nowMs);
+        expireIdleTopics(nowMs);
+        return machine.timeToNextUpdate(nowMs);
+    }
+
+    /** Sender: the next request if one is due now (moving to IN_FLIGHT), else null. */
+    public RefreshRequest beginRefresh(long nowMs) {
+        if (closed || machine.timeToNextUpdate(nowMs) > 0) {
+            return null;
+        }
+        RefreshRequest request = machine.begin(nowMs, subscriptions.names(), allowAutoCreateTopics);
+        for (String topic : request.topics()) {
+            TopicEntry e = subscriptions.get(topic);
+            if (e != null) {
+                e.asked = true;
+            }
+        }
+        counters.requestsSent.incrementAndGet();
+        return request;
+    }
+
+    /** Sender: the answer to {@code request} arrived; merge it, publish, wake whoever it concerns. */
+    public void onResponse(RefreshRequest request, RefreshResponse response, long nowMs) {
+        Cluster before = snapshot;
+        ResponseMerger.Result result = merger.merge(before, response, name -> subscriptions.get(name) != null);
+        if (result == null) {
+            counters.responsesRejected.incrementAndGet();
+            onFailure(request, "the answer listed no brokers", nowMs);
+            return;
+        }
+        Cluster next;
+        try {
+            next = before.apply(result.delta);
+        } catch (IllegalArgumentException bad) {
+            counters.responsesRejected.incrementAndGet();
+            onFailure(request, "unusable answer: " + bad.getMessage(), nowMs);
+            return;
+        }
+        snapshot = next;
+        counters.responsesApplied.incrementAndGet();
+        counters.recordLatency(Math.max(0, nowMs - machine.inFlightSinceMs()));
+        counters.staleEpochsRejected.addAndGet(result.staleEpochsRejected);
+        fatal = null;
+        lastFailure = null;
+        WorldChanges.log(log, clientId, before, next, result, counters);
+        Set<String> concerned = new LinkedHashSet<>(request.topics());
+        concerned.addAll(result.changedTopics);
+        recordTopicAnswers(request, response, next);
+        trackLeaderless(concerned, next);
+        retryUnansweredWaits(request, next);
+        boolean news = changedAnyTopic(result.changedTopics, before, next) || result.clusterIdChanged
+                || !next.nodes().equals(before.nodes()) || next.controllerId() != before.controllerId();
+        machine.onSuccess(request, news, nowMs);
+        wakeWaiters(concerned);
+    }
+
+    /** True when a topic really differs once applied (a leader not in the broker list is no change twice over). */
+    private static boolean changedAnyTopic(Set<String> names, Cluster before, Cluster next) {
+        for (String name : names) {
+            if (!Objects.equals(before.topic(name), next.topic(name))
+                    || before.unauthorizedTopics().contains(name) != next.unauthorizedTopics().contains(name)
+                    || before.invalidTopics().contains(name) != next.invalidTopics().contains(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * A topic still missing while threads wait for it is asked again (after backoff), without relying on the
+     * waiters to wake up and ask: the retry loop of a send waiting for a topic that does not exist yet.
+     */
+    private void retryUnansweredWaits(RefreshRequest request, Cluster next) {
+        for (String name : request.topics()) {
+            TopicEntry e = subscriptions.get(name);
+            if (e != null && e.activeWaiters.get() > 0 && next.topic(name) == null
+                    && !next.unauthorizedTopics().contains(name) && !next.invalidTopics().contains(name)) {
+                machine.addNew(name, false);
+            }
+        }
+    }
+
+    private void recordTopicAnswers(RefreshRequest request, RefreshResponse response, Cluster next) {
+        for (String name : request.topics()) {
+            TopicEntry e = subscriptions.get(name);
+            if (e != null) {
+                TopicMetadata answered = response.topics().get(name);
+                e.recordError(answered == null ? 0 : answered.errorCode());
+                e.known |= next.topic(name) != null;
+            }
+        }
+    }
+
+    private void trackLeaderless(Set<String> topics, Cluster next) {
+        for (String name : topics) {
+            TopicMetadata t = next.topic(name);
+            if (t != null && t.availablePartitions().size() < t.partitionCount()) {
+                leaderless.add(name);
+            } else {
+                leaderless.remove(name);
+            }
+        }
+        if (leaderlessRefresh) {
+            for (String name : leaderless) {
+                machine.addRefresh(name, true);
+            }
+        }
+    }
+
+    private void wakeWaiters(Set<String> topics) {
+        versionWaiters.wakeAll();
+        for (String name : topics) {
+            TopicEntry e = subscriptions.get(name);
+            if (e != null) {
+                e.waiters.wakeAll();
+            }
+        }
+    }
+
+    /** Sender: the request failed (disconnect, timeout, unusable answer); it is retried after backoff. */
+    public void onFailure(RefreshRequest request, String reason, long nowMs) {
+        counters.requestsFailed.incrementAndGet();
+        lastFailure = reason;
+        machine.onFailure(request, nowMs, snapshot.topicNames(), reason);
+    }
+
+    /**
+     * Sender: an error no retry fixes by itself (authentication, unsupported version). Every waiter gets it at once;
+     * new waits fail fast with it until an answer arrives again.
+     *
+     * @param request the request it ended, or null when none was in flight
+     */
+    public void onFatal(RefreshRequest request, Throwable error, long nowMs) {
+        fatal = Objects.requireNonNull(error, "error");
+        if (request != null) {
+            onFailure(request, error.toString(), nowMs);
+        } else {
+            lastFailure = error.toString();
+        }
+        log.error("[{}] metadata unavailable: {}", clientId, error.toString());
+        wakeEveryWaiter();
+    }
+
+    /** Sender: the connection to {@code nodeId} dropped; topics it leads are refreshed. */
+    public void onNodeDisconnected(int nodeId, long nowMs) {
+        Set<String> topics = new LinkedHashSet<>();
+        for (PartitionMetadata p : snapshot.partitionsOnNode(nodeId)) {
+            topics.add(p.topic());
+        }
+        for (String t : topics) {
+            if (subscriptions.get(t) != null) {
+                machine.addRefresh(t, false);
+            }
+        }
+    }
+
+    private void drainCommands(long nowMs) {
+        if (fullRequested.getAndSet(false)) {
+            machine.requestFull("requestUpdate()");
+        }
+        List<LeaderHint> hints = null;
+        Object command;
+        while ((command = commands.relaxedPoll()) != null) {
+            if (command instanceof TopicEntry) {
+                takeTopicRequest((TopicEntry) command);
+            } else if (command instanceof LeaderHint) {
+                if (hints == null) {
+                    hints = new ArrayList<>();
+                }
+                hints.add((LeaderHint) command);
+            }
+        }
+        if (hints != null) {
+            applyHints(hints);
+        }
+    }
+
+    private void takeTopicRequest(TopicEntry e) {
+        e.refreshRequested.set(false);
+        if (e.removed) {
+            return;
+        }
+        if (snapshot.topic(e.name) != null) {
+            machine.addRefresh(e.name, false);
+        } else {
+            machine.addNew(e.name, !e.asked);
+        }
+    }
+
+    private void applyHints(List<LeaderHint> hints) {
+        Cluster before = snapshot;
+        LeaderHints batch = new LeaderHints(before);
+        for (LeaderHint h : hints) {
+            if (batch.apply(h)) {
+                counters.leaderHintsApplied.incrementAndGet();
+            } else {
+                counters.leaderHintsIgnored.incrementAndGet();
+                TopicEntry e = subscriptions.get(h.topic);
+                if (e != null && batch.wantsRefresh(h)) {
+                    machine.addRefresh(h.topic, false);
+                }
+            }
+        }
+        if (batch.isEmpty()) {
+            return;
+        }
+        snapshot = before.apply(batch.delta());
+        wakeWaiters(batch.topics());
+    }
+
+    private void expireIdleTopics(long nowMs) {
+        if (nowMs - lastSweepMs < EXPIRY_SWEEP_INTERVAL_MS) {
+            return;
+        }
+        lastSweepMs = nowMs;
+        List<TopicEntry> expired = subscriptions.expire(ticker.nanoTime(), maxIdleNs);
+        if (expired.isEmpty()) {
+            return;
+        }
+        ClusterDelta.Builder delta = ClusterDelta.builder();
+        Map<String, Boolean> names = new HashMap<>();
+        for (TopicEntry e : expired) {
+            machine.forget(e.name);
+            merger.forget(e.name);
+            leaderless.remove(e.name);
+            names.put(e.name, Boolean.TRUE);
+            delta.removeTopic(e.name);
+        }
+        counters.topicsExpired.addAndGet(expired.size());
+        snapshot = snapshot.apply(delta.build());
+        log.debug("[{}] {} idle topics expired: {}", clientId, expired.size(), names.keySet());
+    }
+}

@@ -1,0 +1,63 @@
+package dev.kmeta.metadata.internal;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One subscribed topic: the threads waiting for it, when it was last used, and what the brokers last said of it.
+ *
+ * <p>Shared between application threads and the sender. Application threads only stamp {@link #touch usage}, flip
+ * {@link #refreshRequested} and queue themselves in {@link #waiters}; every other field is written by the sender
+ * alone (volatile where application threads read it for a timeout message).
+ */
+final class TopicEntry {
+    /** Usage stamps closer than this are not rewritten: a cache hit writes nothing shared. */
+    private static final long TOUCH_GRANULARITY_NS = 1_000_000_000L;
+
+    final String name;
+    final WaitQueue waiters = new WaitQueue();
+    /** Threads inside a wait for this topic (queued or not at this instant); an entry with any never expires. */
+    final java.util.concurrent.atomic.AtomicInteger activeWaiters = new java.util.concurrent.atomic.AtomicInteger();
+    /** Set by the application thread that posts this entry to the sender; cleared by the sender when it takes it. */
+    final AtomicBoolean refreshRequested = new AtomicBoolean();
+    final long subscribedNs;
+    private volatile long lastUsedNs;
+
+    /** Sender-written: true once metadata for the topic has arrived at least once. */
+    volatile boolean known;
+    /** Sender-only: true once the topic was in a request (a new topic skips the backoff only before that). */
+    boolean asked;
+    /** Sender-written: true once the entry left the table (idle expiry); a waiter holding it subscribes anew. */
+    volatile boolean removed;
+    /** Sender-written: the last error code the brokers gave for the topic (0 = none), and how many times in a row. */
+    volatile short lastErrorCode;
+    volatile int errorsInARow;
+    /** Sender-written: responses that described this topic. */
+    volatile int responses;
+
+    TopicEntry(String name, long nowNs) {
+        this.name = name;
+        this.subscribedNs = nowNs;
+        this.lastUsedNs = nowNs;
+    }
+
+    /** Records a use; writes only when the stamp moved by more than a second. */
+    void touch(long nowNs) {
+        if (nowNs - lastUsedNs > TOUCH_GRANULARITY_NS) {
+            lastUsedNs = nowNs;
+        }
+    }
+
+    long lastUsedNs() {
+        return lastUsedNs;
+    }
+
+    void recordError(short errorCode) {
+        if (errorCode == 0) {
+            errorsInARow = 0;
+        } else {
+            errorsInARow = lastErrorCode == errorCode ? errorsInARow + 1 : 1;
+        }
+        lastErrorCode = errorCode;
+        responses++;
+    }
+}
