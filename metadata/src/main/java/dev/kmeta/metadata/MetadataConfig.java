@@ -1,0 +1,477 @@
+package dev.kmeta.metadata;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The settings of a metadata manager and its sender, read from a Kafka producer's own properties: validated and
+ * defaulted once, here, so nothing downstream re-checks a value.
+ *
+ * <p>Keys and defaults are kafka-clients' ({@code metadata.max.age.ms}, {@code retry.backoff.ms}, ...), so a producer's
+ * configuration can be passed as it is; kmeta's few keys of its own start with {@code kmeta.}. Values may be strings
+ * (as read from a properties file; whitespace is trimmed), numbers or booleans; lists may be a {@code List<String>} or
+ * a comma-separated string. Any bad value fails {@link #from(Map)} with a {@link ConfigException} naming the key, the
+ * value and what is accepted. Keys kmeta does not read (serializers, {@code acks}, {@code ssl.*}, {@code sasl.*}, ...)
+ * are never rejected: they stay in {@link #originals()}, for the sender's security setup. {@link #toString()} prints
+ * the values kmeta uses and the other keys, with every credential hidden.
+ *
+ * <p>The constant for a key is the key in upper case with dots as underscores ({@link #METADATA_MAX_AGE_MS} is
+ * {@code metadata.max.age.ms}, {@link #KMETA_METADATA_JITTER} is {@code kmeta.metadata.jitter}).
+ *
+ * <p>Concurrency: immutable and thread-safe once built. {@link #originals()} holds the user's values as given (not
+ * deep copies).
+ */
+public final class MetadataConfig {
+    private static final Logger LOG = LoggerFactory.getLogger(MetadataConfig.class);
+    private static final AtomicLong CLIENT_ID_SEQUENCE = new AtomicLong(1);
+
+    /** The prefix of kmeta's own keys. */
+    public static final String KMETA_PREFIX = "kmeta.";
+
+    public static final String BOOTSTRAP_SERVERS = "bootstrap.servers";
+    public static final String CLIENT_ID = "client.id";
+    public static final String METADATA_MAX_AGE_MS = "metadata.max.age.ms";
+    public static final String METADATA_MAX_IDLE_MS = "metadata.max.idle.ms";
+    public static final String MAX_BLOCK_MS = "max.block.ms";
+    public static final String RETRY_BACKOFF_MS = "retry.backoff.ms";
+    public static final String RETRY_BACKOFF_MAX_MS = "retry.backoff.max.ms";
+    public static final String RECONNECT_BACKOFF_MS = "reconnect.backoff.ms";
+    public static final String RECONNECT_BACKOFF_MAX_MS = "reconnect.backoff.max.ms";
+    public static final String REQUEST_TIMEOUT_MS = "request.timeout.ms";
+    public static final String SOCKET_CONNECTION_SETUP_TIMEOUT_MS = "socket.connection.setup.timeout.ms";
+    public static final String SOCKET_CONNECTION_SETUP_TIMEOUT_MAX_MS = "socket.connection.setup.timeout.max.ms";
+    public static final String METADATA_RECOVERY_STRATEGY = "metadata.recovery.strategy";
+    public static final String METADATA_RECOVERY_REBOOTSTRAP_TRIGGER_MS = "metadata.recovery.rebootstrap.trigger.ms";
+    public static final String CLIENT_DNS_LOOKUP = "client.dns.lookup";
+    public static final String ALLOW_AUTO_CREATE_TOPICS = "allow.auto.create.topics";
+    public static final String SECURITY_PROTOCOL = "security.protocol";
+    public static final String KMETA_METADATA_MAX_TOPICS = "kmeta.metadata.max.topics";
+    public static final String KMETA_METADATA_EPOCH_REWIND_ACCEPT_COUNT = "kmeta.metadata.epoch.rewind.accept.count";
+    public static final String KMETA_METADATA_LEADERLESS_REFRESH_MS = "kmeta.metadata.leaderless.refresh.ms";
+    public static final String KMETA_METADATA_JITTER = "kmeta.metadata.jitter";
+
+    /** Every key this class reads, in the order {@link #toString()} prints them. */
+    private static final List<String> KEYS = List.of(BOOTSTRAP_SERVERS, CLIENT_ID, METADATA_MAX_AGE_MS,
+            METADATA_MAX_IDLE_MS, MAX_BLOCK_MS, RETRY_BACKOFF_MS, RETRY_BACKOFF_MAX_MS, RECONNECT_BACKOFF_MS,
+            RECONNECT_BACKOFF_MAX_MS, REQUEST_TIMEOUT_MS, SOCKET_CONNECTION_SETUP_TIMEOUT_MS,
+            SOCKET_CONNECTION_SETUP_TIMEOUT_MAX_MS, METADATA_RECOVERY_STRATEGY,
+            METADATA_RECOVERY_REBOOTSTRAP_TRIGGER_MS,
+            CLIENT_DNS_LOOKUP, ALLOW_AUTO_CREATE_TOPICS, SECURITY_PROTOCOL, KMETA_METADATA_MAX_TOPICS,
+            KMETA_METADATA_EPOCH_REWIND_ACCEPT_COUNT, KMETA_METADATA_LEADERLESS_REFRESH_MS, KMETA_METADATA_JITTER);
+    private static final Set<String> KEY_SET = Set.copyOf(KEYS);
+
+    /** What the client does when none of the brokers it knows can be reached ({@code metadata.recovery.strategy}). */
+    public enum RecoveryStrategy {
+        /** Keep trying the brokers already known. */
+        NONE,
+        /** Forget the learned brokers and start again from {@code bootstrap.servers}, resolving the names again. */
+        REBOOTSTRAP;
+
+        /** The configuration spelling, e.g. {@code rebootstrap}. */
+        public String configValue() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** How bootstrap and broker host names are resolved ({@code client.dns.lookup}), as in kafka-clients. */
+    public enum DnsLookup {
+        /** Try every IP address a name resolves to, in turn. */
+        USE_ALL_DNS_IPS,
+        /** Resolve each bootstrap name to its canonical names first, then use all their addresses. */
+        RESOLVE_CANONICAL_BOOTSTRAP_SERVERS_ONLY;
+
+        /** The configuration spelling, e.g. {@code use_all_dns_ips}. */
+        public String configValue() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** Kafka's security protocols; {@link #securityProtocol()} returns the name. */
+    private enum Protocol { PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL }
+
+    /** A base and a maximum that {@link #pair} has reconciled: {@code base <= max}. */
+    private record Pair(long base, long max) { }
+
+    private final Map<String, Object> originals;
+    private final boolean clientIdGenerated;
+    private final List<String> bootstrapServers;
+    private final String clientId;
+    private final long metadataMaxAgeMs;
+    private final long metadataMaxIdleMs;
+    private final long maxBlockMs;
+    private final Pair retryBackoff;
+    private final Pair reconnectBackoff;
+    private final int requestTimeoutMs;
+    private final Pair connectionSetupTimeout;
+    private final RecoveryStrategy recoveryStrategy;
+    private final long rebootstrapTriggerMs;
+    private final DnsLookup dnsLookup;
+    private final boolean allowAutoCreateTopics;
+    private final String securityProtocol;
+    private final int maxTopics;
+    private final int epochRewindAcceptCount;
+    private final long leaderlessRefreshMs;
+    private final double jitter;
+
+    private MetadataConfig(Map<String, Object> originals, String inheritedClientId) {
+        ConfigValues v = new ConfigValues(originals);
+        this.originals = originals;
+        this.bootstrapServers = List.copyOf(v.addresses(BOOTSTRAP_SERVERS));
+        this.metadataMaxAgeMs = v.longAtLeast(METADATA_MAX_AGE_MS, 300_000, 0);
+        this.metadataMaxIdleMs = v.longAtLeast(METADATA_MAX_IDLE_MS, 300_000, 5_000);
+        this.maxBlockMs = v.longAtLeast(MAX_BLOCK_MS, 60_000, 0);
+        this.retryBackoff = pair(v, RETRY_BACKOFF_MS, 100, RETRY_BACKOFF_MAX_MS, 1_000, false);
+        this.reconnectBackoff = pair(v, RECONNECT_BACKOFF_MS, 50, RECONNECT_BACKOFF_MAX_MS, 1_000, true);
+        this.requestTimeoutMs = v.intBetween(REQUEST_TIMEOUT_MS, 30_000, 0, Integer.MAX_VALUE);
+        this.connectionSetupTimeout = pair(v, SOCKET_CONNECTION_SETUP_TIMEOUT_MS, 10_000,
+                SOCKET_CONNECTION_SETUP_TIMEOUT_MAX_MS, 30_000, false);
+        this.recoveryStrategy = v.choice(METADATA_RECOVERY_STRATEGY, RecoveryStrategy.REBOOTSTRAP,
+                RecoveryStrategy.class, RecoveryStrategy::configValue);
+        this.rebootstrapTriggerMs = v.longAtLeast(METADATA_RECOVERY_REBOOTSTRAP_TRIGGER_MS, 300_000, 0);
+        this.dnsLookup = v.choice(CLIENT_DNS_LOOKUP, DnsLookup.USE_ALL_DNS_IPS, DnsLookup.class,
+                DnsLookup::configValue);
+        this.allowAutoCreateTopics = v.bool(ALLOW_AUTO_CREATE_TOPICS, true);
+        this.securityProtocol = v.choice(SECURITY_PROTOCOL, Protocol.PLAINTEXT, Protocol.class, Protocol::name).name();
+        this.maxTopics = v.intBetween(KMETA_METADATA_MAX_TOPICS, 100_000, 1, Integer.MAX_VALUE);
+        this.epochRewindAcceptCount = v.intBetween(KMETA_METADATA_EPOCH_REWIND_ACCEPT_COUNT, 5, 1, Integer.MAX_VALUE);
+        this.leaderlessRefreshMs = v.longAtLeast(KMETA_METADATA_LEADERLESS_REFRESH_MS, 100, 0);
+        this.jitter = v.doubleBetween(KMETA_METADATA_JITTER, 0.2, 0.0, 1.0);
+        String givenClientId = v.string(CLIENT_ID);
+        // Generated last, so that a config that fails validation uses no number.
+        this.clientIdGenerated = givenClientId == null || givenClientId.isEmpty();
+        this.clientId = !clientIdGenerated ? givenClientId
+                : inheritedClientId != null ? inheritedClientId
+                : "kmeta-" + CLIENT_ID_SEQUENCE.getAndIncrement();
+        logKeysNotRead();
+    }
+
+    /**
+     * Builds a configuration from a producer's properties.
+     *
+     * @param props the properties, as the producer has them; copied (values themselves are not copied)
+     * @return the validated configuration
+     * @throws ConfigException if a value is invalid; the message names the key, the value and what is accepted
+     */
+    public static MetadataConfig from(Map<String, ?> props) {
+        Objects.requireNonNull(props, "props");
+        return new MetadataConfig(copy(props), null);
+    }
+
+    /**
+     * Builds a configuration from a producer's {@link Properties}, including its defaults (the properties a
+     * {@code Properties} object falls back to).
+     *
+     * @param props the properties; copied
+     * @return the validated configuration
+     * @throws ConfigException if a key is not a string or a value is invalid
+     */
+    public static MetadataConfig from(Properties props) {
+        Objects.requireNonNull(props, "props");
+        Map<Object, Object> all = new LinkedHashMap<>();
+        props.forEach(all::put);
+        for (String name : props.stringPropertyNames()) {
+            all.putIfAbsent(name, props.getProperty(name));
+        }
+        return new MetadataConfig(copy(all), null);
+    }
+
+    /**
+     * A copy of this configuration with one key set (or removed, if {@code value} is null), validated again.
+     * A generated {@code client.id} is kept unless the copy sets one.
+     *
+     * @param key   the key
+     * @param value the new value, or null to fall back to the default
+     * @return the new configuration
+     * @throws ConfigException if the result is invalid
+     */
+    public MetadataConfig with(String key, Object value) {
+        Objects.requireNonNull(key, "key");
+        Map<String, Object> changed = new LinkedHashMap<>(originals);
+        if (value == null) {
+            changed.remove(key);
+        } else {
+            changed.put(key, value);
+        }
+        return new MetadataConfig(Collections.unmodifiableMap(changed), clientIdGenerated ? clientId : null);
+    }
+
+    /**
+     * The bootstrap addresses ({@code bootstrap.servers}), each trimmed and as written ({@code host:port},
+     * {@code [ipv6]:port}, optionally with a {@code protocol://} prefix, as Kafka allows). Empty when the key is
+     * absent, as it may be when a manager is used without a sender; the sender calls
+     * {@link #requireBootstrapServers()}.
+     */
+    public List<String> bootstrapServers() {
+        return bootstrapServers;
+    }
+
+    /**
+     * The bootstrap addresses, for the sender, which cannot start without them.
+     *
+     * @return {@link #bootstrapServers()}, never empty
+     * @throws ConfigException if {@code bootstrap.servers} is absent or lists no address
+     */
+    public List<String> requireBootstrapServers() {
+        if (bootstrapServers.isEmpty()) {
+            throw new ConfigException(BOOTSTRAP_SERVERS, "Missing required configuration " + BOOTSTRAP_SERVERS
+                    + ": a list of host:port addresses of one or more brokers, e.g. broker1:9092,broker2:9092");
+        }
+        return bootstrapServers;
+    }
+
+    /**
+     * The client id ({@code client.id}), used in the sender thread's name, in the MBean name and in requests. When
+     * absent or blank: {@code kmeta-<n>}, {@code n} counting configurations built in this JVM from 1.
+     */
+    public String clientId() {
+        return clientId;
+    }
+
+    /** The period of full refreshes ({@code metadata.max.age.ms}, default 300000, {@code >= 0}). */
+    public long metadataMaxAgeMs() {
+        return metadataMaxAgeMs;
+    }
+
+    /** How long an unused topic stays subscribed ({@code metadata.max.idle.ms}, default 300000, {@code >= 5000}). */
+    public long metadataMaxIdleMs() {
+        return metadataMaxIdleMs;
+    }
+
+    /**
+     * The budget of one {@code send()} for metadata and buffer waits ({@code max.block.ms}, default 60000,
+     * {@code >= 0}). May be as large as {@code Long.MAX_VALUE}: deadline arithmetic must saturate.
+     */
+    public long maxBlockMs() {
+        return maxBlockMs;
+    }
+
+    /**
+     * The first backoff between failed metadata requests ({@code retry.backoff.ms}, default 100, {@code >= 0});
+     * it doubles up to {@link #retryBackoffMaxMs()}. Always {@code <= retryBackoffMaxMs()}: both keys given with the
+     * maximum below the base fail; one given and in conflict with the other's default wins, making the backoff
+     * constant at it (kafka-clients would use the maximum as the constant).
+     */
+    public long retryBackoffMs() {
+        return retryBackoff.base();
+    }
+
+    /** The backoff cap, reached by doubling ({@code retry.backoff.max.ms}, default 1000, {@code >= retryBackoffMs}). */
+    public long retryBackoffMaxMs() {
+        return retryBackoff.max();
+    }
+
+    /** The first wait before reconnecting to a broker ({@code reconnect.backoff.ms}, default 50, {@code >= 0}). */
+    public long reconnectBackoffMs() {
+        return reconnectBackoff.base();
+    }
+
+    /**
+     * The reconnect backoff cap ({@code reconnect.backoff.max.ms}, default 1000, {@code >= reconnectBackoffMs}).
+     * As in kafka-clients, when only {@code reconnect.backoff.ms} is given this equals it (no exponential growth).
+     */
+    public long reconnectBackoffMaxMs() {
+        return reconnectBackoff.max();
+    }
+
+    /**
+     * How long the sender waits for a broker's answer ({@code request.timeout.ms}, default 30000, 0 to
+     * {@code Integer.MAX_VALUE}; an int, as kafka-clients' {@code NetworkClient} takes it).
+     */
+    public int requestTimeoutMs() {
+        return requestTimeoutMs;
+    }
+
+    /**
+     * The first TCP connection setup timeout ({@code socket.connection.setup.timeout.ms}, default 10000,
+     * {@code >= 0}); it doubles on consecutive failures up to {@link #socketConnectionSetupTimeoutMaxMs()}.
+     */
+    public long socketConnectionSetupTimeoutMs() {
+        return connectionSetupTimeout.base();
+    }
+
+    /**
+     * The connection setup timeout cap ({@code socket.connection.setup.timeout.max.ms}, default 30000,
+     * {@code >= socketConnectionSetupTimeoutMs}).
+     */
+    public long socketConnectionSetupTimeoutMaxMs() {
+        return connectionSetupTimeout.max();
+    }
+
+    /** What to do when no known broker answers ({@code metadata.recovery.strategy}, default {@code rebootstrap}). */
+    public RecoveryStrategy metadataRecoveryStrategy() {
+        return recoveryStrategy;
+    }
+
+    /**
+     * How long without any metadata before rebootstrapping ({@code metadata.recovery.rebootstrap.trigger.ms},
+     * default 300000, {@code >= 0}); used only with {@link RecoveryStrategy#REBOOTSTRAP}.
+     */
+    public long metadataRecoveryRebootstrapTriggerMs() {
+        return rebootstrapTriggerMs;
+    }
+
+    /** How host names are resolved ({@code client.dns.lookup}, default {@code use_all_dns_ips}). */
+    public DnsLookup clientDnsLookup() {
+        return dnsLookup;
+    }
+
+    /**
+     * Whether metadata requests let the broker create missing topics ({@code allow.auto.create.topics}, default true,
+     * which is what a kafka-clients producer always asks; the broker's {@code auto.create.topics.enable} decides).
+     */
+    public boolean allowAutoCreateTopics() {
+        return allowAutoCreateTopics;
+    }
+
+    /**
+     * The security protocol ({@code security.protocol}, default {@code PLAINTEXT}; also {@code SSL},
+     * {@code SASL_PLAINTEXT}, {@code SASL_SSL}), upper case whatever the case given.
+     */
+    public String securityProtocol() {
+        return securityProtocol;
+    }
+
+    /**
+     * The cap on subscribed topics ({@code kmeta.metadata.max.topics}, default 100000, {@code >= 1}); subscribing one
+     * more fails clearly instead of growing without bound. kafka-clients has no cap.
+     */
+    public int maxTopics() {
+        return maxTopics;
+    }
+
+    /**
+     * After how many consecutive answers with the same lower leader epoch for a partition the lower epoch is
+     * accepted ({@code kmeta.metadata.epoch.rewind.accept.count}, default 5, {@code >= 1}): franz-go's escape hatch for
+     * a real rollback. {@code Integer.MAX_VALUE} means never, as in kafka-clients.
+     */
+    public int epochRewindAcceptCount() {
+        return epochRewindAcceptCount;
+    }
+
+    /**
+     * The first interval of the fast refreshes made while a partition has no leader
+     * ({@code kmeta.metadata.leaderless.refresh.ms}, default 100, {@code >= 0}); it doubles up to
+     * {@link #retryBackoffMaxMs()} (a larger value is capped there) and the fast refreshes stop once every partition
+     * has a leader. 0 turns them off: leaderless partitions then wait for an ordinary refresh, as in kafka-clients.
+     */
+    public long leaderlessRefreshMs() {
+        return leaderlessRefreshMs;
+    }
+
+    /**
+     * The jitter fraction of the backoffs kmeta computes itself ({@code kmeta.metadata.jitter}, default 0.2, 0 to 1):
+     * a backoff {@code b} becomes a random value in {@code [b * (1 - jitter), b * (1 + jitter)]}, never above its cap.
+     * Tests set 0 for determinism.
+     */
+    public double jitter() {
+        return jitter;
+    }
+
+    /**
+     * Every property as given, including those kmeta does not read ({@code ssl.*}, {@code sasl.*}, ...), for the
+     * sender's security setup. Unmodifiable; it holds credentials, so never log it: log this object instead.
+     */
+    public Map<String, Object> originals() {
+        return originals;
+    }
+
+    /**
+     * The values in use and the other keys given, sorted, with the value of any key that may hold a credential
+     * (password, secret, token, JAAS, key store, OAuth, ...) printed as {@code [hidden]}.
+     */
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("MetadataConfig{");
+        Object[] values = {bootstrapServers, clientId, metadataMaxAgeMs, metadataMaxIdleMs, maxBlockMs,
+            retryBackoff.base(), retryBackoff.max(), reconnectBackoff.base(), reconnectBackoff.max(),
+            requestTimeoutMs, connectionSetupTimeout.base(), connectionSetupTimeout.max(),
+            recoveryStrategy.configValue(), rebootstrapTriggerMs, dnsLookup.configValue(), allowAutoCreateTopics,
+            securityProtocol, maxTopics, epochRewindAcceptCount, leaderlessRefreshMs, jitter};
+        for (int i = 0; i < KEYS.size(); i++) {
+            sb.append(KEYS.get(i)).append('=').append(values[i]).append(", ");
+        }
+        sb.append("other={");
+        String separator = "";
+        for (Map.Entry<String, Object> e : new TreeMap<>(otherOriginals()).entrySet()) {
+            sb.append(separator).append(e.getKey()).append('=')
+                    .append(ConfigValues.isSecret(e.getKey()) ? "[hidden]" : e.getValue());
+            separator = ", ";
+        }
+        return sb.append("}}").toString();
+    }
+
+    /**
+     * Reconciles a base value with its maximum so that {@code base <= max}. Both given and the maximum below the base:
+     * a contradiction, rejected. Only one given and in conflict with the other's default: the given one wins and the
+     * pair becomes constant at it. kafka-clients instead applies the maximum as a constant whichever was given.
+     *
+     * @param maxFollowsBase kafka-clients' reconnect rule: the base given without a maximum is also the maximum
+     */
+    private static Pair pair(ConfigValues v, String baseKey, long baseDefault, String maxKey, long maxDefault,
+                             boolean maxFollowsBase) {
+        boolean baseGiven = v.isSet(baseKey);
+        boolean maxGiven = v.isSet(maxKey);
+        long base = v.longAtLeast(baseKey, baseDefault, 0);
+        long max = v.longAtLeast(maxKey, maxDefault, 0);
+        if (baseGiven && !maxGiven && maxFollowsBase) {
+            LOG.info("{} is set but {} is not: a constant backoff of {} ms (as kafka-clients)", baseKey, maxKey, base);
+            return new Pair(base, base);
+        }
+        if (base <= max) {
+            return new Pair(base, max);
+        }
+        if (baseGiven && maxGiven) {
+            throw new ConfigException(maxKey, max, "must be >= " + baseKey + " (" + base + ")");
+        }
+        long constant = baseGiven ? base : max;
+        LOG.info("{}={} is above {}={}: both are taken as {} ms (constant, the value given wins)",
+                baseKey, base, maxKey, max, constant);
+        return new Pair(constant, constant);
+    }
+
+    private static Map<String, Object> copy(Map<?, ?> props) {
+        Map<String, Object> copy = new LinkedHashMap<>();
+        for (Map.Entry<?, ?> e : props.entrySet()) {
+            Object key = e.getKey();
+            if (!(key instanceof String)) {
+                throw new ConfigException(String.valueOf(key),
+                        "Invalid configuration key " + key + ": keys must be strings");
+            }
+            copy.put((String) key, e.getValue());
+        }
+        return Collections.unmodifiableMap(copy);
+    }
+
+    private Map<String, Object> otherOriginals() {
+        Map<String, Object> other = new LinkedHashMap<>(originals);
+        other.keySet().removeAll(KEY_SET);
+        return other;
+    }
+
+    private void logKeysNotRead() {
+        List<String> notRead = new ArrayList<>();
+        for (String key : otherOriginals().keySet()) {
+            if (key.startsWith(KMETA_PREFIX)) {
+                LOG.warn("Unknown configuration key {} ignored: kmeta's own keys are {}", key,
+                        KEYS.subList(KEYS.indexOf(KMETA_METADATA_MAX_TOPICS), KEYS.size()));
+            } else if (!key.startsWith("ssl.") && !key.startsWith("sasl.")) {
+                notRead.add(key);
+            }
+        }
+        if (!notRead.isEmpty() && LOG.isDebugEnabled()) {
+            LOG.debug("Configuration keys kmeta does not read (kept in originals): {}", notRead);
+        }
+    }
+}
