@@ -37,7 +37,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * that no single topic stays hot. The full delta holds fresh copies of every topic, not the snapshot's objects.
  * Both benchmarks start from pre-built {@link TopicMetadata}: parsing a response is not measured.
  *
- * <p>Run from the repository root, after {@code ./mvnw -B verify} (about 3 minutes on 2 cores):
+ * <p>Run from the repository root, after {@code ./mvnw -B verify} (about 3.5 minutes on 2 cores):
  * <pre>{@code
  * java -jar bench/target/benchmarks.jar ApplyDelta -prof gc -rf json -rff bench/results/apply-delta.json
  * }</pre>
