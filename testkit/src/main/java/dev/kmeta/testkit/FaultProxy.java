@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * <p>It counts accepted connections, bytes each way and the Kafka request frames the clients sent, by api key
  * ({@link #requestCount(short)}; MetadataRequest is api key 3). A Kafka frame is a 4-byte big-endian size
  * followed by a request header whose first two bytes are the api key; frames are counted as the client sends
- * them, whether forwarded or swallowed by a blackhole. Counting is meaningless on TLS connections.
+ * them, whether forwarded or swallowed by a blackhole. Counting is meaningless on TLS connections. Counters
+ * are updated before the bytes are forwarded: once a peer has received something, the counters include it.
  *
  * <p>A proxy may be created without a target ({@link #create()}): until {@link #retarget(String, int)} it
  * resets every connection it accepts. All threads are daemon threads named {@code faultproxy-<port>-...}.
@@ -73,13 +74,14 @@ public final class FaultProxy implements AutoCloseable {
     private volatile boolean closed;
     // Guarded by lock: the listening socket (PASS, BLACKHOLE) or the port holder (REFUSE).
     private ServerSocket listener;
+    private Thread acceptor;
     private Socket portHolder;
 
     private FaultProxy(InetSocketAddress target) {
         this.target = target;
         this.listener = bindListener(0);
         this.port = listener.getLocalPort();
-        startAcceptor(listener);
+        this.acceptor = startAcceptor(listener);
         LOG.debug("faultproxy {} started, target {}", port, target);
     }
 
@@ -210,9 +212,8 @@ public final class FaultProxy implements AutoCloseable {
                 return;
             }
             closed = true;
-            closeQuietly(listener);
+            closeListener();
             closeQuietly(portHolder);
-            listener = null;
             portHolder = null;
         }
         resetAll();
@@ -230,14 +231,13 @@ public final class FaultProxy implements AutoCloseable {
                 throw new IllegalStateException("faultproxy " + port + " is closed");
             }
             if (next == Mode.REFUSE && listener != null) {
-                closeQuietly(listener);
-                listener = null;
+                closeListener();
                 portHolder = holdPort(port);
             } else if (next != Mode.REFUSE && listener == null) {
                 closeQuietly(portHolder);
                 portHolder = null;
                 listener = bindListener(port);
-                startAcceptor(listener);
+                acceptor = startAcceptor(listener);
             }
             mode = next;
         }
@@ -245,16 +245,39 @@ public final class FaultProxy implements AutoCloseable {
         return this;
     }
 
-    private void startAcceptor(ServerSocket server) {
+    private Thread startAcceptor(ServerSocket server) {
         Thread thread = new Thread(() -> acceptLoop(server), "faultproxy-" + server.getLocalPort() + "-accept");
         thread.setDaemon(true);
         thread.start();
+        return thread;
+    }
+
+    /**
+     * Closes the listening socket and waits for the acceptor to leave accept(): only then is the socket really
+     * closed (a thread blocked in accept() keeps it listening), so connection attempts are refused from here on.
+     */
+    private void closeListener() {
+        closeQuietly(listener);
+        listener = null;
+        Thread thread = acceptor;
+        acceptor = null;
+        if (thread != null && thread != Thread.currentThread()) {
+            try {
+                thread.join(TimeUnit.SECONDS.toMillis(5));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     private void acceptLoop(ServerSocket server) {
         while (!server.isClosed()) {
             try {
                 Socket client = server.accept();
+                if (server.isClosed()) {
+                    abortQuietly(client);
+                    return;
+                }
                 accepted.incrementAndGet();
                 onAccept(client);
             } catch (IOException e) {
@@ -287,6 +310,8 @@ public final class FaultProxy implements AutoCloseable {
             abortQuietly(client);
             return;
         }
+        LOG.debug("faultproxy {}: client {} -> target {} (via local port {})", port, client.getPort(), to,
+                upstream.getLocalPort());
         startLink(client, upstream);
     }
 
@@ -467,11 +492,11 @@ public final class FaultProxy implements AutoCloseable {
                     if (mode == Mode.BLACKHOLE) {
                         continue;
                     }
-                    out.write(chunk.bytes);
-                    out.flush();
                     if (written != null) {
                         written.addAndGet(chunk.bytes.length);
                     }
+                    out.write(chunk.bytes);
+                    out.flush();
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

@@ -1,6 +1,7 @@
 package dev.kmeta.testkit;
 
 import java.io.IOException;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -23,14 +24,17 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
@@ -208,7 +212,10 @@ public final class KafkaCluster implements AutoCloseable {
 
     // ------------------------------------------------------------------ topics
 
-    /** Creates a topic and waits until every running broker knows it, with a leader for every partition. */
+    /**
+     * Creates a topic and waits until every running broker knows it with a leader for every partition, and
+     * every leader serves (answers ListOffsets): a producer started now sees no NOT_LEADER_OR_FOLLOWER.
+     */
     public void createTopic(String name, int partitions, int replicationFactor) {
         createTopic(name, partitions, replicationFactor, Map.of());
     }
@@ -220,7 +227,16 @@ public final class KafkaCluster implements AutoCloseable {
         awaitTopic(name, partitions);
     }
 
-    /** Grows a topic to {@code totalPartitions} and waits until every running broker knows them all. */
+    /** Until the leader of every partition answers ListOffsets (the Admin client retries until then). */
+    private void awaitLeadersServe(String name, int partitions) {
+        Map<TopicPartition, OffsetSpec> latest = new LinkedHashMap<>();
+        for (int p = 0; p < partitions; p++) {
+            latest.put(new TopicPartition(name, p), OffsetSpec.latest());
+        }
+        await(admin().listOffsets(latest).all(), "leaders of " + name + " serving");
+    }
+
+    /** Grows a topic to {@code totalPartitions} and waits until every running broker knows them, led and serving. */
     public void addPartitions(String name, int totalPartitions) {
         await(admin().createPartitions(Map.of(name, NewPartitions.increaseTo(totalPartitions))).all(),
                 "add partitions to " + name);
@@ -337,8 +353,12 @@ public final class KafkaCluster implements AutoCloseable {
         createProxies();
         List<KafkaNode> all = new ArrayList<>(nodes.values());
         inParallel("start", all, node -> {
+            long begin = System.nanoTime();
             node.format(configOf(node), clusterId);
+            long formatted = System.nanoTime();
             node.start(configOf(node), settings.startTimeout);
+            LOG.debug("node {}: formatted in {} ms, started in {} ms", node.id,
+                    TimeUnit.NANOSECONDS.toMillis(formatted - begin), millisSince(formatted));
             return null;
         }, settings.startTimeout);
         proxies.forEach((id, proxy) -> proxy.retarget(HOST, broker(id).clientPort));
@@ -379,7 +399,7 @@ public final class KafkaCluster implements AutoCloseable {
 
     private static boolean isPortRace(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof java.net.BindException
+            if (t instanceof BindException
                     || String.valueOf(t.getMessage()).contains("Address already in use")) {
                 return true;
             }
@@ -480,6 +500,11 @@ public final class KafkaCluster implements AutoCloseable {
     // ------------------------------------------------------------------ waiting
 
     private void awaitTopic(String name, int partitions) {
+        awaitTopicMetadata(name, partitions);
+        awaitLeadersServe(name, partitions);
+    }
+
+    private void awaitTopicMetadata(String name, int partitions) {
         awaitAllBrokers("topic " + name + " with " + partitions + " partitions, all led", List.of(name), answer -> {
             MetadataProbe.TopicState topic = answer.topics().get(name);
             return topic != null && topic.errorCode() == 0 && topic.partitions() == partitions
@@ -494,7 +519,7 @@ public final class KafkaCluster implements AutoCloseable {
     }
 
     /** Polls every running broker (INTERNAL listener) until each answer satisfies the condition. */
-    private void awaitAllBrokers(String what, List<String> topics, java.util.function.Predicate<MetadataProbe.Answer> ok) {
+    private void awaitAllBrokers(String what, List<String> topics, Predicate<MetadataProbe.Answer> ok) {
         Map<Integer, Object> last = new ConcurrentHashMap<>();
         waitUntil(what, () -> {
             boolean all = true;
