@@ -131,7 +131,12 @@ public final class FaultProxy implements AutoCloseable {
         return this;
     }
 
-    /** Forwards both ways again, for new and existing connections. */
+    /**
+     * Forwards both ways again, for new and existing connections.
+     *
+     * @throws java.io.UncheckedIOException after {@link #refuse()}, if the port could not be held meanwhile
+     *     and another process took it (not seen in practice: the port is held by a bound, non-listening socket)
+     */
     public FaultProxy pass() {
         return switchTo(Mode.PASS);
     }

@@ -187,6 +187,8 @@ public final class KafkaCluster implements AutoCloseable {
 
     /**
      * Starts a stopped broker on its former ports and returns once it serves and every running broker sees it.
+     * If another process took one of its ports meanwhile, it starts on new ports (logged at WARN; its proxy, if
+     * any, follows it; {@link #bootstrapServers()} changes).
      */
     public synchronized void startBroker(int brokerId) {
         KafkaNode node = broker(brokerId);
@@ -196,12 +198,51 @@ public final class KafkaCluster implements AutoCloseable {
         }
         long begin = System.nanoTime();
         try {
-            node.start(configOf(node), settings.startTimeout);
+            startOnFormerPorts(node);
         } catch (Exception e) {
             throw new IllegalStateException("broker " + brokerId + " did not start", e);
         }
         awaitBrokersSeeEachOther();
         LOG.info("broker {} started in {} ms", brokerId, millisSince(begin));
+    }
+
+    private void startOnFormerPorts(KafkaNode node) throws Exception {
+        try {
+            node.start(configOf(node), settings.startTimeout);
+        } catch (Exception | Error e) {
+            if (!isPortRace(e)) {
+                throw e;
+            }
+            LOG.warn("broker {}: a former port was taken meanwhile ({}); starting on new ports", node.id, e.toString());
+            choosePorts(node);
+            if (node.role == KafkaNode.Role.COMBINED) {
+                controllerPort = FreePorts.pick(1)[0];
+            }
+            node.start(configOf(node), settings.startTimeout);
+            FaultProxy proxy = proxies.get(node.id);
+            if (proxy != null) {
+                proxy.retarget(HOST, node.clientPort);
+            }
+            renewAdmin();
+        }
+    }
+
+    /** Fixed ports for nodes that need them (child JVMs), else 0: the node binds ephemeral ports. */
+    private static void choosePorts(KafkaNode node) {
+        if (node.needsFixedPorts()) {
+            int[] ports = FreePorts.pick(2);
+            node.clientPort = ports[0];
+            node.internalPort = ports[1];
+        } else {
+            node.clientPort = 0;
+            node.internalPort = 0;
+        }
+    }
+
+    /** A new shared Admin: its bootstrap list names the INTERNAL ports, which may have changed. */
+    private void renewAdmin() {
+        closeAdmin();
+        admin = Admin.create(adminConfig());
     }
 
     /** {@link #stopBroker(int)} then {@link #startBroker(int)}. */
@@ -376,11 +417,7 @@ public final class KafkaCluster implements AutoCloseable {
             KafkaNode node = settings.childProcesses
                     ? new ChildProcessNode(id, role, nodeDir(id))
                     : new InProcessNode(id, role, nodeDir(id));
-            if (node.needsFixedPorts()) {
-                int[] ports = FreePorts.pick(2);
-                node.clientPort = ports[0];
-                node.internalPort = ports[1];
-            }
+            choosePorts(node);
             nodes.put(id, node);
         }
     }
@@ -619,10 +656,27 @@ public final class KafkaCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * JVM shutdown hook: closes clusters left open (e.g. Ctrl-C in a demo), each from a daemon thread, and gives
+     * up after a bounded time so that a cluster stuck in start() cannot hang the JVM's exit.
+     */
     private static void closeLeftovers() {
+        List<Thread> closers = new ArrayList<>();
         for (KafkaCluster cluster : new ArrayList<>(OPEN)) {
             LOG.warn("closing {} left open at JVM exit", cluster);
-            cluster.close();
+            Thread closer = new Thread(cluster::close, "kmeta-testkit-close-" + cluster.clusterId);
+            closer.setDaemon(true);
+            closer.start();
+            closers.add(closer);
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        for (Thread closer : closers) {
+            try {
+                closer.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
     }
 

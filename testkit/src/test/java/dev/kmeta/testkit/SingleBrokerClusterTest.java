@@ -2,10 +2,13 @@ package dev.kmeta.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -75,6 +78,24 @@ class SingleBrokerClusterTest {
         assertThrows(IllegalArgumentException.class, () -> kafka.brokerAddress(1));
         assertThrows(UnsupportedOperationException.class, () -> kafka.killBroker(0));
         assertThrows(IllegalStateException.class, () -> kafka.proxy(0));
+    }
+
+    @Test
+    void aRestartedBrokerKeepsItsPortOrMovesIfThePortWasTaken(KafkaCluster kafka) throws Exception {
+        kafka.createTopic("survivor", 1, 1);
+        int port = kafka.brokerAddress(0).getPort();
+        kafka.restartBroker(0);
+        assertEquals(port, kafka.brokerAddress(0).getPort());
+
+        kafka.stopBroker(0);
+        try (ServerSocket squatter = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+            kafka.startBroker(0);
+            assertNotEquals(squatter.getLocalPort(), kafka.brokerAddress(0).getPort());
+        }
+        try (KafkaProducer<String, String> producer = Clients.producer(kafka.bootstrapServers(), 10_000)) {
+            producer.send(new ProducerRecord<>("survivor", "k", "v")).get(10, TimeUnit.SECONDS);
+        }
+        assertEquals(0, kafka.leader("survivor", 0), "the shared Admin follows the new ports");
     }
 
     @Nested
