@@ -109,8 +109,8 @@ public final class KafkaClusterExtension
         KafkaCluster started = builder.build().start();
         cluster = started;
         owner = context.getUniqueId();
-        LOG.info("{}: Kafka cluster ({} brokers) ready in {} ms", context.getDisplayName(),
-                started.brokerIds().size(), (System.nanoTime() - begin) / 1_000_000);
+        LOG.info("{}: {} ready in {} ms", context.getDisplayName(), started,
+                (System.nanoTime() - begin) / 1_000_000);
     }
 
     /** Closes the cluster if this context started it. */
