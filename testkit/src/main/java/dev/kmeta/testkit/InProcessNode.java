@@ -1,0 +1,86 @@
+package dev.kmeta.testkit;
+
+import java.lang.reflect.Field;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Properties;
+import kafka.server.KafkaBroker;
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import org.apache.kafka.common.network.ListenerName;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A node running in this JVM as a {@link KafkaRaftServer}. Broker listeners may bind port 0: the bound ports
+ * are read back from the broker (race-free), then reused on restart.
+ */
+final class InProcessNode extends KafkaNode {
+
+    private static final Logger LOG = LoggerFactory.getLogger(InProcessNode.class);
+
+    private volatile KafkaRaftServer server;
+
+    InProcessNode(int id, Role role, java.nio.file.Path dir) {
+        super(id, role, dir);
+    }
+
+    @Override
+    void start(Map<String, String> config, Duration timeout) {
+        writeConfig(config);
+        Properties props = new Properties();
+        props.putAll(config);
+        KafkaRaftServer started = new KafkaRaftServer(KafkaConfig.fromProps(props, false), Time.SYSTEM);
+        server = started;
+        try {
+            started.startup();
+            if (role.isBroker()) {
+                clientPort = boundPort(started, KafkaCluster.CLIENT_LISTENER);
+                internalPort = boundPort(started, KafkaCluster.INTERNAL_LISTENER);
+            }
+        } catch (RuntimeException | Error e) {
+            stop();
+            throw e;
+        }
+    }
+
+    @Override
+    void stop() {
+        KafkaRaftServer running = server;
+        if (running == null) {
+            return;
+        }
+        try {
+            running.shutdown();
+            running.awaitShutdown();
+        } catch (RuntimeException e) {
+            LOG.warn("node {}: shutdown failed", id, e);
+        } finally {
+            server = null;
+        }
+    }
+
+    @Override
+    boolean isRunning() {
+        return server != null;
+    }
+
+    @Override
+    boolean needsFixedPorts() {
+        return false;
+    }
+
+    /** KafkaRaftServer keeps its BrokerServer in a private field; the bound port is only known there. */
+    private static int boundPort(KafkaRaftServer server, String listener) {
+        try {
+            Field field = KafkaRaftServer.class.getDeclaredField("broker");
+            field.setAccessible(true);
+            scala.Option<?> broker = (scala.Option<?>) field.get(server);
+            return ((KafkaBroker) broker.get()).boundPort(ListenerName.normalised(listener));
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new IllegalStateException("cannot read the bound port of listener " + listener
+                    + " (Kafka internals changed?)", e);
+        }
+    }
+}

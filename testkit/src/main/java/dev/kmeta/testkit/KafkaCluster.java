@@ -1,0 +1,913 @@
+package dev.kmeta.testkit;
+
+import java.io.IOException;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewPartitions;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.KafkaFuture;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.protocol.Errors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real Kafka cluster (KRaft, Kafka 4.4) for tests and demos: one combined broker+controller, or N brokers and
+ * one controller in split mode. Everything listens on 127.0.0.1 only, on ephemeral ports.
+ *
+ * <pre>{@code
+ * try (KafkaCluster kafka = KafkaCluster.builder().brokers(3).build().start()) {
+ *     kafka.createTopic("orders", 6, 3);
+ *     producerProps.put("bootstrap.servers", kafka.bootstrapServers());
+ * }
+ * }</pre>
+ *
+ * <p>Each broker has two listeners: {@code CLIENT}, which {@link #bootstrapServers()} points at and whose
+ * advertised address tests may change ({@link Builder#advertise}, {@link Builder#withProxies()}), and
+ * {@code INTERNAL}, for replication and for this class's own {@link #admin()} and checks, so that faults
+ * injected on the client path never disturb the cluster itself. A restarted broker keeps its ports.
+ *
+ * <p>Brokers run in this JVM by default; with {@link Builder#childProcesses(boolean)} they run in child JVMs
+ * (the controller stays in this JVM) and can be {@link #killBroker(int) killed}. The storage lives under
+ * {@code target/kafka-<random>/} and is deleted by {@link #close()}, which also runs from a JVM shutdown hook
+ * for clusters left open. Kafka's non-daemon threads keep a JVM alive until the cluster is closed: always close
+ * it (try-with-resources, or {@link KafkaClusterExtension}).
+ *
+ * <p>Thread-safe: lifecycle methods (start, stop, kill, close) are serialized; queries may run concurrently.
+ */
+public final class KafkaCluster implements AutoCloseable {
+
+    /** Node id of the controller in split mode (brokers are 0..N-1; a single combined node is 0). */
+    public static final int CONTROLLER_ID = 3000;
+
+    static final String CLIENT_LISTENER = "CLIENT";
+    static final String INTERNAL_LISTENER = "INTERNAL";
+    static final String CONTROLLER_LISTENER = "CONTROLLER";
+    static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+    static final String HOST = LOOPBACK.getHostAddress();
+
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaCluster.class);
+    private static final Set<KafkaCluster> OPEN = ConcurrentHashMap.newKeySet();
+    private static final AtomicInteger THREAD_IDS = new AtomicInteger();
+    private static final int START_ATTEMPTS = 3;
+    private static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(30);
+    private static final long POLL_MS = 20;
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(KafkaCluster::closeLeftovers, "kmeta-testkit-shutdown"));
+    }
+
+    private final Settings settings;
+    private final String clusterId = Uuid.randomUuid().toString();
+    private final List<Integer> brokerIds;
+    private final Map<Integer, KafkaNode> nodes = new LinkedHashMap<>();
+    private final Map<Integer, FaultProxy> proxies = new LinkedHashMap<>();
+    private volatile Path storage;
+    private volatile Admin admin;
+    private volatile State state = State.NEW;
+    private int controllerPort;
+
+    private enum State { NEW, RUNNING, CLOSED }
+
+    private KafkaCluster(Settings settings) {
+        this.settings = settings;
+        List<Integer> ids = new ArrayList<>();
+        for (int i = 0; i < settings.brokers; i++) {
+            ids.add(i);
+        }
+        this.brokerIds = Collections.unmodifiableList(ids);
+    }
+
+    /** A builder with the defaults: 1 combined node, auto topic creation off, brokers in this JVM. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    // ------------------------------------------------------------------ lifecycle
+
+    /**
+     * Formats and starts every node (in parallel) and returns once every broker is serving and every broker
+     * sees every other. On failure everything started is shut down and the storage deleted.
+     *
+     * @return this cluster
+     * @throws IllegalStateException if it cannot start (the cause says why) or was started before
+     */
+    public synchronized KafkaCluster start() {
+        if (state != State.NEW) {
+            throw new IllegalStateException("cluster " + clusterId + " was already started (" + state + ")");
+        }
+        KafkaExit.installThrowingProcedures();
+        OPEN.add(this);
+        long begin = System.nanoTime();
+        try {
+            startWithRetries();
+            state = State.RUNNING;
+        } catch (RuntimeException | Error e) {
+            close();
+            throw e;
+        }
+        LOG.info("Kafka cluster {} started in {} ms: {}, bootstrap {}", clusterId, millisSince(begin), shape(),
+                bootstrapServers());
+        return this;
+    }
+
+    /**
+     * Shuts down every node (brokers first, in parallel), the admin client and the proxies, and deletes the
+     * storage. Never throws; problems are logged. Idempotent.
+     */
+    @Override
+    public synchronized void close() {
+        if (state == State.CLOSED) {
+            return;
+        }
+        boolean started = state == State.RUNNING || storage != null;
+        state = State.CLOSED;
+        if (!started) {
+            return;
+        }
+        long begin = System.nanoTime();
+        try {
+            closeAdmin();
+            stopAllNodes();
+        } finally {
+            proxies.values().forEach(FaultProxy::close);
+            deleteStorage();
+            OPEN.remove(this);
+        }
+        LOG.info("Kafka cluster {} closed in {} ms", clusterId, millisSince(begin));
+    }
+
+    /**
+     * Stops a broker cleanly (controlled shutdown: its partitions' leadership moves away first). In a
+     * single-node cluster this stops the controller too.
+     */
+    public synchronized void stopBroker(int brokerId) {
+        KafkaNode node = runningBroker(brokerId);
+        long begin = System.nanoTime();
+        node.stop();
+        LOG.info("broker {} stopped in {} ms", brokerId, millisSince(begin));
+    }
+
+    /** Kills a broker hard ({@code kill -9}); needs {@link Builder#childProcesses(boolean) child processes}. */
+    public synchronized void killBroker(int brokerId) {
+        KafkaNode node = runningBroker(brokerId);
+        node.kill();
+        LOG.info("broker {} killed", brokerId);
+    }
+
+    /**
+     * Starts a stopped broker on its former ports and returns once it serves and every running broker sees it.
+     * If another process took one of its ports meanwhile, it starts on new ports (logged at WARN; its proxy, if
+     * any, follows it; {@link #bootstrapServers()} changes).
+     */
+    public synchronized void startBroker(int brokerId) {
+        KafkaNode node = broker(brokerId);
+        requireRunning();
+        if (node.isRunning()) {
+            throw new IllegalStateException("broker " + brokerId + " is running");
+        }
+        long begin = System.nanoTime();
+        try {
+            startOnFormerPorts(node);
+        } catch (Exception e) {
+            throw new IllegalStateException("broker " + brokerId + " did not start", e);
+        }
+        awaitBrokersSeeEachOther();
+        LOG.info("broker {} started in {} ms", brokerId, millisSince(begin));
+    }
+
+    private void startOnFormerPorts(KafkaNode node) throws Exception {
+        try {
+            node.start(configOf(node), settings.startTimeout);
+        } catch (Exception | Error e) {
+            if (!isPortRace(e)) {
+                throw e;
+            }
+            LOG.warn("broker {}: a former port was taken meanwhile ({}); starting on new ports", node.id, e.toString());
+            choosePorts(node);
+            if (node.role == KafkaNode.Role.COMBINED) {
+                controllerPort = FreePorts.pick(1)[0];
+            }
+            node.start(configOf(node), settings.startTimeout);
+            FaultProxy proxy = proxies.get(node.id);
+            if (proxy != null) {
+                proxy.retarget(HOST, node.clientPort);
+            }
+            renewAdmin();
+        }
+    }
+
+    /** Fixed ports for nodes that need them (child JVMs), else 0: the node binds ephemeral ports. */
+    private static void choosePorts(KafkaNode node) {
+        if (node.needsFixedPorts()) {
+            int[] ports = FreePorts.pick(2);
+            node.clientPort = ports[0];
+            node.internalPort = ports[1];
+        } else {
+            node.clientPort = 0;
+            node.internalPort = 0;
+        }
+    }
+
+    /** A new shared Admin: its bootstrap list names the INTERNAL ports, which may have changed. */
+    private void renewAdmin() {
+        closeAdmin();
+        admin = Admin.create(adminConfig());
+    }
+
+    /** {@link #stopBroker(int)} then {@link #startBroker(int)}. */
+    public synchronized void restartBroker(int brokerId) {
+        stopBroker(brokerId);
+        startBroker(brokerId);
+    }
+
+    // ------------------------------------------------------------------ topics
+
+    /**
+     * Creates a topic and waits until every running broker knows it with a leader for every partition, and
+     * every leader serves (answers ListOffsets): a producer started now sees no NOT_LEADER_OR_FOLLOWER.
+     */
+    public void createTopic(String name, int partitions, int replicationFactor) {
+        createTopic(name, partitions, replicationFactor, Map.of());
+    }
+
+    /** As {@link #createTopic(String, int, int)}, with topic configs (e.g. {@code min.insync.replicas}). */
+    public void createTopic(String name, int partitions, int replicationFactor, Map<String, String> configs) {
+        NewTopic topic = new NewTopic(name, partitions, (short) replicationFactor).configs(configs);
+        await(admin().createTopics(List.of(topic)).all(), "create topic " + name);
+        awaitTopic(name, partitions);
+    }
+
+    /** Until the leader of every partition answers ListOffsets (the Admin client retries until then). */
+    private void awaitLeadersServe(String name, int partitions) {
+        Map<TopicPartition, OffsetSpec> latest = new LinkedHashMap<>();
+        for (int p = 0; p < partitions; p++) {
+            latest.put(new TopicPartition(name, p), OffsetSpec.latest());
+        }
+        await(admin().listOffsets(latest).all(), "leaders of " + name + " serving");
+    }
+
+    /** Grows a topic to {@code totalPartitions} and waits until every running broker knows them, led and serving. */
+    public void addPartitions(String name, int totalPartitions) {
+        await(admin().createPartitions(Map.of(name, NewPartitions.increaseTo(totalPartitions))).all(),
+                "add partitions to " + name);
+        awaitTopic(name, totalPartitions);
+    }
+
+    /** Deletes a topic and waits until no running broker knows it any more. */
+    public void deleteTopic(String name) {
+        await(admin().deleteTopics(List.of(name)).all(), "delete topic " + name);
+        short unknown = Errors.UNKNOWN_TOPIC_OR_PARTITION.code();
+        awaitAllBrokers("topic " + name + " deleted", List.of(name),
+                answer -> answer.topics().get(name) == null || answer.topics().get(name).errorCode() == unknown);
+    }
+
+    /** The leader of a partition as the cluster's Admin sees it now, or -1 if it has none. */
+    public int leader(String topic, int partition) {
+        TopicDescription description = await(admin().describeTopics(List.of(topic)).allTopicNames(),
+                "describe topic " + topic).get(topic);
+        for (TopicPartitionInfo info : description.partitions()) {
+            if (info.partition() == partition) {
+                return info.leader() == null || info.leader().isEmpty() ? -1 : info.leader().id();
+            }
+        }
+        throw new IllegalArgumentException("topic " + topic + " has no partition " + partition);
+    }
+
+    // ------------------------------------------------------------------ queries
+
+    /** {@code 127.0.0.1:port,...} of every broker's CLIENT listener (real ports, never proxies). */
+    public String bootstrapServers() {
+        return brokerIds.stream().map(id -> HOST + ":" + broker(id).clientPort).collect(Collectors.joining(","));
+    }
+
+    /** The CLIENT listener of one broker (real port, whatever it advertises). */
+    public InetSocketAddress brokerAddress(int brokerId) {
+        return new InetSocketAddress(LOOPBACK, broker(brokerId).clientPort);
+    }
+
+    /** The proxy in front of a broker; needs {@link Builder#withProxies()}. */
+    public FaultProxy proxy(int brokerId) {
+        broker(brokerId);
+        FaultProxy proxy = proxies.get(brokerId);
+        if (proxy == null) {
+            throw new IllegalStateException("no proxies: build the cluster with withProxies()");
+        }
+        return proxy;
+    }
+
+    /** {@code 127.0.0.1:port,...} of the proxies in front of the brokers; needs {@link Builder#withProxies()}. */
+    public String proxiedBootstrapServers() {
+        return brokerIds.stream().map(id -> proxy(id).address()).collect(Collectors.joining(","));
+    }
+
+    /** Ids of all brokers, running or not (0..N-1). */
+    public List<Integer> brokerIds() {
+        return brokerIds;
+    }
+
+    /** Ids of the brokers running now. */
+    public List<Integer> runningBrokerIds() {
+        return brokerIds.stream().filter(id -> broker(id).isRunning()).collect(Collectors.toUnmodifiableList());
+    }
+
+    /** The cluster id the storage was formatted with. */
+    public String clusterId() {
+        return clusterId;
+    }
+
+    /** The cluster's storage directory ({@code <root>/kafka-<random>}); null before start. */
+    public Path storageDirectory() {
+        return storage;
+    }
+
+    /**
+     * A shared Admin client on the INTERNAL listeners (unaffected by proxies and advertised overrides), closed
+     * with the cluster. Do not close it.
+     */
+    public Admin admin() {
+        Admin current = admin;
+        if (current == null) {
+            throw new IllegalStateException("cluster " + clusterId + " is not running (" + state + ")");
+        }
+        return current;
+    }
+
+    @Override
+    public String toString() {
+        return "KafkaCluster[" + clusterId + ", " + shape() + ", " + state + "]";
+    }
+
+    // ------------------------------------------------------------------ starting
+
+    private void startWithRetries() {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                startOnce();
+                return;
+            } catch (RuntimeException e) {
+                if (attempt == START_ATTEMPTS || !isPortRace(e)) {
+                    throw e;
+                }
+                LOG.warn("cluster {}: a port was taken meanwhile ({}); starting again", clusterId, e.toString());
+                stopAllNodes();
+                nodes.clear();
+                deleteStorage();
+            }
+        }
+    }
+
+    private void startOnce() {
+        storage = Storage.create(settings.storageRoot);
+        controllerPort = FreePorts.pick(1)[0];
+        createNodes();
+        createProxies();
+        List<KafkaNode> all = new ArrayList<>(nodes.values());
+        inParallel("start", all, node -> {
+            long begin = System.nanoTime();
+            node.format(configOf(node), clusterId);
+            long formatted = System.nanoTime();
+            node.start(configOf(node), settings.startTimeout);
+            LOG.debug("node {}: formatted in {} ms, started in {} ms", node.id,
+                    TimeUnit.NANOSECONDS.toMillis(formatted - begin), millisSince(formatted));
+            return null;
+        }, settings.startTimeout);
+        proxies.forEach((id, proxy) -> proxy.retarget(HOST, broker(id).clientPort));
+        admin = Admin.create(adminConfig());
+        awaitBrokersSeeEachOther();
+    }
+
+    private void createNodes() {
+        boolean combined = settings.brokers == 1 && !settings.childProcesses;
+        if (!combined) {
+            nodes.put(CONTROLLER_ID, new InProcessNode(CONTROLLER_ID, KafkaNode.Role.CONTROLLER, nodeDir(CONTROLLER_ID)));
+        }
+        KafkaNode.Role role = combined ? KafkaNode.Role.COMBINED : KafkaNode.Role.BROKER;
+        for (int id : brokerIds) {
+            KafkaNode node = settings.childProcesses
+                    ? new ChildProcessNode(id, role, nodeDir(id))
+                    : new InProcessNode(id, role, nodeDir(id));
+            choosePorts(node);
+            nodes.put(id, node);
+        }
+    }
+
+    private void createProxies() {
+        if (settings.proxies && proxies.isEmpty()) {
+            for (int id : brokerIds) {
+                proxies.put(id, FaultProxy.create());
+            }
+        }
+    }
+
+    private Path nodeDir(int id) {
+        return storage.resolve("node-" + id);
+    }
+
+    private static boolean isPortRace(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof BindException
+                    || String.valueOf(t.getMessage()).contains("Address already in use")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private Map<String, Object> adminConfig() {
+        String internal = brokerIds.stream().map(id -> HOST + ":" + broker(id).internalPort)
+                .collect(Collectors.joining(","));
+        Map<String, Object> config = new LinkedHashMap<>();
+        config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, internal);
+        config.put(AdminClientConfig.CLIENT_ID_CONFIG, "kmeta-testkit-admin");
+        config.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
+        config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) OPERATION_TIMEOUT.toMillis());
+        config.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 200);
+        config.put(AdminClientConfig.RETRY_BACKOFF_MAX_MS_CONFIG, 200);
+        return config;
+    }
+
+    // ------------------------------------------------------------------ node configuration
+
+    private Map<String, String> configOf(KafkaNode node) {
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("node.id", Integer.toString(node.id));
+        config.put("process.roles", node.role.processRoles);
+        config.put("controller.quorum.voters", controllerId() + "@" + HOST + ":" + controllerPort);
+        config.put("controller.listener.names", CONTROLLER_LISTENER);
+        config.put("listener.security.protocol.map", CLIENT_LISTENER + ":" + settings.clientSecurityProtocol + ","
+                + INTERNAL_LISTENER + ":PLAINTEXT," + CONTROLLER_LISTENER + ":PLAINTEXT");
+        config.put("log.dirs", node.dir.resolve("data").toString());
+        config.put("broker.session.timeout.ms", "2000");
+        config.put("broker.heartbeat.interval.ms", "200");
+        config.put("listeners", listeners(node));
+        if (node.role.isBroker()) {
+            brokerDefaults(node, config);
+            config.putAll(settings.brokerConfigs);
+            config.putAll(settings.brokerOverrides.apply(node.id));
+        }
+        if (!node.role.isBroker() || node.role == KafkaNode.Role.COMBINED) {
+            config.putAll(settings.controllerConfigs);
+        }
+        return config;
+    }
+
+    private int controllerId() {
+        return nodes.containsKey(CONTROLLER_ID) ? CONTROLLER_ID : brokerIds.get(0);
+    }
+
+    private String listeners(KafkaNode node) {
+        List<String> listeners = new ArrayList<>();
+        if (node.role.isBroker()) {
+            listeners.add(CLIENT_LISTENER + "://" + HOST + ":" + node.clientPort);
+            listeners.add(INTERNAL_LISTENER + "://" + HOST + ":" + node.internalPort);
+        }
+        if (node.role != KafkaNode.Role.BROKER) {
+            listeners.add(CONTROLLER_LISTENER + "://" + HOST + ":" + controllerPort);
+        }
+        return String.join(",", listeners);
+    }
+
+    private void brokerDefaults(KafkaNode node, Map<String, String> config) {
+        String rf = Integer.toString(Math.min(3, settings.brokers));
+        String minIsr = Integer.toString(Math.min(2, Math.min(3, settings.brokers)));
+        config.put("inter.broker.listener.name", INTERNAL_LISTENER);
+        String advertised = advertisedClientAddress(node);
+        if (advertised != null) {
+            config.put("advertised.listeners", CLIENT_LISTENER + "://" + advertised + ","
+                    + INTERNAL_LISTENER + "://" + HOST + ":" + node.internalPort);
+        }
+        config.put("auto.create.topics.enable", Boolean.toString(settings.autoCreateTopics));
+        config.put("offsets.topic.replication.factor", rf);
+        config.put("offsets.topic.num.partitions", "5");
+        config.put("transaction.state.log.replication.factor", rf);
+        config.put("transaction.state.log.min.isr", minIsr);
+        config.put("transaction.state.log.num.partitions", "5");
+        config.put("share.coordinator.state.topic.replication.factor", rf);
+        config.put("share.coordinator.state.topic.min.isr", minIsr);
+        config.put("share.coordinator.state.topic.num.partitions", "5");
+        config.put("group.initial.rebalance.delay.ms", "0");
+        config.put("log.cleaner.dedupe.buffer.size", "2097152");
+        config.put("num.network.threads", "2");
+        config.put("num.io.threads", "4");
+        config.put("background.threads", "4");
+        config.put("num.recovery.threads.per.data.dir", "1");
+    }
+
+    /** host:port the CLIENT listener advertises, or null for its own (bound) address. */
+    private String advertisedClientAddress(KafkaNode node) {
+        FaultProxy proxy = proxies.get(node.id);
+        if (proxy != null) {
+            return HOST + ":" + proxy.port();
+        }
+        InetSocketAddress advertised = settings.advertised.get(node.id);
+        return advertised == null ? null : advertised.getHostString() + ":" + advertised.getPort();
+    }
+
+    // ------------------------------------------------------------------ waiting
+
+    private void awaitTopic(String name, int partitions) {
+        awaitTopicMetadata(name, partitions);
+        awaitLeadersServe(name, partitions);
+    }
+
+    private void awaitTopicMetadata(String name, int partitions) {
+        awaitAllBrokers("topic " + name + " with " + partitions + " partitions, all led", List.of(name), answer -> {
+            MetadataProbe.TopicState topic = answer.topics().get(name);
+            return topic != null && topic.errorCode() == 0 && topic.partitions() == partitions
+                    && topic.leaderless() == 0;
+        });
+    }
+
+    private void awaitBrokersSeeEachOther() {
+        Set<Integer> running = Set.copyOf(runningBrokerIds());
+        awaitAllBrokers("brokers " + running + " see each other", List.of(),
+                answer -> answer.brokers().containsAll(running));
+    }
+
+    /** Polls every running broker (INTERNAL listener) until each answer satisfies the condition. */
+    private void awaitAllBrokers(String what, List<String> topics, Predicate<MetadataProbe.Answer> ok) {
+        Map<Integer, Object> last = new ConcurrentHashMap<>();
+        waitUntil(what, () -> {
+            boolean all = true;
+            for (int id : runningBrokerIds()) {
+                try {
+                    MetadataProbe.Answer answer = MetadataProbe.ask(
+                            new InetSocketAddress(LOOPBACK, broker(id).internalPort), topics);
+                    last.put(id, answer);
+                    all &= ok.test(answer);
+                } catch (IOException | RuntimeException e) {
+                    last.put(id, e.toString());
+                    all = false;
+                }
+            }
+            return all;
+        }, () -> "last answers: " + last);
+    }
+
+    private static void waitUntil(String what, BooleanSupplier condition, Supplier<String> evidence) {
+        long deadline = System.nanoTime() + OPERATION_TIMEOUT.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("timed out after " + OPERATION_TIMEOUT.toSeconds()
+                        + " s waiting for " + what + "; " + evidence.get());
+            }
+            try {
+                TimeUnit.MILLISECONDS.sleep(POLL_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for " + what, e);
+            }
+        }
+    }
+
+    private static <T> T await(KafkaFuture<T> future, String what) {
+        try {
+            return future.get(OPERATION_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted: " + what, e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(what + " failed: " + e.getCause(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new IllegalStateException(what + " timed out after " + OPERATION_TIMEOUT.toSeconds() + " s", e);
+        }
+    }
+
+    // ------------------------------------------------------------------ stopping
+
+    private void closeAdmin() {
+        Admin current = admin;
+        admin = null;
+        if (current != null) {
+            try {
+                current.close(Duration.ofSeconds(2));
+            } catch (RuntimeException e) {
+                LOG.warn("cluster {}: closing the admin client failed", clusterId, e);
+            }
+        }
+    }
+
+    /** Brokers first (in parallel, each cleanly; child JVMs are killed), then the controller. */
+    private void stopAllNodes() {
+        List<KafkaNode> brokers = new ArrayList<>();
+        List<KafkaNode> controllers = new ArrayList<>();
+        for (KafkaNode node : nodes.values()) {
+            (node.role == KafkaNode.Role.CONTROLLER ? controllers : brokers).add(node);
+        }
+        stopQuietly(brokers);
+        stopQuietly(controllers);
+    }
+
+    private void stopQuietly(List<KafkaNode> group) {
+        try {
+            inParallel("stop", group, node -> {
+                if (node instanceof ChildProcessNode) {
+                    node.kill();
+                } else {
+                    node.stop();
+                }
+                return null;
+            }, Duration.ofSeconds(60));
+        } catch (RuntimeException e) {
+            LOG.warn("cluster {}: stopping nodes failed", clusterId, e);
+        }
+    }
+
+    private void deleteStorage() {
+        Path dir = storage;
+        if (dir == null) {
+            return;
+        }
+        try {
+            Storage.deleteRecursively(dir);
+        } catch (IOException e) {
+            LOG.warn("cluster {}: cannot delete {}", clusterId, dir, e);
+        }
+    }
+
+    /**
+     * JVM shutdown hook: closes clusters left open (e.g. Ctrl-C in a demo), each from a daemon thread, and gives
+     * up after a bounded time so that a cluster stuck in start() cannot hang the JVM's exit.
+     */
+    private static void closeLeftovers() {
+        List<Thread> closers = new ArrayList<>();
+        for (KafkaCluster cluster : new ArrayList<>(OPEN)) {
+            LOG.warn("closing {} left open at JVM exit", cluster);
+            Thread closer = new Thread(cluster::close, "kmeta-testkit-close-" + cluster.clusterId);
+            closer.setDaemon(true);
+            closer.start();
+            closers.add(closer);
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        for (Thread closer : closers) {
+            try {
+                closer.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    /** A task on one node that may throw. */
+    private interface NodeTask {
+        Void run(KafkaNode node) throws Exception;
+    }
+
+    /** Runs a task on every node in parallel (daemon threads); the first failure is rethrown. */
+    private void inParallel(String what, List<KafkaNode> group, NodeTask task, Duration timeout) {
+        if (group.isEmpty()) {
+            return;
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(group.size(), runnable -> {
+            Thread thread = new Thread(runnable, "kmeta-testkit-" + what + "-" + THREAD_IDS.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+        try {
+            List<Future<Void>> futures = new ArrayList<>();
+            for (KafkaNode node : group) {
+                futures.add(pool.submit(() -> task.run(node)));
+            }
+            long deadline = System.nanoTime() + timeout.toNanos();
+            for (int i = 0; i < futures.size(); i++) {
+                awaitNode(futures.get(i), group.get(i), what, deadline);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static void awaitNode(Future<Void> future, KafkaNode node, String what, long deadlineNanos) {
+        try {
+            future.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            throw new IllegalStateException(what + " of node " + node.id + " failed: " + cause, cause);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException(what + " of node " + node.id + " timed out", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted during " + what + " of node " + node.id, e);
+        }
+    }
+
+    private KafkaNode broker(int brokerId) {
+        if (brokerId < 0 || brokerId >= settings.brokers) {
+            throw new IllegalArgumentException("no broker " + brokerId + "; brokers are " + brokerIds);
+        }
+        KafkaNode node = nodes.get(brokerId);
+        if (node == null) {
+            throw new IllegalStateException("cluster " + clusterId + " is not started");
+        }
+        return node;
+    }
+
+    private KafkaNode runningBroker(int brokerId) {
+        requireRunning();
+        KafkaNode node = broker(brokerId);
+        if (!node.isRunning()) {
+            throw new IllegalStateException("broker " + brokerId + " is not running");
+        }
+        return node;
+    }
+
+    private void requireRunning() {
+        if (state != State.RUNNING) {
+            throw new IllegalStateException("cluster " + clusterId + " is " + state);
+        }
+    }
+
+    private String shape() {
+        String where = settings.childProcesses ? " (child JVMs)" : "";
+        return nodes.containsKey(CONTROLLER_ID)
+                ? settings.brokers + " brokers + 1 controller" + where
+                : "1 combined broker+controller";
+    }
+
+    private static long millisSince(long beginNanos) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - beginNanos);
+    }
+
+    // ------------------------------------------------------------------ builder
+
+    /** Immutable copy of a builder's settings. */
+    private static final class Settings {
+        final int brokers;
+        final boolean autoCreateTopics;
+        final boolean childProcesses;
+        final boolean proxies;
+        final String clientSecurityProtocol;
+        final Path storageRoot;
+        final Duration startTimeout;
+        final Map<String, String> brokerConfigs;
+        final Map<String, String> controllerConfigs;
+        final Map<Integer, InetSocketAddress> advertised;
+        final Function<Integer, Map<String, String>> brokerOverrides;
+
+        Settings(Builder b) {
+            brokers = b.brokers;
+            autoCreateTopics = b.autoCreateTopics;
+            childProcesses = b.childProcesses;
+            proxies = b.proxies;
+            clientSecurityProtocol = b.clientSecurityProtocol;
+            storageRoot = b.storageRoot;
+            startTimeout = b.startTimeout;
+            brokerConfigs = Map.copyOf(b.brokerConfigs);
+            controllerConfigs = Map.copyOf(b.controllerConfigs);
+            advertised = Map.copyOf(b.advertised);
+            brokerOverrides = b.brokerOverrides;
+        }
+    }
+
+    /**
+     * Configures a {@link KafkaCluster}. Not thread-safe; {@link #build()} copies the settings, so one builder
+     * may build several clusters.
+     */
+    public static final class Builder {
+        private int brokers = 1;
+        private boolean autoCreateTopics;
+        private boolean childProcesses;
+        private boolean proxies;
+        private String clientSecurityProtocol = "PLAINTEXT";
+        private Path storageRoot = Paths.get("target");
+        private Duration startTimeout = Duration.ofSeconds(60);
+        private final Map<String, String> brokerConfigs = new LinkedHashMap<>();
+        private final Map<String, String> controllerConfigs = new LinkedHashMap<>();
+        private final Map<Integer, InetSocketAddress> advertised = new LinkedHashMap<>();
+        private Function<Integer, Map<String, String>> brokerOverrides = id -> Map.of();
+
+        private Builder() {
+        }
+
+        /** 1 = one combined broker+controller (node 0); N > 1 = brokers 0..N-1 plus one controller. */
+        public Builder brokers(int count) {
+            if (count < 1) {
+                throw new IllegalArgumentException("brokers must be >= 1: " + count);
+            }
+            this.brokers = count;
+            return this;
+        }
+
+        /** {@code auto.create.topics.enable}; default false (tests create topics explicitly). */
+        public Builder autoCreateTopics(boolean enabled) {
+            this.autoCreateTopics = enabled;
+            return this;
+        }
+
+        /** A broker config for every broker, applied over the testkit's defaults. */
+        public Builder brokerConfig(String key, String value) {
+            brokerConfigs.put(Objects.requireNonNull(key), Objects.requireNonNull(value));
+            return this;
+        }
+
+        /** A controller config (for the controller, or the combined node). */
+        public Builder controllerConfig(String key, String value) {
+            controllerConfigs.put(Objects.requireNonNull(key), Objects.requireNonNull(value));
+            return this;
+        }
+
+        /**
+         * Per-broker configs applied last, over everything else (e.g. {@code listeners}, or
+         * {@code listener.name.client.*} for SASL/SSL). Called at every start of a broker.
+         */
+        public Builder brokerConfigOverrides(Function<Integer, Map<String, String>> overrides) {
+            this.brokerOverrides = Objects.requireNonNull(overrides);
+            return this;
+        }
+
+        /** Security protocol of the CLIENT listener (default PLAINTEXT); configure it with brokerConfig. */
+        public Builder clientSecurityProtocol(String protocol) {
+            this.clientSecurityProtocol = Objects.requireNonNull(protocol);
+            return this;
+        }
+
+        /**
+         * Makes a broker's CLIENT listener advertise {@code host:port} instead of its own address (e.g. a
+         * closed loopback port, or an unresolvable name). Clients bootstrapping via {@link #bootstrapServers()}
+         * still reach the broker; whatever they learn from metadata points there.
+         */
+        public Builder advertise(int brokerId, String host, int port) {
+            advertised.put(brokerId, InetSocketAddress.createUnresolved(host, port));
+            return this;
+        }
+
+        /** {@link #advertise(int, String, int) advertise(brokerId, "127.0.0.1", port)}. */
+        public Builder advertisedPort(int brokerId, int port) {
+            return advertise(brokerId, HOST, port);
+        }
+
+        /**
+         * Puts a {@link FaultProxy} in front of each broker's CLIENT listener and makes the broker advertise
+         * the proxy: once bootstrapped, clients talk to brokers only through {@link KafkaCluster#proxy(int)}.
+         */
+        public Builder withProxies() {
+            this.proxies = true;
+            return this;
+        }
+
+        /** Brokers run in child JVMs (slower; enables {@link KafkaCluster#killBroker(int)}). */
+        public Builder childProcesses(boolean enabled) {
+            this.childProcesses = enabled;
+            return this;
+        }
+
+        /** Where {@code kafka-<random>/} is created; default {@code target} of the working directory. */
+        public Builder storageRoot(Path root) {
+            this.storageRoot = Objects.requireNonNull(root);
+            return this;
+        }
+
+        /** How long start and broker (re)starts may take; default 60 s. */
+        public Builder startTimeout(Duration timeout) {
+            this.startTimeout = Objects.requireNonNull(timeout);
+            return this;
+        }
+
+        /** A new, not yet started cluster with these settings. */
+        public KafkaCluster build() {
+            for (int id : advertised.keySet()) {
+                if (id < 0 || id >= brokers) {
+                    throw new IllegalArgumentException("advertise: no broker " + id);
+                }
+            }
+            if (proxies && !advertised.isEmpty()) {
+                throw new IllegalArgumentException("withProxies() and advertise() both set advertised addresses");
+            }
+            return new KafkaCluster(new Settings(this));
+        }
+    }
+}

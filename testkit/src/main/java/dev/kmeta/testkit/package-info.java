@@ -1,0 +1,11 @@
+/**
+ * Real Kafka for kmeta's tests and demo: {@link dev.kmeta.testkit.KafkaCluster} (KRaft brokers in this JVM or
+ * in child JVMs, on loopback ephemeral ports, storage under {@code target/}), {@link dev.kmeta.testkit.FaultProxy}
+ * (a TCP proxy that refuses, resets, blackholes, delays and counts Kafka request frames) and
+ * {@link dev.kmeta.testkit.KafkaClusterExtension} (one cluster per JUnit 5 test class).
+ *
+ * <p>Runtime needs: kafka_2.13 and kafka-clients (transitive), and an slf4j binding at WARN (without one Kafka
+ * logs nothing and hides its errors; at INFO three brokers log thousands of lines a minute). JUnit Jupiter is
+ * needed only by the extension and is not brought in transitively.
+ */
+package dev.kmeta.testkit;
