@@ -488,6 +488,16 @@ public final class MetadataManager implements MetadataClient {
         wakeEveryWaiter();
     }
 
+    /**
+     * Sender: evidence of a connection problem (refused, DNS, TLS) while no request could even go out; shown in
+     * timeout messages until an answer arrives.
+     */
+    public void recordConnectionProblem(String summary) {
+        if (summary != null) {
+            lastFailure = summary;
+        }
+    }
+
     /** Sender: the connection to {@code nodeId} dropped; topics it leads are refreshed. */
     public void onNodeDisconnected(int nodeId, long nowMs) {
         Set<String> topics = new LinkedHashSet<>();

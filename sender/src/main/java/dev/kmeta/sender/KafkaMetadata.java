@@ -1,0 +1,185 @@
+package dev.kmeta.sender;
+
+import dev.kmeta.cluster.Cluster;
+import dev.kmeta.cluster.Node;
+import dev.kmeta.metadata.Deadline;
+import dev.kmeta.metadata.MetadataClient;
+import dev.kmeta.metadata.MetadataClosedException;
+import dev.kmeta.metadata.MetadataConfig;
+import dev.kmeta.metadata.RefreshState;
+import dev.kmeta.metadata.internal.Counters;
+import dev.kmeta.sender.internal.ConnectionEvidence;
+import dev.kmeta.sender.internal.KafkaClusterView;
+import dev.kmeta.sender.internal.SenderCore;
+
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * kmeta's entry point: a producer's metadata for one Kafka cluster, kept fresh by one sender thread
+ * ({@code kmeta-metadata-sender | <client.id>}) on the real Kafka protocol.
+ *
+ * <pre>{@code
+ * try (KafkaMetadata metadata = KafkaMetadata.create(producerProps)) {
+ *     Deadline send = Deadline.after(60_000);                  // max.block.ms, once per send
+ *     Cluster cluster = metadata.awaitTopic("orders", send);   // a cache hit returns at once
+ *     Node leader = cluster.leader("orders", 3);
+ * }
+ * }</pre>
+ *
+ * <p>{@link #create} makes a private instance; {@link #shared} hands out reference-counted handles to one instance
+ * per cluster and security identity in this JVM, so that N producers make one stream of metadata requests, not N.
+ *
+ * <p>Thread-safe: every method may be called from any thread (see {@link MetadataClient} for the concurrency
+ * contract). {@link #close()} is idempotent; closing a shared handle closes the instance when the last handle goes.
+ */
+public final class KafkaMetadata implements MetadataClient {
+    private final SenderCore core;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private KafkaMetadata(SenderCore core) {
+        this.core = core;
+    }
+
+    /**
+     * A private instance for the given producer properties (Kafka's own keys: {@code bootstrap.servers},
+     * {@code client.id}, {@code metadata.max.age.ms}, security settings...; see docs/configuration.md).
+     *
+     * @throws dev.kmeta.metadata.ConfigException if a value is bad (the message names the key)
+     */
+    public static KafkaMetadata create(Map<String, ?> props) {
+        return builder(props).build();
+    }
+
+    /** {@link #create(Map)} from {@link Properties}. */
+    public static KafkaMetadata create(Properties props) {
+        return create(MetadataConfig.from(props).originals());
+    }
+
+    /** A builder for a private instance with options beyond properties (a DNS hook for tests). */
+    public static Builder builder(Map<String, ?> props) {
+        return new Builder(props);
+    }
+
+    /**
+     * A handle to the one instance this JVM keeps for the cluster and security identity named by {@code props}
+     * ({@code bootstrap.servers}, {@code security.protocol}, {@code ssl.*}, {@code sasl.*}, {@code client.dns.lookup});
+     * made by the first caller, with the first caller's other settings.
+     */
+    public static KafkaMetadata shared(Map<String, ?> props) {
+        return new KafkaMetadata(SenderCore.shared(MetadataConfig.from(props)));
+    }
+
+    @Override
+    public Cluster fetch() {
+        return core.manager().fetch();
+    }
+
+    @Override
+    public int requestUpdate() {
+        checkOpen();
+        return core.manager().requestUpdate();
+    }
+
+    @Override
+    public void awaitUpdate(int lastVersion, long maxBlockMs) {
+        checkOpen();
+        core.manager().awaitUpdate(lastVersion, maxBlockMs);
+    }
+
+    @Override
+    public Cluster awaitTopic(String topic, int partition, Deadline deadline) {
+        checkOpen();
+        return core.manager().awaitTopic(topic, partition, deadline);
+    }
+
+    @Override
+    public void onLeaderHint(String topic, int partition, int leaderId, int leaderEpoch, Node endpoint) {
+        core.manager().onLeaderHint(topic, partition, leaderId, leaderEpoch, endpoint);
+    }
+
+    @Override
+    public void invalidate(String topic, int partition) {
+        core.manager().invalidate(topic, partition);
+    }
+
+    @Override
+    public RefreshState state() {
+        return closed.get() ? RefreshState.CLOSED : core.manager().state();
+    }
+
+    /** The current snapshot as an {@code org.apache.kafka.common.Cluster}, built once per snapshot. */
+    public org.apache.kafka.common.Cluster kafkaCluster() {
+        return core.clusterView().of(fetch());
+    }
+
+    /** The instance's counters (requests, waits, epochs, hints...). */
+    public Counters counters() {
+        return core.manager().counters();
+    }
+
+    /** What the sender saw of each broker address (attempts, answers, last error). */
+    public ConnectionEvidence evidence() {
+        return core.evidence();
+    }
+
+    /** How many times the sender went back to the bootstrap addresses. */
+    public long rebootstraps() {
+        return core.loop().rebootstraps();
+    }
+
+    /** The configuration in force (of the first creator, for a shared instance). */
+    public MetadataConfig config() {
+        return core.config();
+    }
+
+    /** True when this handle and another share one instance. */
+    public boolean sameInstanceAs(KafkaMetadata other) {
+        return other != null && other.core == core;
+    }
+
+    private void checkOpen() {
+        if (closed.get()) {
+            throw new MetadataClosedException("This kmeta handle for " + core.config().clientId() + " is closed");
+        }
+    }
+
+    /**
+     * Closes this handle; the instance stops (sender thread ended, sockets closed, every waiter released) when its
+     * last handle closes. Returns within a bounded time.
+     */
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            core.release();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "KafkaMetadata(" + core.config().clientId() + ", " + state() + ", " + fetch() + ")";
+    }
+
+    /** Builds a private {@link KafkaMetadata}. Not thread-safe. */
+    public static final class Builder {
+        private final Map<String, ?> props;
+        private HostResolverHook resolver = HostResolverHook.system();
+
+        private Builder(Map<String, ?> props) {
+            this.props = Objects.requireNonNull(props, "props");
+        }
+
+        /** Resolves broker host names with {@code hook} instead of the system resolver. */
+        public Builder hostResolver(HostResolverHook hook) {
+            this.resolver = Objects.requireNonNull(hook, "hook");
+            return this;
+        }
+
+        /** Starts the instance. */
+        public KafkaMetadata build() {
+            return new KafkaMetadata(SenderCore.start(MetadataConfig.from(props), resolver, null));
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package dev.kmeta.sender.internal;
+
+import org.apache.kafka.clients.MetadataUpdater;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.requests.MetadataResponse;
+import org.apache.kafka.common.requests.RequestHeader;
+
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * kmeta's seam into kafka-clients' {@code NetworkClient}: a {@link MetadataUpdater} that only tells the client which
+ * nodes exist (the learned brokers, or the bootstrap addresses with ids -1, -2, ...) and reports disconnects and
+ * rebootstrap decisions back to the {@link SenderLoop}. Metadata requests themselves are ordinary requests the
+ * sender sends (as kafka-clients' own Admin client does), so {@link #handleSuccessfulResponse} and
+ * {@link #handleFailedRequest} are never called.
+ *
+ * <p>Confined to the sender thread, except {@link #fetchNodes()}, which returns a volatile immutable list.
+ */
+final class NodeProvider implements MetadataUpdater {
+    /** Callbacks into the sender loop. */
+    interface Listener {
+        void onDisconnect(long nowMs, String nodeId, AuthenticationException authFailure);
+
+        boolean needsRebootstrap(long nowMs, long triggerMs);
+
+        void rebootstrap(long nowMs);
+
+        String clusterId();
+    }
+
+    private final Listener listener;
+    private volatile List<Node> nodes;
+
+    NodeProvider(List<Node> bootstrapNodes, Listener listener) {
+        if (bootstrapNodes.isEmpty()) {
+            throw new IllegalArgumentException("no bootstrap nodes");
+        }
+        this.nodes = List.copyOf(bootstrapNodes);
+        this.listener = listener;
+    }
+
+    /** Replaces the node list; an empty list is ignored (NetworkClient must always have a node). */
+    void setNodes(List<Node> newNodes) {
+        if (!newNodes.isEmpty()) {
+            nodes = List.copyOf(newNodes);
+        }
+    }
+
+    @Override
+    public List<Node> fetchNodes() {
+        return nodes;
+    }
+
+    @Override
+    public boolean isUpdateDue(long now) {
+        return false;
+    }
+
+    @Override
+    public long maybeUpdate(long now) {
+        return Long.MAX_VALUE;
+    }
+
+    @Override
+    public void handleServerDisconnect(long now, String nodeId, Optional<AuthenticationException> auth) {
+        listener.onDisconnect(now, nodeId, auth.orElse(null));
+    }
+
+    @Override
+    public void handleFailedRequest(long now, Optional<KafkaException> maybeFatalException) {
+        // never called: kmeta sends metadata requests as ordinary requests
+    }
+
+    @Override
+    public void handleSuccessfulResponse(RequestHeader requestHeader, long now, MetadataResponse response) {
+        // never called: kmeta sends metadata requests as ordinary requests
+    }
+
+    @Override
+    public boolean needsRebootstrap(long now, long rebootstrapTriggerMs) {
+        return listener.needsRebootstrap(now, rebootstrapTriggerMs);
+    }
+
+    @Override
+    public void rebootstrap(long now) {
+        listener.rebootstrap(now);
+    }
+
+    @Override
+    public String clusterId() {
+        return listener.clusterId();
+    }
+
+    @Override
+    public boolean isBootstrapped() {
+        return true;
+    }
+
+    @Override
+    public void bootstrap(List<InetSocketAddress> addresses) {
+        // bootstrap addresses are resolved lazily by NetworkClient through kmeta's HostResolver
+    }
+
+    @Override
+    public void close() {
+        // nothing held
+    }
+}

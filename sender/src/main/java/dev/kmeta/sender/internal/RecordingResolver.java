@@ -1,0 +1,41 @@
+package dev.kmeta.sender.internal;
+
+import dev.kmeta.sender.HostResolverHook;
+import org.apache.kafka.clients.HostResolver;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The {@link HostResolver} kmeta hands to kafka-clients: delegates to the user's {@link HostResolverHook} and
+ * remembers, per host, the last resolution failure - evidence for "bootstrap name does not resolve". Thread-safe.
+ */
+final class RecordingResolver implements HostResolver {
+    private final HostResolverHook hook;
+    private final ConcurrentHashMap<String, String> failures = new ConcurrentHashMap<>();
+
+    RecordingResolver(HostResolverHook hook) {
+        this.hook = hook;
+    }
+
+    @Override
+    public InetAddress[] resolve(String host) throws UnknownHostException {
+        try {
+            InetAddress[] addresses = hook.resolve(host);
+            if (addresses == null || addresses.length == 0) {
+                throw new UnknownHostException(host + ": no addresses");
+            }
+            failures.remove(host);
+            return addresses;
+        } catch (UnknownHostException e) {
+            failures.put(host, "cannot resolve host name " + host + ": " + e.getMessage());
+            throw e;
+        }
+    }
+
+    /** The last failure to resolve {@code host}, or null if its last resolution worked. */
+    String failureFor(String host) {
+        return failures.get(host);
+    }
+}

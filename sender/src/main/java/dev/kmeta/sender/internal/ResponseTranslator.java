@@ -1,0 +1,118 @@
+package dev.kmeta.sender.internal;
+
+import dev.kmeta.cluster.Cluster;
+import dev.kmeta.cluster.Node;
+import dev.kmeta.cluster.PartitionMetadata;
+import dev.kmeta.cluster.TopicMetadata;
+import dev.kmeta.metadata.internal.RefreshResponse;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.requests.MetadataResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Turns a kafka-clients {@link MetadataResponse} into the manager's {@link RefreshResponse} - the one place where
+ * the wire's shapes meet kmeta's. It reads the raw {@link MetadataResponseData} (no per-partition objects of
+ * kafka-clients' own, no {@code TopicPartition}), copies what it needs into compact form, keeps no reference to the
+ * response, and reuses the previous snapshot's {@link Node} objects when a broker did not change.
+ *
+ * <p>Hostile input is normalized, never trusted: a broker id listed twice keeps its first entry; a topic without a
+ * name is skipped; a partition with a negative index or an index listed twice keeps only its first good entry; a
+ * topic the snapshot model rejects (e.g. an absurd partition index) is skipped with a warning. Epochs are dropped
+ * (set to "no epoch") when the response version is too old to carry reliable ones (below 9).
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class ResponseTranslator {
+    private static final Logger log = LoggerFactory.getLogger(ResponseTranslator.class);
+
+    private ResponseTranslator() {
+    }
+
+    /**
+     * Translates an answer.
+     *
+     * @param response the answer from the wire
+     * @param previous the current snapshot, whose unchanged {@link Node}s are reused
+     */
+    public static RefreshResponse translate(MetadataResponse response, Cluster previous) {
+        MetadataResponseData data = response.data();
+        boolean epochsTrusted = response.hasReliableLeaderEpochs();
+        List<Node> brokers = brokers(data, previous);
+        Map<String, TopicMetadata> topics = new LinkedHashMap<>();
+        for (MetadataResponseData.MetadataResponseTopic t : data.topics()) {
+            String name = t.name();
+            if (name == null || name.isEmpty() || topics.containsKey(name)) {
+                continue;
+            }
+            TopicMetadata topic = topic(name, t, epochsTrusted);
+            if (topic != null) {
+                topics.put(name, topic);
+            }
+        }
+        String clusterId = data.clusterId();
+        return new RefreshResponse(clusterId, data.controllerId(), brokers, topics, epochsTrusted, data.errorCode());
+    }
+
+    private static List<Node> brokers(MetadataResponseData data, Cluster previous) {
+        List<Node> brokers = new ArrayList<>(data.brokers().size());
+        BitSet seen = new BitSet();
+        for (MetadataResponseData.MetadataResponseBroker b : data.brokers()) {
+            int id = b.nodeId();
+            if (id < 0 || seen.get(id) || b.host() == null || b.port() < 0 || b.port() > 65535) {
+                continue;
+            }
+            seen.set(id);
+            Node old = previous.node(id);
+            Node fresh = new Node(id, b.host(), b.port(), b.rack());
+            brokers.add(fresh.equals(old) ? old : fresh);
+        }
+        return brokers;
+    }
+
+    private static TopicMetadata topic(String name, MetadataResponseData.MetadataResponseTopic t,
+                                       boolean epochsTrusted) {
+        List<PartitionMetadata> partitions = new ArrayList<>(t.partitions().size());
+        BitSet seen = new BitSet();
+        for (MetadataResponseData.MetadataResponsePartition p : t.partitions()) {
+            int index = p.partitionIndex();
+            if (index < 0 || seen.get(index)) {
+                continue;
+            }
+            seen.set(index);
+            partitions.add(new PartitionMetadata(name, index, p.leaderId(), epochsTrusted ? p.leaderEpoch() : -1,
+                    ints(p.replicaNodes()), ints(p.isrNodes()), ints(p.offlineReplicas()), p.errorCode()));
+        }
+        try {
+            return TopicMetadata.of(name, uuid(t.topicId()), t.isInternal(), t.errorCode(), partitions);
+        } catch (IllegalArgumentException bad) {
+            log.warn("Ignoring unusable metadata for topic {}: {}", name, bad.getMessage());
+            return null;
+        }
+    }
+
+    private static UUID uuid(Uuid id) {
+        return id == null || Uuid.ZERO_UUID.equals(id) ? null
+                : new UUID(id.getMostSignificantBits(), id.getLeastSignificantBits());
+    }
+
+    private static int[] ints(List<Integer> ids) {
+        if (ids == null || ids.isEmpty()) {
+            return null;
+        }
+        int[] out = new int[ids.size()];
+        for (int i = 0; i < out.length; i++) {
+            Integer v = ids.get(i);
+            out[i] = v == null ? -1 : v;
+        }
+        return out;
+    }
+}

@@ -1,0 +1,171 @@
+package dev.kmeta.sender;
+
+import dev.kmeta.cluster.Cluster;
+import dev.kmeta.metadata.Deadline;
+import dev.kmeta.metadata.MetadataClosedException;
+import dev.kmeta.metadata.MetadataTimeoutException;
+import dev.kmeta.metadata.RefreshState;
+import dev.kmeta.sender.internal.ConnectionEvidence;
+import dev.kmeta.testkit.KafkaCluster;
+import dev.kmeta.testkit.KafkaClusterExtension;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The sender against one real KRaft broker: first lookups, new topics, partitions added, wrong address, close. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class SingleBrokerTest {
+    @RegisterExtension
+    static final KafkaClusterExtension KAFKA = KafkaClusterExtension.brokers(1);
+
+    static Map<String, Object> props(String bootstrap) {
+        Map<String, Object> p = new HashMap<>();
+        p.put("bootstrap.servers", bootstrap);
+        p.put("client.id", "test-" + System.nanoTime());
+        return p;
+    }
+
+    @Test
+    void firstAwaitOnAnExistingTopicMatchesWhatAdminSays() throws Exception {
+        KafkaCluster cluster = KAFKA.cluster();
+        cluster.createTopic("first", 4, 1);
+        try (KafkaMetadata m = KafkaMetadata.create(props(cluster.bootstrapServers()))) {
+            Cluster c = m.awaitTopic("first", Deadline.after(30_000));
+            TopicDescription d = cluster.admin().describeTopics(List.of("first")).allTopicNames().get().get("first");
+            assertEquals(d.partitions().size(), c.partitionCount("first"));
+            for (var p : d.partitions()) {
+                assertEquals(p.leader().id(), c.leader("first", p.partition()).id());
+                assertEquals(cluster.brokerAddress(p.leader().id()).getPort(), c.leader("first", p.partition()).port(),
+                        "the leader's client listener");
+            }
+            assertEquals(cluster.clusterId(), c.clusterId());
+            assertNotNull(c.topicId("first"));
+            assertEquals(d.topicId().getMostSignificantBits(), c.topicId("first").getMostSignificantBits());
+            assertEquals(4, m.kafkaCluster().partitionCountForTopic("first"));
+            assertSame(m.kafkaCluster(), m.kafkaCluster(), "the Kafka view is cached per snapshot");
+            assertEquals(RefreshState.STABLE, m.state());
+        }
+    }
+
+    @Test
+    void topicCreatedAfterTheWaitStartedIsFoundWithinTheBudget() throws Exception {
+        KafkaCluster cluster = KAFKA.cluster();
+        try (KafkaMetadata m = KafkaMetadata.create(props(cluster.bootstrapServers()))) {
+            Deadline deadline = Deadline.after(30_000);
+            CompletableFuture<Cluster> wait = CompletableFuture.supplyAsync(() -> m.awaitTopic("late", deadline));
+            await().atMost(Duration.ofSeconds(10)).until(() -> m.counters().requestsSent() >= 2);
+            assertFalse(wait.isDone());
+            cluster.createTopic("late", 3, 1);
+            assertEquals(3, wait.get(30, TimeUnit.SECONDS).partitionCount("late"));
+            assertFalse(deadline.isExpired());
+        }
+    }
+
+    @Test
+    void aSendToANewPartitionWaitsUntilPartitionsAreAdded() throws Exception {
+        KafkaCluster cluster = KAFKA.cluster();
+        cluster.createTopic("grows", 2, 1);
+        try (KafkaMetadata m = KafkaMetadata.create(props(cluster.bootstrapServers()))) {
+            assertEquals(2, m.awaitTopic("grows", Deadline.after(30_000)).partitionCount("grows"));
+            CompletableFuture<Cluster> wait = CompletableFuture.supplyAsync(
+                    () -> m.awaitTopic("grows", 4, Deadline.after(30_000)));
+            await().atMost(Duration.ofSeconds(10)).until(() -> m.counters().waitersNow() == 1);
+            cluster.addPartitions("grows", 5);
+            Cluster c = wait.get(30, TimeUnit.SECONDS);
+            assertEquals(5, c.partitionCount("grows"));
+            assertNotNull(c.leader("grows", 4));
+        }
+    }
+
+    @Test
+    void wrongBootstrapPortTimesOutWithinTheBudgetAndRecordsEvidence() throws Exception {
+        int closedPort;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = s.getLocalPort();
+        }
+        Map<String, Object> p = props("127.0.0.1:" + closedPort);
+        p.put("reconnect.backoff.ms", 20);
+        p.put("reconnect.backoff.max.ms", 100);
+        try (KafkaMetadata m = KafkaMetadata.create(p)) {
+            long start = System.nanoTime();
+            MetadataTimeoutException e = assertThrows(MetadataTimeoutException.class,
+                    () -> m.awaitTopic("any", Deadline.after(2_000)));
+            long tookMs = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(tookMs >= 1_990 && tookMs < 2_000 + 1_000, "took " + tookMs + " ms");
+            ConnectionEvidence.Record r = m.evidence().get("-1");
+            assertNotNull(r, "the bootstrap address was tried");
+            assertTrue(r.attempts() >= 2, r.toString());
+            assertEquals(0, r.answers());
+            assertEquals(ConnectionEvidence.Problem.CONNECT_FAILED, r.lastProblem());
+            assertTrue(e.getMessage().contains("127.0.0.1:" + closedPort), e.getMessage());
+        }
+    }
+
+    @Test
+    void fakeDnsNamesResolveThroughTheHook() throws Exception {
+        KafkaCluster cluster = KAFKA.cluster();
+        cluster.createTopic("dns", 1, 1);
+        int port = cluster.brokerAddress(cluster.brokerIds().get(0)).getPort();
+        HostResolverHook hook = host -> {
+            if (host.equals("kafka.fake.test")) {
+                return new InetAddress[] {InetAddress.getByAddress(host, new byte[] {127, 0, 0, 1})};
+            }
+            if (host.endsWith(".test")) {
+                throw new UnknownHostException(host);
+            }
+            return InetAddress.getAllByName(host);
+        };
+        try (KafkaMetadata m = KafkaMetadata.builder(props("kafka.fake.test:" + port)).hostResolver(hook).build()) {
+            assertEquals(1, m.awaitTopic("dns", Deadline.after(30_000)).partitionCount("dns"));
+        }
+        try (KafkaMetadata m = KafkaMetadata.builder(props("nowhere.test:" + port)).hostResolver(hook).build()) {
+            MetadataTimeoutException e = assertThrows(MetadataTimeoutException.class,
+                    () -> m.awaitTopic("dns", Deadline.after(1_500)));
+            assertEquals(ConnectionEvidence.Problem.DNS, m.evidence().get("-1").lastProblem(), e.getMessage());
+        }
+    }
+
+    @Test
+    void closeReleasesWaitersEndsTheThreadAndIsIdempotent() throws Exception {
+        KafkaCluster cluster = KAFKA.cluster();
+        KafkaMetadata m = KafkaMetadata.create(props(cluster.bootstrapServers()));
+        List<CompletableFuture<Cluster>> waits = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            String topic = "never-" + i;
+            waits.add(CompletableFuture.supplyAsync(() -> m.awaitTopic(topic, Deadline.after(60_000))));
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> m.counters().waitersNow() == 10);
+        long start = System.nanoTime();
+        m.close();
+        m.close();
+        assertTrue((System.nanoTime() - start) / 1_000_000 < 10_000);
+        for (CompletableFuture<Cluster> w : waits) {
+            var ex = assertThrows(java.util.concurrent.ExecutionException.class, () -> w.get(5, TimeUnit.SECONDS));
+            assertInstanceOf(MetadataClosedException.class, ex.getCause());
+        }
+        assertFalse(Thread.getAllStackTraces().keySet().stream()
+                .anyMatch(t -> t.getName().equals("kmeta-metadata-sender | " + m.config().clientId())));
+        assertEquals(RefreshState.CLOSED, m.state());
+    }
+}
