@@ -93,7 +93,7 @@ public final class ResponseTranslator {
         }
         try {
             return TopicMetadata.of(name, uuid(t.topicId()), t.isInternal(), t.errorCode(), partitions);
-        } catch (IllegalArgumentException bad) {
+        } catch (RuntimeException bad) { // IllegalArgumentException by contract; anything else is a model bug
             log.warn("Ignoring unusable metadata for topic {}: {}", name, bad.getMessage());
             return null;
         }
