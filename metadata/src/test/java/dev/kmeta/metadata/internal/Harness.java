@@ -82,7 +82,8 @@ final class Harness implements AutoCloseable {
         }, "app");
         t.setDaemon(true);
         t.start();
-        await().atMost(java.time.Duration.ofSeconds(10)).until(() -> f.isDone()
+        await().atMost(java.time.Duration.ofSeconds(10)).pollDelay(java.time.Duration.ZERO)
+                .pollInterval(java.time.Duration.ofMillis(1)).until(() -> f.isDone()
                 || (manager.counters().waitersNow() > before && t.getState() == Thread.State.TIMED_WAITING));
         return f;
     }
