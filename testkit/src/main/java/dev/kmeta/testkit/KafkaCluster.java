@@ -32,6 +32,9 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
@@ -56,6 +59,8 @@ import org.slf4j.LoggerFactory;
  * advertised address tests may change ({@link Builder#advertise}, {@link Builder#withProxies()}), and
  * {@code INTERNAL}, for replication and for this class's own {@link #admin()} and checks, so that faults
  * injected on the client path never disturb the cluster itself. A restarted broker keeps its ports.
+ * {@link Builder#clientSecurity(ClientSecurity)} secures the CLIENT listener (SSL, SASL_SSL, SASL_PLAINTEXT);
+ * INTERNAL stays PLAINTEXT, so {@link #admin()} needs no credentials.
  *
  * <p>Brokers run in this JVM by default; with {@link Builder#childProcesses(boolean)} they run in child JVMs
  * (the controller stays in this JVM) and can be {@link #killBroker(int) killed}. The storage lives under
@@ -304,11 +309,102 @@ public final class KafkaCluster implements AutoCloseable {
         throw new IllegalArgumentException("topic " + topic + " has no partition " + partition);
     }
 
+    // ------------------------------------------------------------------ users
+
+    /** {@link #createScramUser(String, String, String) createScramUser(SCRAM-SHA-512, user, password)}. */
+    public void createScramUser(String user, String password) {
+        createScramUser(ClientSecurity.SCRAM_SHA_512, user, password);
+    }
+
+    /**
+     * Creates (or updates) a SCRAM credential with the shared {@link #admin()} (INTERNAL listener), then waits until
+     * every running broker lets that user in on its CLIENT listener: a client started now authenticates at once.
+     *
+     * @param mechanism {@link ClientSecurity#SCRAM_SHA_512} or {@link ClientSecurity#SCRAM_SHA_256}
+     * @throws IllegalStateException if the CLIENT listener has no SASL, or a broker still refuses after 30 s
+     */
+    public void createScramUser(String mechanism, String user, String password) {
+        ClientSecurity security = clientSecurity();
+        if (!security.isSasl()) {
+            throw new IllegalStateException("the CLIENT listener is " + security.protocol() + ", not SASL");
+        }
+        Map<String, Object> login = security.clientProperties(mechanism, user, password);
+        ScramMechanism scram = ScramMechanism.fromMechanismName(mechanism);
+        if (scram == ScramMechanism.UNKNOWN) {
+            throw new IllegalArgumentException("not a SCRAM mechanism: " + mechanism);
+        }
+        await(admin().alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(user,
+                new ScramCredentialInfo(scram, 4096), password))).all(), "create SCRAM user " + user);
+        awaitLogin("SCRAM user " + user + " (" + mechanism + ") accepted", login);
+    }
+
+    /**
+     * Waits until every running broker's CLIENT listener accepts a connection made with these client properties
+     * (TLS handshake and SASL authentication, as a client does them).
+     */
+    public void awaitLogin(String what, Map<String, Object> clientProps) {
+        Map<Integer, Object> last = new ConcurrentHashMap<>();
+        waitUntil(what, () -> {
+            boolean all = true;
+            for (int id : runningBrokerIds()) {
+                LoginProbe.Outcome outcome = LoginProbe.login(brokerAddress(id), clientProps, Duration.ofSeconds(5));
+                last.put(id, outcome.ready() ? "ok" : outcome.authFailure() != null
+                        ? outcome.authFailure().toString() : outcome.other());
+                all &= outcome.ready();
+            }
+            return all;
+        }, () -> "last outcomes: " + last);
+    }
+
     // ------------------------------------------------------------------ queries
 
     /** {@code 127.0.0.1:port,...} of every broker's CLIENT listener (real ports, never proxies). */
     public String bootstrapServers() {
         return brokerIds.stream().map(id -> HOST + ":" + broker(id).clientPort).collect(Collectors.joining(","));
+    }
+
+    /**
+     * What a client needs to reach the CLIENT listeners without SASL: {@code bootstrap.servers} and, for SSL,
+     * {@code security.protocol} and a truststore that trusts the brokers.
+     *
+     * @throws IllegalStateException if the CLIENT listener uses SASL (use {@link #clientProperties(String, String)})
+     */
+    public Map<String, Object> clientProperties() {
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        p.putAll(clientSecurity().clientProperties());
+        return p;
+    }
+
+    /**
+     * What a SCRAM-SHA-512 user needs to reach the CLIENT listeners: {@code bootstrap.servers},
+     * {@code security.protocol}, {@code sasl.mechanism}, {@code sasl.jaas.config} and, over TLS,
+     * {@code ssl.truststore.location/password/type}.
+     */
+    public Map<String, Object> clientProperties(String user, String password) {
+        return clientProperties(ClientSecurity.SCRAM_SHA_512, user, password);
+    }
+
+    /** As {@link #clientProperties(String, String)} with another of {@link ClientSecurity#mechanisms()}. */
+    public Map<String, Object> clientProperties(String mechanism, String user, String password) {
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        p.putAll(clientSecurity().clientProperties(mechanism, user, password));
+        return p;
+    }
+
+    /**
+     * How the CLIENT listener is secured ({@link ClientSecurity#plaintext()} by default).
+     *
+     * @throws IllegalStateException if it was configured by hand ({@link Builder#clientSecurityProtocol(String)})
+     */
+    public ClientSecurity clientSecurity() {
+        ClientSecurity security = settings.clientSecurity;
+        if (security == null) {
+            throw new IllegalStateException("the CLIENT listener (" + settings.clientSecurityProtocol
+                    + ") was configured by hand; build the client properties yourself");
+        }
+        return security;
     }
 
     /** The CLIENT listener of one broker (real port, whatever it advertises). */
@@ -473,6 +569,9 @@ public final class KafkaCluster implements AutoCloseable {
         config.put("listeners", listeners(node));
         if (node.role.isBroker()) {
             brokerDefaults(node, config);
+            if (settings.clientSecurity != null) {
+                config.putAll(settings.clientSecurity.brokerConfigs());
+            }
             config.putAll(settings.brokerConfigs);
             config.putAll(settings.brokerOverrides.apply(node.id));
         }
@@ -771,6 +870,7 @@ public final class KafkaCluster implements AutoCloseable {
         final boolean childProcesses;
         final boolean proxies;
         final String clientSecurityProtocol;
+        final ClientSecurity clientSecurity;
         final Path storageRoot;
         final Duration startTimeout;
         final Map<String, String> brokerConfigs;
@@ -783,7 +883,11 @@ public final class KafkaCluster implements AutoCloseable {
             autoCreateTopics = b.autoCreateTopics;
             childProcesses = b.childProcesses;
             proxies = b.proxies;
-            clientSecurityProtocol = b.clientSecurityProtocol;
+            clientSecurityProtocol = b.clientSecurity != null
+                    ? b.clientSecurity.protocol() : b.clientSecurityProtocol;
+            // null: a protocol configured by hand (clientSecurityProtocol + brokerConfig), unknown to the testkit
+            clientSecurity = b.clientSecurity != null ? b.clientSecurity
+                    : "PLAINTEXT".equals(b.clientSecurityProtocol) ? ClientSecurity.plaintext() : null;
             storageRoot = b.storageRoot;
             startTimeout = b.startTimeout;
             brokerConfigs = Map.copyOf(b.brokerConfigs);
@@ -803,6 +907,7 @@ public final class KafkaCluster implements AutoCloseable {
         private boolean childProcesses;
         private boolean proxies;
         private String clientSecurityProtocol = "PLAINTEXT";
+        private ClientSecurity clientSecurity;
         private Path storageRoot = Paths.get("target");
         private Duration startTimeout = Duration.ofSeconds(60);
         private final Map<String, String> brokerConfigs = new LinkedHashMap<>();
@@ -849,9 +954,24 @@ public final class KafkaCluster implements AutoCloseable {
             return this;
         }
 
-        /** Security protocol of the CLIENT listener (default PLAINTEXT); configure it with brokerConfig. */
+        /**
+         * Security protocol of the CLIENT listener (default PLAINTEXT); configure it with brokerConfig. Replaces an
+         * earlier {@link #clientSecurity(ClientSecurity)}.
+         */
         public Builder clientSecurityProtocol(String protocol) {
             this.clientSecurityProtocol = Objects.requireNonNull(protocol);
+            this.clientSecurity = null;
+            return this;
+        }
+
+        /**
+         * Secures the CLIENT listener (protocol, key store, SASL mechanisms and their JAAS configs); INTERNAL stays
+         * PLAINTEXT. {@link #brokerConfig} and {@link #brokerConfigOverrides} still apply over it. Replaces an
+         * earlier {@link #clientSecurityProtocol(String)}.
+         */
+        public Builder clientSecurity(ClientSecurity security) {
+            this.clientSecurity = Objects.requireNonNull(security);
+            this.clientSecurityProtocol = security.protocol();
             return this;
         }
 

@@ -1,0 +1,301 @@
+package dev.kmeta.sender;
+
+import dev.kmeta.cluster.Cluster;
+import dev.kmeta.metadata.Deadline;
+import dev.kmeta.metadata.MetadataFatalException;
+import dev.kmeta.metadata.RefreshState;
+import dev.kmeta.sender.internal.ConnectionEvidence;
+import dev.kmeta.testkit.ClientSecurity;
+import dev.kmeta.testkit.FaultProxy;
+import dev.kmeta.testkit.KafkaCluster;
+import dev.kmeta.testkit.TestCertificates;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.errors.SaslAuthenticationException;
+import org.apache.kafka.common.errors.SslAuthenticationException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * kmeta over SASL_SSL (SCRAM-SHA-512) against a real broker whose CLIENT listener is secured, with certificates made
+ * at runtime: metadata is fetched; a wrong password, an untrusted CA and a host name the certificate does not name
+ * each fail every waiter at once with {@link MetadataFatalException} (not at the deadline) without a retry storm;
+ * and no secret shows in logs or in {@code toString()}.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class SecurityTest {
+    private static final String USER = "kmeta-user";
+    private static final String PASSWORD = "scram-" + UUID.randomUUID();
+    private static final String WRONG_PASSWORD = "wrong-" + UUID.randomUUID();
+    private static final String TOPIC = "secure-orders";
+    private static final int WAITERS = 5;
+    /** Budget of every waiter: failing "at once" means long before it. */
+    private static final long BUDGET_MS = 60_000;
+
+    private static TestCertificates certs;
+    private static KafkaCluster kafka;
+
+    @BeforeAll
+    static void start() {
+        certs = TestCertificates.create(Path.of("target"));
+        kafka = KafkaCluster.builder().clientSecurity(ClientSecurity.saslSsl(certs)).build().start();
+        kafka.createScramUser(USER, PASSWORD);
+        kafka.createTopic(TOPIC, 3, 1);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (kafka != null) {
+            kafka.close();
+        }
+        if (certs != null) {
+            certs.close();
+        }
+    }
+
+    /** Kafka client properties for {@code bootstrap} with the given security, and a fresh client id. */
+    private static Map<String, Object> props(String bootstrap, Map<String, Object> security) {
+        Map<String, Object> p = new HashMap<>(security);
+        p.put("bootstrap.servers", bootstrap);
+        p.put("client.id", "security-" + System.nanoTime());
+        return p;
+    }
+
+    private static Map<String, Object> good() {
+        return props(kafka.bootstrapServers(), kafka.clientProperties(USER, PASSWORD));
+    }
+
+    @Test
+    void fetchesMetadataOverSaslSsl() throws Exception {
+        try (KafkaMetadata m = KafkaMetadata.create(good())) {
+            Deadline deadline = Deadline.after(30_000);
+            Cluster c = m.awaitTopic(TOPIC, deadline);
+            assertFalse(deadline.isExpired());
+            TopicDescription d = kafka.admin().describeTopics(List.of(TOPIC)).allTopicNames().get().get(TOPIC);
+            assertEquals(3, c.partitionCount(TOPIC));
+            for (TopicPartitionInfo p : d.partitions()) {
+                assertEquals(p.leader().id(), c.leader(TOPIC, p.partition()).id());
+                assertEquals(kafka.brokerAddress(p.leader().id()).getPort(), c.leader(TOPIC, p.partition()).port(),
+                        "the leader's SASL_SSL client listener");
+            }
+            assertEquals(kafka.clusterId(), c.clusterId());
+            assertEquals(RefreshState.STABLE, m.state());
+            ConnectionEvidence.Record bootstrap = m.evidence().get("-1");
+            assertNotNull(bootstrap);
+            assertTrue(bootstrap.answers() >= 1, bootstrap.toString());
+            assertEquals(null, bootstrap.lastProblem(), bootstrap.toString());
+        }
+    }
+
+    @Test
+    void wrongPasswordFailsEveryWaiterAtOnceWithoutARetryStorm() throws Exception {
+        Failure f = everyWaiterFailsAtOnce(proxy -> KafkaMetadata.create(
+                props(proxy.address(), kafka.clientProperties(USER, WRONG_PASSWORD))));
+        for (Throwable cause : f.causes) {
+            assertInstanceOf(SaslAuthenticationException.class, cause);
+        }
+    }
+
+    @Test
+    void untrustedCertificateFailsEveryWaiterAtOnce() throws Exception {
+        Map<String, Object> security = new HashMap<>(kafka.clientProperties(USER, PASSWORD));
+        security.putAll(certs.untrustingClientProperties());
+        Failure f = everyWaiterFailsAtOnce(proxy -> KafkaMetadata.create(props(proxy.address(), security)));
+        for (Throwable cause : f.causes) {
+            assertInstanceOf(SslAuthenticationException.class, cause);
+            assertTrue(chain(cause).contains("unable to find valid certification path"), chain(cause));
+        }
+    }
+
+    @Test
+    void hostNameTheCertificateDoesNotNameFailsEveryWaiterAtOnce() throws Exception {
+        // kafka.wrong.test resolves to 127.0.0.1, but the certificate names only localhost and 127.0.0.1:
+        // kafka-clients' default ssl.endpoint.identification.algorithm=https must reject it.
+        HostResolverHook hook = host -> host.equals("kafka.wrong.test")
+                ? new InetAddress[] {InetAddress.getByAddress(host, new byte[] {127, 0, 0, 1})}
+                : throwUnknown(host);
+        Failure f = everyWaiterFailsAtOnce(proxy -> KafkaMetadata.builder(
+                props("kafka.wrong.test:" + proxy.port(), kafka.clientProperties(USER, PASSWORD)))
+                .hostResolver(hook).build());
+        for (Throwable cause : f.causes) {
+            assertInstanceOf(SslAuthenticationException.class, cause);
+            assertTrue(chain(cause).contains("No subject alternative DNS name matching kafka.wrong.test"),
+                    chain(cause));
+        }
+    }
+
+    /** Every message of a cause chain, one per line. */
+    private static String chain(Throwable t) {
+        StringBuilder sb = new StringBuilder();
+        for (; t != null; t = t.getCause()) {
+            sb.append(t).append('\n');
+        }
+        return sb.toString();
+    }
+
+    private static InetAddress[] throwUnknown(String host) throws UnknownHostException {
+        throw new UnknownHostException(host);
+    }
+
+    /** What {@link #everyWaiterFailsAtOnce} saw: the wire's error under each waiter's MetadataFatalException. */
+    private record Failure(List<Throwable> causes) {
+    }
+
+    /**
+     * {@value #WAITERS} threads wait for a topic with a {@value #BUDGET_MS} ms budget while a proxy refuses
+     * connections (so all are parked); then the proxy lets the client through to the broker, which rejects it.
+     * Every waiter must fail within a few seconds with a MetadataFatalException whose cause is the wire's
+     * AuthenticationException, all within a short spread; a later wait fails at once; and over the next 3 s the
+     * client connects only a few times (reconnect backoff), not in a loop.
+     */
+    private static Failure everyWaiterFailsAtOnce(Function<FaultProxy, KafkaMetadata> open) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(WAITERS);
+        try (FaultProxy proxy = FaultProxy.to(kafka.brokerAddress(0)).refuse();
+             KafkaMetadata m = open.apply(proxy)) {
+            List<Future<long[]>> waits = new ArrayList<>();
+            List<Throwable[]> errors = new ArrayList<>();
+            for (int i = 0; i < WAITERS; i++) {
+                Throwable[] error = new Throwable[1];
+                errors.add(error);
+                waits.add(pool.submit(() -> {
+                    Deadline deadline = Deadline.after(BUDGET_MS);
+                    try {
+                        m.awaitTopic(TOPIC, deadline);
+                    } catch (RuntimeException e) {
+                        error[0] = e;
+                    }
+                    return new long[] {System.nanoTime(), deadline.remainingNs()};
+                }));
+            }
+            await().atMost(Duration.ofSeconds(20)).until(() -> m.counters().waitersNow() == WAITERS);
+            assertTrue(waits.stream().noneMatch(Future::isDone), "nobody fails while the broker is unreachable");
+
+            long released = System.nanoTime();
+            proxy.pass();
+            List<Throwable> causes = new ArrayList<>();
+            long first = Long.MAX_VALUE;
+            long last = Long.MIN_VALUE;
+            for (int i = 0; i < WAITERS; i++) {
+                long[] done = waits.get(i).get(15, TimeUnit.SECONDS);
+                first = Math.min(first, done[0]);
+                last = Math.max(last, done[0]);
+                assertTrue(done[1] > TimeUnit.MILLISECONDS.toNanos(BUDGET_MS - 20_000),
+                        "failed long before the deadline");
+                Throwable e = errors.get(i)[0];
+                assertInstanceOf(MetadataFatalException.class, e, "waiter " + i);
+                assertInstanceOf(AuthenticationException.class, e.getCause(), "waiter " + i);
+                causes.add(e.getCause());
+            }
+            long failMs = TimeUnit.NANOSECONDS.toMillis(last - released);
+            long spreadMs = TimeUnit.NANOSECONDS.toMillis(last - first);
+            System.out.printf("%s: %d waiters failed %d ms after the broker became reachable, spread %d ms%n",
+                    causes.get(0).getClass().getSimpleName(), WAITERS, failMs, spreadMs);
+            assertTrue(failMs < 10_000, "failed " + failMs + " ms after release");
+            assertTrue(spreadMs < 1_000, "all at once: spread " + spreadMs + " ms");
+
+            long before = System.nanoTime();
+            assertThrows(MetadataFatalException.class, () -> m.awaitTopic(TOPIC, Deadline.after(BUDGET_MS)));
+            assertTrue(System.nanoTime() - before < TimeUnit.SECONDS.toNanos(1), "a later wait fails at once");
+
+            ConnectionEvidence.Record record = m.evidence().get("-1");
+            assertEquals(ConnectionEvidence.Problem.AUTHENTICATION, record.lastProblem(), record.toString());
+            long acceptedAtFailure = proxy.acceptedConnections();
+            int attemptsAtFailure = record.attempts();
+            // Holds for 3 s: with reconnect.backoff.ms 50 doubling to 1000 ms, a handful of attempts, not hundreds.
+            await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).until(
+                    () -> proxy.acceptedConnections() - acceptedAtFailure < 20
+                            && m.evidence().get("-1").attempts() - attemptsAtFailure < 20);
+            long accepted = proxy.acceptedConnections() - acceptedAtFailure;
+            int attempts = m.evidence().get("-1").attempts() - attemptsAtFailure;
+            System.out.printf("  then in 3 s: %d connections accepted by the proxy, %d attempts recorded%n",
+                    accepted, attempts);
+            assertTrue(accepted < 20, accepted + " connections in 3 s");
+            assertTrue(attempts < 20, attempts + " attempts in 3 s");
+            return new Failure(causes);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void noSecretInLogsExceptionsOrToString() throws Exception {
+        List<String> texts = new ArrayList<>();
+        String captured;
+        try (LogCapture logs = LogCapture.at("trace", "dev.kmeta", "org.apache.kafka.clients",
+                "org.apache.kafka.common.network", "org.apache.kafka.common.security")) {
+            try (KafkaMetadata m = KafkaMetadata.create(good())) {
+                assertEquals(3, m.awaitTopic(TOPIC, Deadline.after(30_000)).partitionCount(TOPIC));
+                texts.add(m.config().toString());
+                texts.add(m.toString());
+                texts.add(String.valueOf(m.evidence().summary()));
+                m.evidence().records().forEach(r -> texts.add(r.toString()));
+            }
+            Map<String, Object> untrusted = new HashMap<>(kafka.clientProperties(USER, PASSWORD));
+            untrusted.putAll(certs.untrustingClientProperties());
+            for (Map<String, Object> security : List.of(kafka.clientProperties(USER, WRONG_PASSWORD), untrusted)) {
+                try (KafkaMetadata m = KafkaMetadata.create(props(kafka.bootstrapServers(), security))) {
+                    MetadataFatalException e = assertThrows(MetadataFatalException.class,
+                            () -> m.awaitTopic(TOPIC, Deadline.after(30_000)));
+                    for (Throwable t = e; t != null; t = t.getCause()) {
+                        texts.add(t.toString());
+                    }
+                    texts.add(m.config().toString());
+                    texts.add(m.toString());
+                    texts.add(String.valueOf(m.evidence().summary()));
+                }
+            }
+            captured = logs.text();
+        }
+        // Kept for whoever wants to read what was checked.
+        Files.writeString(Path.of("target", "SecurityTest-captured-logs.txt"), captured);
+        assertTrue(captured.contains("kmeta metadata starting"), "the capture works: " + captured.length() + " chars");
+        assertTrue(captured.contains(" TRACE "), "the capture is at TRACE");
+        assertTrue(captured.contains("sasl.jaas.config=[hidden]"), "the config line is there, credentials hidden");
+        System.out.printf("checked %d lines of logs (%d chars) and %d strings for secrets%n",
+                captured.lines().count(), captured.length(), texts.size());
+        for (String secret : List.of(PASSWORD, WRONG_PASSWORD, certs.password())) {
+            assertNoSecret(secret, "logs", captured);
+            for (String text : texts) {
+                assertNoSecret(secret, "a string", text);
+            }
+        }
+    }
+
+    private static void assertNoSecret(String secret, String where, String text) {
+        int at = text.indexOf(secret);
+        if (at >= 0) {
+            int from = text.lastIndexOf('\n', at) + 1;
+            int to = text.indexOf('\n', at);
+            String line = text.substring(from, to < 0 ? text.length() : to);
+            throw new AssertionError("a secret shows in " + where + ": " + line.replace(secret, "<SECRET>"));
+        }
+    }
+}
