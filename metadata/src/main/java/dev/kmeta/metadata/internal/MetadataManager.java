@@ -478,13 +478,19 @@ public final class MetadataManager implements MetadataClient {
      * @param request the request it ended, or null when none was in flight
      */
     public void onFatal(RefreshRequest request, Throwable error, long nowMs) {
-        fatal = Objects.requireNonNull(error, "error");
+        Objects.requireNonNull(error, "error");
+        Throwable previous = fatal;
+        fatal = error;
         if (request != null) {
             onFailure(request, error.toString(), nowMs);
         } else {
             lastFailure = error.toString();
         }
-        log.error("[{}] metadata unavailable: {}", clientId, error.toString());
+        if (previous == null || !previous.toString().equals(error.toString())) {
+            log.error("[{}] metadata unavailable: {}", clientId, error.toString());
+        } else {
+            log.debug("[{}] metadata still unavailable: {}", clientId, error.toString());
+        }
         wakeEveryWaiter();
     }
 
