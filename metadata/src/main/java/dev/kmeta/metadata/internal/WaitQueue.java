@@ -27,11 +27,19 @@ final class WaitQueue {
         return threads.isEmpty();
     }
 
-    /** Unparks every thread queued now; returns how many. */
+    /**
+     * Unparks every thread queued now; returns how many. It takes at most as many threads as were queued when it
+     * started: a woken waiter that finds nothing new re-queues itself at once, and draining "until empty" would then
+     * keep the caller (the sender) unparking the same threads over and over for as long as they wait.
+     *
+     * <p>No wake-up is lost: the queue is FIFO, so the threads queued before the count are polled before any that
+     * queue later, and a thread that queues after the count re-reads the snapshot after the caller published it.
+     */
     int wakeAll() {
+        int queued = threads.size();
         int n = 0;
         Thread t;
-        while ((t = threads.poll()) != null) {
+        while (n < queued && (t = threads.poll()) != null) {
             LockSupport.unpark(t);
             n++;
         }

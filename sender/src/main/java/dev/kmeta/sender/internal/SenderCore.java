@@ -51,12 +51,17 @@ public final class SenderCore {
         return core;
     }
 
-    /** A reference to the shared instance for this cluster and security identity, started if needed. */
+    /**
+     * A reference to the shared instance for this cluster and security identity, started if needed. A new instance
+     * starts with one reference, its creator's; a caller that finds one running takes another.
+     */
     public static SenderCore shared(MetadataConfig config) {
         Object key = identity(config);
         for (;;) {
-            SenderCore core = SHARED.computeIfAbsent(key, k -> start(config, HostResolverHook.system(), k));
-            if (core.acquire()) {
+            SenderCore[] created = new SenderCore[1];
+            SenderCore core = SHARED.computeIfAbsent(key,
+                    k -> created[0] = start(config, HostResolverHook.system(), k));
+            if (core == created[0] || core.acquire()) {
                 return core;
             }
             SHARED.remove(key, core); // it was closing: make a new one
