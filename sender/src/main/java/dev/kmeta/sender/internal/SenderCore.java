@@ -69,10 +69,12 @@ public final class SenderCore {
     }
 
     private static Object identity(MetadataConfig config) {
-        Map<String, String> security = new TreeMap<>();
+        // Raw values, not their text: a kafka-clients Password prints as "[hidden]" but compares by value, so two
+        // callers with different credentials never share an instance.
+        Map<String, Object> security = new TreeMap<>();
         config.originals().forEach((k, v) -> {
             if (k.startsWith("ssl.") || k.startsWith("sasl.") || k.startsWith("security.")) {
-                security.put(k, String.valueOf(v));
+                security.put(k, v);
             }
         });
         return List.of(config.bootstrapServers(), config.securityProtocol(), config.clientDnsLookup(), security);
