@@ -12,6 +12,10 @@ import dev.kmeta.sender.internal.ConnectionEvidence;
 import dev.kmeta.sender.internal.KafkaClusterView;
 import dev.kmeta.sender.internal.SenderCore;
 
+import org.apache.kafka.clients.HostResolver;
+import org.apache.kafka.clients.KafkaClient;
+import org.apache.kafka.clients.MetadataUpdater;
+
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
@@ -61,6 +65,16 @@ public final class KafkaMetadata implements MetadataClient {
     /** A builder for a private instance with options beyond properties (a DNS hook for tests). */
     public static Builder builder(Map<String, ?> props) {
         return new Builder(props);
+    }
+
+    /**
+     * An instance without a thread of its own, for a producer that runs its own kafka-clients {@code NetworkClient}:
+     * kmeta becomes that client's metadata source ({@link #metadataUpdater()}), sends its metadata requests on it and
+     * does its work inside the producer's {@code poll}. The producer closes its client; {@link #close()} releases
+     * kmeta's waiters.
+     */
+    public static KafkaMetadata driven(Map<String, ?> props) {
+        return new KafkaMetadata(SenderCore.driven(MetadataConfig.from(props), HostResolverHook.system()));
     }
 
     /**
@@ -127,7 +141,34 @@ public final class KafkaMetadata implements MetadataClient {
 
     /** How many times the sender went back to the bootstrap addresses. */
     public long rebootstraps() {
-        return core.loop().rebootstraps();
+        return core.rebootstraps();
+    }
+
+    /**
+     * Driven mode ({@link #driven}): the {@code MetadataUpdater} to build your {@code NetworkClient} with, e.g.
+     * {@code ClientUtils.createNetworkClient(config, ..., null, metadata.metadataUpdater(),
+     * metadata.hostResolver(), null, null)}; then {@link #attach} the client.
+     *
+     * @throws IllegalStateException if this instance runs its own sender thread
+     */
+    public MetadataUpdater metadataUpdater() {
+        return core.metadataUpdater();
+    }
+
+    /** The resolver kmeta uses (the {@link HostResolverHook} given, recording DNS failures as evidence). */
+    public HostResolver hostResolver() {
+        return core.hostResolver();
+    }
+
+    /**
+     * Driven mode: the client kmeta sends its metadata requests on. Call once, right after building the client; from
+     * then on every {@code client.poll} of your network thread also does kmeta's work (on that thread), and kmeta
+     * wakes that thread through {@code client.wakeup()} when a send needs metadata.
+     *
+     * @throws IllegalStateException if this instance runs its own sender thread, or a client is already attached
+     */
+    public void attach(KafkaClient client) {
+        core.attach(client);
     }
 
     /** The configuration in force (of the first creator, for a shared instance). */

@@ -18,7 +18,8 @@ import java.util.Optional;
  * sender sends (as kafka-clients' own Admin client does), so {@link #handleSuccessfulResponse} and
  * {@link #handleFailedRequest} are never called.
  *
- * <p>Confined to the sender thread, except {@link #fetchNodes()}, which returns a volatile immutable list.
+ * <p>Confined to the sender thread (kmeta's, or the producer's network thread when driven from its poll), except
+ * {@link #fetchNodes()}, which returns a volatile immutable list.
  */
 final class NodeProvider implements MetadataUpdater {
     /** Callbacks into the sender loop. */
@@ -30,10 +31,15 @@ final class NodeProvider implements MetadataUpdater {
         void rebootstrap(long nowMs);
 
         String clusterId();
+
+        /** One step of the sender's work (when a producer's poll drives kmeta); returns ms until the next. */
+        long step();
     }
 
     private final Listener listener;
     private volatile List<Node> nodes;
+    private boolean drivenByPoll;
+    private boolean stepping;
 
     NodeProvider(List<Node> bootstrapNodes, Listener listener) {
         if (bootstrapNodes.isEmpty()) {
@@ -41,6 +47,14 @@ final class NodeProvider implements MetadataUpdater {
         }
         this.nodes = List.copyOf(bootstrapNodes);
         this.listener = listener;
+    }
+
+    /**
+     * Makes {@link #maybeUpdate} run the sender's step: for a producer's own {@code NetworkClient}, whose every
+     * {@code poll} then also does kmeta's work on the producer's thread.
+     */
+    void driveFromPoll() {
+        drivenByPoll = true;
     }
 
     /** Replaces the node list; an empty list is ignored (NetworkClient must always have a node). */
@@ -62,7 +76,15 @@ final class NodeProvider implements MetadataUpdater {
 
     @Override
     public long maybeUpdate(long now) {
-        return Long.MAX_VALUE;
+        if (!drivenByPoll || stepping) {
+            return Long.MAX_VALUE;
+        }
+        stepping = true; // the step calls the client's ready(), which must not re-enter the step
+        try {
+            return listener.step();
+        } finally {
+            stepping = false;
+        }
     }
 
     @Override

@@ -4,6 +4,10 @@ import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.metadata.Ticker;
 import dev.kmeta.metadata.internal.MetadataManager;
 import dev.kmeta.sender.HostResolverHook;
+import org.apache.kafka.clients.HostResolver;
+import org.apache.kafka.clients.KafkaClient;
+import org.apache.kafka.clients.MetadataUpdater;
+import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,8 +19,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * One running instance: the manager, its sender loop and thread, and a reference count for shared use. The JVM-wide
- * registry of shared instances lives here, keyed by cluster and security identity.
+ * One running instance: the manager and what drives it - kmeta's own sender loop and thread, or (driven mode) a
+ * producer's network client - and a reference count for shared use. The JVM-wide registry of shared instances
+ * lives here, keyed by cluster and security identity.
  *
  * <p>Thread-safe.
  */
@@ -30,25 +35,43 @@ public final class SenderCore {
     private final ConnectionEvidence evidence = new ConnectionEvidence();
     private final SenderLoop loop;
     private final Thread thread;
+    private final MetadataDriver driver;
+    private final RecordingResolver resolver;
     private final KafkaClusterView clusterView = new KafkaClusterView();
     private final AtomicInteger refs = new AtomicInteger(1);
     private final Object sharedKey;
 
-    private SenderCore(MetadataConfig config, HostResolverHook resolver, Object sharedKey) {
+    private SenderCore(MetadataConfig config, HostResolverHook resolverHook, Object sharedKey, boolean ownThread) {
         this.config = config;
         this.sharedKey = sharedKey;
         this.manager = new MetadataManager(config, Ticker.system());
-        this.loop = new SenderLoop(manager, config, resolver, evidence);
-        this.thread = new Thread(loop, "kmeta-metadata-sender | " + config.clientId());
-        this.thread.setDaemon(true);
+        this.resolver = new RecordingResolver(resolverHook);
+        if (ownThread) {
+            this.loop = new SenderLoop(manager, config, resolver, evidence);
+            this.thread = new Thread(loop, "kmeta-metadata-sender | " + config.clientId());
+            this.thread.setDaemon(true);
+            this.driver = null;
+        } else {
+            this.loop = null;
+            this.thread = null;
+            this.driver = new MetadataDriver(manager, config, resolver, evidence, Time.SYSTEM);
+            this.driver.nodeProvider().driveFromPoll();
+        }
     }
 
-    /** Starts a private instance. */
+    /** Starts a private instance with its own sender thread. */
     public static SenderCore start(MetadataConfig config, HostResolverHook resolver, Object sharedKey) {
-        SenderCore core = new SenderCore(config, Objects.requireNonNull(resolver, "resolver"), sharedKey);
+        SenderCore core = new SenderCore(config, Objects.requireNonNull(resolver, "resolver"), sharedKey, true);
         log.info("[{}] kmeta metadata starting: {}", config.clientId(), config);
         core.thread.start();
         return core;
+    }
+
+    /** An instance without a thread, driven by a producer's own network client's poll. */
+    public static SenderCore driven(MetadataConfig config, HostResolverHook resolver) {
+        config.requireBootstrapServers();
+        log.info("[{}] kmeta metadata (driven by the producer's network loop): {}", config.clientId(), config);
+        return new SenderCore(config, Objects.requireNonNull(resolver, "resolver"), null, false);
     }
 
     /**
@@ -101,6 +124,9 @@ public final class SenderCore {
             SHARED.remove(sharedKey, this);
         }
         manager.close();
+        if (thread == null) {
+            return;
+        }
         loop.wakeup();
         try {
             thread.join(CLOSE_JOIN_MS);
@@ -110,6 +136,32 @@ public final class SenderCore {
         if (thread.isAlive()) {
             log.warn("[{}] the metadata sender did not stop within {} ms", config.clientId(), CLOSE_JOIN_MS);
         }
+    }
+
+    /** Driven mode: the updater to give the producer's {@code NetworkClient}. */
+    public MetadataUpdater metadataUpdater() {
+        return requireDriven().nodeProvider();
+    }
+
+    /** Driven mode: the resolver to give the producer's {@code NetworkClient} (it records DNS evidence). */
+    public HostResolver hostResolver() {
+        return resolver;
+    }
+
+    /** Driven mode: the client kmeta sends its metadata requests on; once, right after it is built. */
+    public void attach(KafkaClient client) {
+        requireDriven().attach(client);
+    }
+
+    private MetadataDriver requireDriven() {
+        if (driver == null) {
+            throw new IllegalStateException("this instance runs its own sender thread; use KafkaMetadata.driven()");
+        }
+        return driver;
+    }
+
+    public long rebootstraps() {
+        return loop != null ? loop.rebootstraps() : driver.rebootstraps();
     }
 
     public MetadataManager manager() {
@@ -124,15 +176,11 @@ public final class SenderCore {
         return evidence;
     }
 
-    public SenderLoop loop() {
-        return loop;
-    }
-
     public KafkaClusterView clusterView() {
         return clusterView;
     }
 
-    /** The sender thread (for tests that check it ends). */
+    /** The sender thread, or null in driven mode. */
     public Thread thread() {
         return thread;
     }

@@ -2,68 +2,37 @@ package dev.kmeta.sender.internal;
 
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.metadata.internal.MetadataManager;
-import dev.kmeta.metadata.internal.RefreshRequest;
-import dev.kmeta.metadata.internal.RefreshResponse;
-import dev.kmeta.sender.HostResolverHook;
-import org.apache.kafka.clients.ClientRequest;
-import org.apache.kafka.clients.ClientResponse;
-import org.apache.kafka.clients.LeastLoadedNode;
 import org.apache.kafka.clients.NetworkClient;
-import org.apache.kafka.common.Node;
-import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.metrics.Metrics;
-import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.requests.MetadataRequest;
-import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
-
 /**
- * The sender thread's loop: drives the {@link MetadataManager}'s state machine over one kafka-clients
- * {@link NetworkClient}. Each round: take the posted commands ({@link MetadataManager#poll}); if a request is due
- * and none is in flight, pick the least-loaded node, connect or send one {@code MetadataRequest}; then poll the
- * network, whose completion callbacks (on this same thread) hand answers and failures to the manager.
- *
- * <p>It never dies of a bad answer: whatever a response callback throws turns into a failed request (retried after
- * backoff), and an unexpected error in a round is logged and the loop goes on. It ends when the manager is closed,
- * closing every socket.
+ * kmeta's own sender thread: owns a kafka-clients {@link NetworkClient} and runs {@link MetadataDriver#step} and
+ * {@code client.poll} in turn until the manager is closed, then closes every socket.
  *
  * <p>Confined to its own thread; {@link #wakeup()} and {@link #rebootstraps()} may be called from any thread.
  */
-public final class SenderLoop implements Runnable, NodeProvider.Listener {
+public final class SenderLoop implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(SenderLoop.class);
-    private static final long MAX_POLL_MS = 1_000;
 
     private final MetadataManager manager;
     private final MetadataConfig config;
-    private final Transport transport;
+    private final MetadataDriver driver;
     private final NetworkClient client;
     private final Metrics metrics;
-    private final Time time;
-    private final ConnectionEvidence evidence;
-    private final RecordingResolver resolver;
-    private final AtomicLong rebootstraps = new AtomicLong();
-
-    private RefreshRequest inFlight;
-    private long wantingSinceMs = -1;
+    private final Time time = Time.SYSTEM;
 
     /** Builds the transport from the manager's config; the loop starts when {@link #run()} runs on a thread. */
-    public SenderLoop(MetadataManager manager, MetadataConfig config, HostResolverHook resolverHook,
-                      ConnectionEvidence evidence) {
+    SenderLoop(MetadataManager manager, MetadataConfig config, RecordingResolver resolver,
+               ConnectionEvidence evidence) {
         this.manager = manager;
         this.config = config;
-        this.evidence = evidence;
-        this.time = Time.SYSTEM;
         this.metrics = new Metrics(time);
-        this.resolver = new RecordingResolver(resolverHook);
-        this.transport = new Transport(config, this, resolver, metrics, time);
-        this.client = transport.client();
-        manager.setWaker(client::wakeup);
+        this.driver = new MetadataDriver(manager, config, resolver, evidence, time);
+        this.client = Transport.networkClient(config, driver.nodeProvider(), resolver, metrics, time);
+        driver.attach(client);
     }
 
     /** Wakes the loop (thread-safe). */
@@ -73,202 +42,26 @@ public final class SenderLoop implements Runnable, NodeProvider.Listener {
 
     /** How many times the loop went back to the bootstrap addresses. */
     public long rebootstraps() {
-        return rebootstraps.get();
+        return driver.rebootstraps();
     }
 
     @Override
     public void run() {
         try {
             while (!manager.isClosed()) {
-                round();
+                long waitMs = driver.step();
+                try {
+                    client.poll(waitMs, time.milliseconds());
+                } catch (RuntimeException e) {
+                    if (!manager.isClosed()) {
+                        log.error("[{}] network poll failed; going on", config.clientId(), e);
+                    }
+                }
             }
             manager.poll(manager.ticker().milliTime()); // moves the state machine to CLOSED
         } finally {
             closeTransport();
         }
-    }
-
-    private void round() {
-        long waitMs;
-        try {
-            long nowMs = manager.ticker().milliTime();
-            waitMs = manager.poll(nowMs);
-            if (inFlight == null && waitMs == 0) {
-                waitMs = trySend(nowMs, time.milliseconds());
-            } else if (inFlight == null) {
-                wantingSinceMs = -1;
-            }
-        } catch (RuntimeException e) {
-            log.error("[{}] unexpected error in the metadata sender; going on", config.clientId(), e);
-            waitMs = config.retryBackoffMs();
-        }
-        try {
-            client.poll(Math.max(0, Math.min(waitMs, MAX_POLL_MS)), time.milliseconds());
-        } catch (RuntimeException e) {
-            if (!manager.isClosed()) {
-                log.error("[{}] network poll failed; going on", config.clientId(), e);
-            }
-        }
-    }
-
-    /** A request is due: send it to a ready node, or start connecting; returns how long to poll. */
-    private long trySend(long nowMs, long netNowMs) {
-        if (wantingSinceMs < 0) {
-            wantingSinceMs = netNowMs;
-        }
-        LeastLoadedNode least = client.leastLoadedNode(netNowMs);
-        Node node = least.node();
-        if (node == null) {
-            return config.reconnectBackoffMs();
-        }
-        ConnectionEvidence.Record record = evidence.record(node.idString(), node.host() + ":" + node.port(),
-                node.id() < 0);
-        if (!client.isReady(node, netNowMs)) {
-            long delay = client.connectionDelay(node, netNowMs);
-            if (delay == 0) {
-                evidence.attempt(record);
-            }
-            if (!client.ready(node, netNowMs)) {
-                return delay == 0 || delay == Long.MAX_VALUE ? MAX_POLL_MS : delay;
-            }
-        }
-        evidence.connected(record);
-        send(node, nowMs, netNowMs, record);
-        return MAX_POLL_MS;
-    }
-
-    private void send(Node node, long nowMs, long netNowMs, ConnectionEvidence.Record record) {
-        RefreshRequest request = manager.beginRefresh(nowMs);
-        if (request == null) {
-            return;
-        }
-        MetadataRequest.Builder builder = new MetadataRequest.Builder(new ArrayList<>(request.topics()),
-                request.allowAutoTopicCreation());
-        ClientRequest cr = client.newClientRequest(node.idString(), builder, netNowMs, true,
-                config.requestTimeoutMs(), response -> complete(request, node, record, response));
-        inFlight = request;
-        client.send(cr, netNowMs);
-    }
-
-    /** Runs inside {@code client.poll}, on this thread. Never lets an exception escape with the request open. */
-    private void complete(RefreshRequest request, Node node, ConnectionEvidence.Record record,
-                          ClientResponse response) {
-        if (inFlight != request) {
-            return;
-        }
-        inFlight = null;
-        long nowMs = manager.ticker().milliTime();
-        try {
-            if (response.versionMismatch() != null) {
-                manager.onFatal(request, response.versionMismatch(), nowMs);
-            } else if (response.wasDisconnected()) {
-                failed(request, node, record, response, nowMs);
-            } else {
-                answered(request, (MetadataResponse) response.responseBody(), record, nowMs);
-            }
-        } catch (RuntimeException e) {
-            log.warn("[{}] unusable metadata answer from {}: {}", config.clientId(), node, e.toString());
-            if (manager.inFlight() == request) {
-                manager.onFailure(request, "unusable answer from " + address(node) + ": " + e, nowMs);
-            }
-        }
-    }
-
-    private void failed(RefreshRequest request, Node node, ConnectionEvidence.Record record,
-                        ClientResponse response, long nowMs) {
-        String reason;
-        if (response.wasTimedOut()) {
-            reason = "no answer from " + address(node) + " within request.timeout.ms=" + config.requestTimeoutMs();
-            evidence.problem(record, ConnectionEvidence.Problem.REQUEST_TIMEOUT, reason, nowMs);
-        } else {
-            reason = "connection to " + address(node) + " dropped while a request was in flight";
-        }
-        manager.onFailure(request, reason, nowMs);
-    }
-
-    private void answered(RefreshRequest request, MetadataResponse response, ConnectionEvidence.Record record,
-                          long nowMs) {
-        if (response.data().errorCode() == Errors.REBOOTSTRAP_REQUIRED.code()) {
-            manager.onFailure(request, "the broker answered REBOOTSTRAP_REQUIRED", nowMs);
-            rebootstrap(time.milliseconds());
-            return;
-        }
-        RefreshResponse translated = ResponseTranslator.translate(response, manager.fetch());
-        manager.onResponse(request, translated, nowMs);
-        evidence.answer(record);
-        if (manager.inFlight() == null && manager.fetch().nodes().size() > 0) {
-            wantingSinceMs = -1;
-            transport.nodes().setNodes(kafkaNodes());
-        }
-    }
-
-    private List<Node> kafkaNodes() {
-        List<Node> nodes = new ArrayList<>();
-        for (dev.kmeta.cluster.Node n : manager.fetch().nodes()) {
-            nodes.add(new Node(n.id(), n.host(), n.port(), n.rack()));
-        }
-        return nodes;
-    }
-
-    private static String address(Node node) {
-        return (node.id() < 0 ? "bootstrap " : "broker " + node.id() + " at ") + node.host() + ":" + node.port();
-    }
-
-    // ------------------------------------------------------------- NodeProvider.Listener (called inside poll)
-
-    @Override
-    public void onDisconnect(long netNowMs, String nodeId, AuthenticationException authFailure) {
-        long nowMs = manager.ticker().milliTime();
-        ConnectionEvidence.Record record = evidence.get(nodeId);
-        if (authFailure != null) {
-            if (record != null) {
-                evidence.problem(record, ConnectionEvidence.Problem.AUTHENTICATION, authFailure.getMessage(), nowMs);
-            }
-            manager.onFatal(null, authFailure, nowMs);
-            return;
-        }
-        if (record != null) {
-            String host = record.address().substring(0, record.address().lastIndexOf(':'));
-            String dns = resolver.failureFor(host);
-            if (dns != null) {
-                evidence.problem(record, ConnectionEvidence.Problem.DNS, dns, nowMs);
-            } else {
-                evidence.problem(record, ConnectionEvidence.Problem.DISCONNECTED, null, nowMs);
-            }
-            manager.recordConnectionProblem(evidence.summary());
-        }
-        int id = parseId(nodeId);
-        if (id >= 0) {
-            manager.onNodeDisconnected(id, nowMs);
-        }
-    }
-
-    private static int parseId(String nodeId) {
-        try {
-            return Integer.parseInt(nodeId);
-        } catch (NumberFormatException e) {
-            return -1;
-        }
-    }
-
-    @Override
-    public boolean needsRebootstrap(long netNowMs, long triggerMs) {
-        return wantingSinceMs >= 0 && netNowMs - wantingSinceMs >= triggerMs;
-    }
-
-    @Override
-    public void rebootstrap(long netNowMs) {
-        rebootstraps.incrementAndGet();
-        wantingSinceMs = netNowMs;
-        transport.nodes().setNodes(transport.bootstrapNodes());
-        log.info("[{}] rebootstrap: no metadata for a while or the broker asked for it; going back to {}",
-                config.clientId(), config.bootstrapServers());
-        manager.requestUpdate();
-    }
-
-    @Override
-    public String clusterId() {
-        return manager.fetch().clusterId();
     }
 
     private void closeTransport() {

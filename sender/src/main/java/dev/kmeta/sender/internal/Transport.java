@@ -24,36 +24,22 @@ import java.util.Map;
  * builds its own (channel builder for PLAINTEXT / SSL / SASL_PLAINTEXT / SASL_SSL, selector, ApiVersions
  * negotiation), with kmeta's {@link NodeProvider} as its metadata updater and kmeta's resolver for DNS.
  *
- * <p>Built once on the constructing thread, then used by the sender thread alone.
+ * <p>Stateless factory; the client it builds is then used by the sender thread alone.
  */
 final class Transport {
-    private final List<Node> bootstrapNodes;
-    private final NodeProvider nodes;
-    private final NetworkClient client;
+    private Transport() {
+    }
 
-    Transport(MetadataConfig config, NodeProvider.Listener listener, HostResolver resolver, Metrics metrics,
-              Time time) {
-        this.bootstrapNodes = bootstrapNodes(config);
-        this.nodes = new NodeProvider(bootstrapNodes, listener);
-        this.client = ClientUtils.createNetworkClient(kafkaConfig(config), config.requireBootstrapServers(),
+    /** A NetworkClient for kmeta's own thread, with {@code nodes} as its metadata updater. */
+    static NetworkClient networkClient(MetadataConfig config, NodeProvider nodes, HostResolver resolver,
+                                       Metrics metrics, Time time) {
+        return ClientUtils.createNetworkClient(kafkaConfig(config), config.requireBootstrapServers(),
                 config.clientId(), metrics, "kmeta-metadata", new LogContext("[kmeta " + config.clientId() + "] "),
                 new ApiVersions(), time, 1, config.requestTimeoutMs(), null, nodes, resolver, null, null);
     }
 
-    NetworkClient client() {
-        return client;
-    }
-
-    NodeProvider nodes() {
-        return nodes;
-    }
-
-    /** Fresh bootstrap nodes (ids -1, -2, ...), names unresolved: resolved at each connection attempt. */
-    List<Node> bootstrapNodes() {
-        return List.copyOf(bootstrapNodes);
-    }
-
-    private static List<Node> bootstrapNodes(MetadataConfig config) {
+    /** Bootstrap nodes (ids -1, -2, ...), names unresolved: resolved at each connection attempt. */
+    static List<Node> bootstrapNodes(MetadataConfig config) {
         List<String> servers = config.requireBootstrapServers();
         List<Node> out = new ArrayList<>();
         if (config.clientDnsLookup() == MetadataConfig.DnsLookup.RESOLVE_CANONICAL_BOOTSTRAP_SERVERS_ONLY) {
