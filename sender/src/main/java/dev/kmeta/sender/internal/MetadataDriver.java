@@ -257,9 +257,28 @@ public final class MetadataDriver implements NodeProvider.Listener {
         rebootstraps.incrementAndGet();
         wantingSinceMs = netNowMs;
         nodes.setNodes(List.copyOf(bootstrapNodes));
+        dropBootstrapConnections();
         log.info("[{}] rebootstrap: no metadata for a while or the broker asked for it; going back to {}",
                 config.clientId(), config.bootstrapServers());
         manager.requestUpdate();
+    }
+
+    /**
+     * Closes the connections to bootstrap addresses that are still open from the first answer, so the next attempt
+     * resolves the bootstrap names again (the address behind a name may have moved). A request in flight on one
+     * comes back as disconnected and is retried.
+     */
+    private void dropBootstrapConnections() {
+        for (Node n : bootstrapNodes) {
+            ConnectionEvidence.Record r = evidence.get(n.idString());
+            if (r != null && r.attempts() > 0) {
+                try {
+                    client.disconnect(n.idString());
+                } catch (IllegalStateException unknownToTheClient) {
+                    // never connected: nothing to drop
+                }
+            }
+        }
     }
 
     @Override
