@@ -17,12 +17,24 @@ public final class TopicException extends MetadataException {
 
     private final String topic;
     private final Reason reason;
+    private final transient Diagnosis diagnosis;
 
     /** For a topic and a reason. */
     public TopicException(String topic, Reason reason, String message) {
+        this(topic, reason, message, null);
+    }
+
+    /** For a topic and a reason, with the diagnosis and its evidence. */
+    public TopicException(String topic, Reason reason, String message, Diagnosis diagnosis) {
         super(message);
         this.topic = topic;
         this.reason = reason;
+        this.diagnosis = diagnosis;
+    }
+
+    /** The diagnosis (TOPIC_NOT_AUTHORIZED with the evidence), or null. */
+    public Diagnosis diagnosis() {
+        return diagnosis;
     }
 
     /** The topic. */

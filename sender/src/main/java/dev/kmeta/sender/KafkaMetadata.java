@@ -6,9 +6,10 @@ import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.MetadataClient;
 import dev.kmeta.metadata.MetadataClosedException;
 import dev.kmeta.metadata.MetadataConfig;
+import dev.kmeta.metadata.MetadataTimeoutException;
 import dev.kmeta.metadata.RefreshState;
 import dev.kmeta.metadata.internal.Counters;
-import dev.kmeta.sender.internal.ConnectionEvidence;
+import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.sender.internal.KafkaClusterView;
 import dev.kmeta.sender.internal.SenderCore;
 
@@ -97,16 +98,35 @@ public final class KafkaMetadata implements MetadataClient {
         return core.manager().requestUpdate();
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * @throws KafkaMetadataTimeoutException (a Kafka {@code TimeoutException}) if the version did not move in time
+     */
     @Override
     public void awaitUpdate(int lastVersion, long maxBlockMs) {
         checkOpen();
-        core.manager().awaitUpdate(lastVersion, maxBlockMs);
+        try {
+            core.manager().awaitUpdate(lastVersion, maxBlockMs);
+        } catch (MetadataTimeoutException e) {
+            throw new KafkaMetadataTimeoutException(e);
+        }
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * @throws KafkaMetadataTimeoutException (a Kafka {@code TimeoutException}, carrying the {@code Diagnosis}) if the
+     *                                       deadline passed first
+     */
     @Override
     public Cluster awaitTopic(String topic, int partition, Deadline deadline) {
         checkOpen();
-        return core.manager().awaitTopic(topic, partition, deadline);
+        try {
+            return core.manager().awaitTopic(topic, partition, deadline);
+        } catch (MetadataTimeoutException e) {
+            throw new KafkaMetadataTimeoutException(e);
+        }
     }
 
     @Override

@@ -2,9 +2,10 @@ package dev.kmeta.sender;
 
 import dev.kmeta.cluster.Cluster;
 import dev.kmeta.metadata.Deadline;
+import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.MetadataFatalException;
 import dev.kmeta.metadata.RefreshState;
-import dev.kmeta.sender.internal.ConnectionEvidence;
+import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.testkit.ClientSecurity;
 import dev.kmeta.testkit.FaultProxy;
 import dev.kmeta.testkit.KafkaCluster;
@@ -118,7 +119,8 @@ class SecurityTest {
     @Test
     void wrongPasswordFailsEveryWaiterAtOnceWithoutARetryStorm() throws Exception {
         Failure f = everyWaiterFailsAtOnce(proxy -> KafkaMetadata.create(
-                props(proxy.address(), kafka.clientProperties(USER, WRONG_PASSWORD))));
+                props(proxy.address(), kafka.clientProperties(USER, WRONG_PASSWORD))),
+                ConnectionEvidence.Problem.AUTHENTICATION);
         for (Throwable cause : f.causes) {
             assertInstanceOf(SaslAuthenticationException.class, cause);
         }
@@ -128,7 +130,8 @@ class SecurityTest {
     void untrustedCertificateFailsEveryWaiterAtOnce() throws Exception {
         Map<String, Object> security = new HashMap<>(kafka.clientProperties(USER, PASSWORD));
         security.putAll(certs.untrustingClientProperties());
-        Failure f = everyWaiterFailsAtOnce(proxy -> KafkaMetadata.create(props(proxy.address(), security)));
+        Failure f = everyWaiterFailsAtOnce(proxy -> KafkaMetadata.create(props(proxy.address(), security)),
+                ConnectionEvidence.Problem.TLS_HANDSHAKE);
         for (Throwable cause : f.causes) {
             assertInstanceOf(SslAuthenticationException.class, cause);
             assertTrue(chain(cause).contains("unable to find valid certification path"), chain(cause));
@@ -144,7 +147,7 @@ class SecurityTest {
                 : throwUnknown(host);
         Failure f = everyWaiterFailsAtOnce(proxy -> KafkaMetadata.builder(
                 props("kafka.wrong.test:" + proxy.port(), kafka.clientProperties(USER, PASSWORD)))
-                .hostResolver(hook).build());
+                .hostResolver(hook).build(), ConnectionEvidence.Problem.TLS_HANDSHAKE);
         for (Throwable cause : f.causes) {
             assertInstanceOf(SslAuthenticationException.class, cause);
             assertTrue(chain(cause).contains("No subject alternative DNS name matching kafka.wrong.test"),
@@ -176,7 +179,8 @@ class SecurityTest {
      * AuthenticationException, all within a short spread; a later wait fails at once; and over the next 3 s the
      * client connects only a few times (reconnect backoff), not in a loop.
      */
-    private static Failure everyWaiterFailsAtOnce(Function<FaultProxy, KafkaMetadata> open) throws Exception {
+    private static Failure everyWaiterFailsAtOnce(Function<FaultProxy, KafkaMetadata> open,
+                                                  ConnectionEvidence.Problem expected) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(WAITERS);
         try (FaultProxy proxy = FaultProxy.to(kafka.brokerAddress(0)).refuse();
              KafkaMetadata m = open.apply(proxy)) {
@@ -222,11 +226,15 @@ class SecurityTest {
             assertTrue(spreadMs < 1_000, "all at once: spread " + spreadMs + " ms");
 
             long before = System.nanoTime();
-            assertThrows(MetadataFatalException.class, () -> m.awaitTopic(TOPIC, Deadline.after(BUDGET_MS)));
+            MetadataFatalException later = assertThrows(MetadataFatalException.class,
+                    () -> m.awaitTopic(TOPIC, Deadline.after(BUDGET_MS)));
+            assertEquals(expected == ConnectionEvidence.Problem.TLS_HANDSHAKE
+                    ? Diagnosis.Cause.TLS_HANDSHAKE_FAILED : Diagnosis.Cause.AUTHENTICATION_FAILED,
+                    later.diagnosis().cause(), later.getMessage());
             assertTrue(System.nanoTime() - before < TimeUnit.SECONDS.toNanos(1), "a later wait fails at once");
 
             ConnectionEvidence.Record record = m.evidence().get("-1");
-            assertEquals(ConnectionEvidence.Problem.AUTHENTICATION, record.lastProblem(), record.toString());
+            assertEquals(expected, record.lastProblem(), record.toString());
             long acceptedAtFailure = proxy.acceptedConnections();
             int attemptsAtFailure = record.attempts();
             // Holds for 3 s: with reconnect.backoff.ms 50 doubling to 1000 ms, a handful of attempts, not hundreds.

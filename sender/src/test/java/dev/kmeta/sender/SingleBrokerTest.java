@@ -3,9 +3,9 @@ package dev.kmeta.sender;
 import dev.kmeta.cluster.Cluster;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.MetadataClosedException;
-import dev.kmeta.metadata.MetadataTimeoutException;
+import org.apache.kafka.common.errors.TimeoutException;
 import dev.kmeta.metadata.RefreshState;
-import dev.kmeta.sender.internal.ConnectionEvidence;
+import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.testkit.KafkaCluster;
 import dev.kmeta.testkit.KafkaClusterExtension;
 import org.apache.kafka.clients.admin.TopicDescription;
@@ -109,7 +109,7 @@ class SingleBrokerTest {
         p.put("reconnect.backoff.max.ms", 100);
         try (KafkaMetadata m = KafkaMetadata.create(p)) {
             long start = System.nanoTime();
-            MetadataTimeoutException e = assertThrows(MetadataTimeoutException.class,
+            KafkaMetadataTimeoutException e = assertThrows(KafkaMetadataTimeoutException.class,
                     () -> m.awaitTopic("any", Deadline.after(2_000)));
             long tookMs = (System.nanoTime() - start) / 1_000_000;
             assertTrue(tookMs >= 1_990 && tookMs < 2_000 + 1_000, "took " + tookMs + " ms");
@@ -119,6 +119,8 @@ class SingleBrokerTest {
             assertEquals(0, r.answers());
             assertEquals(ConnectionEvidence.Problem.CONNECT_FAILED, r.lastProblem());
             assertTrue(e.getMessage().contains("127.0.0.1:" + closedPort), e.getMessage());
+            assertInstanceOf(org.apache.kafka.common.errors.TimeoutException.class, e, "Kafka catch blocks work");
+            assertEquals(dev.kmeta.metadata.Diagnosis.Cause.BOOTSTRAP_UNREACHABLE, e.diagnosis().cause());
         }
     }
 
@@ -140,9 +142,11 @@ class SingleBrokerTest {
             assertEquals(1, m.awaitTopic("dns", Deadline.after(30_000)).partitionCount("dns"));
         }
         try (KafkaMetadata m = KafkaMetadata.builder(props("nowhere.test:" + port)).hostResolver(hook).build()) {
-            MetadataTimeoutException e = assertThrows(MetadataTimeoutException.class,
+            KafkaMetadataTimeoutException e = assertThrows(KafkaMetadataTimeoutException.class,
                     () -> m.awaitTopic("dns", Deadline.after(1_500)));
             assertEquals(ConnectionEvidence.Problem.DNS, m.evidence().get("-1").lastProblem(), e.getMessage());
+            assertEquals(dev.kmeta.metadata.Diagnosis.Cause.BOOTSTRAP_DNS, e.diagnosis().cause(), e.getMessage());
+            assertTrue(e.getMessage().contains("nowhere.test"), e.getMessage());
         }
     }
 

@@ -2,7 +2,7 @@ package dev.kmeta.sender;
 
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.MetadataClosedException;
-import dev.kmeta.metadata.MetadataTimeoutException;
+import org.apache.kafka.common.errors.TimeoutException;
 import dev.kmeta.metadata.RefreshState;
 import dev.kmeta.testkit.FaultProxy;
 import dev.kmeta.testkit.KafkaCluster;
@@ -163,7 +163,7 @@ class StormTest {
                         try {
                             handle.awaitTopic(MISSING, Deadline.after(CALL_BUDGET_MS));
                             storm.unexpected.put("returned", new AssertionError("a missing topic was found"));
-                        } catch (MetadataTimeoutException e) {
+                        } catch (TimeoutException e) {
                             storm.timeouts.incrementAndGet();
                         } catch (RuntimeException e) {
                             storm.unexpected.putIfAbsent(e.getClass().getName(), e);

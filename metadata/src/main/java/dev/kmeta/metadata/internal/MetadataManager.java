@@ -6,6 +6,7 @@ import dev.kmeta.cluster.Node;
 import dev.kmeta.cluster.PartitionMetadata;
 import dev.kmeta.cluster.TopicMetadata;
 import dev.kmeta.metadata.Deadline;
+import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.MetadataClient;
 import dev.kmeta.metadata.MetadataClosedException;
 import dev.kmeta.metadata.MetadataConfig;
@@ -68,6 +69,9 @@ public final class MetadataManager implements MetadataClient {
     private volatile boolean closed;
     private volatile Throwable fatal;
     private volatile String lastFailure;
+    private final dev.kmeta.metadata.ConnectionEvidence connections = new dev.kmeta.metadata.ConnectionEvidence();
+    private volatile String previousClusterId;
+    private volatile long clusterIdChangedNs = Long.MIN_VALUE;
 
     // Sender thread only.
     private final RefreshStateMachine machine;
@@ -121,8 +125,9 @@ public final class MetadataManager implements MetadataClient {
                 long remainingNs = deadline.remainingNs();
                 if (remainingNs <= 0) {
                     counters.waitTimeouts.increment();
+                    Diagnosis d = diagnose(null, ANY_PARTITION, maxBlockMs, null, deadline);
                     throw new MetadataTimeoutException("Metadata version did not move past " + lastVersion
-                            + " within " + maxBlockMs + " ms" + lastFailureSuffix());
+                            + " within " + maxBlockMs + " ms" + lastFailureSuffix() + " [" + d.message() + "]", d);
                 }
                 versionWaiters.add(me);
                 try {
@@ -210,10 +215,11 @@ public final class MetadataManager implements MetadataClient {
     }
 
     /** True when the snapshot answers; throws when the brokers refused the topic. */
-    private static boolean answer(Cluster c, String topic, int partition) {
+    private boolean answer(Cluster c, String topic, int partition) {
         if (c.unauthorizedTopics().contains(topic)) {
+            Diagnosis d = diagnose(topic, partition, 0, subscriptions.get(topic), null);
             throw new TopicException(topic, TopicException.Reason.NOT_AUTHORIZED, "Not authorized to describe topic "
-                    + topic + " (TOPIC_AUTHORIZATION_FAILED): grant Describe on it to this client's principal");
+                    + topic + " (TOPIC_AUTHORIZATION_FAILED): grant Describe on it to this client's principal", d);
         }
         if (c.invalidTopics().contains(topic)) {
             throw new TopicException(topic, TopicException.Reason.INVALID_TOPIC, "Invalid topic name '" + topic
@@ -227,8 +233,35 @@ public final class MetadataManager implements MetadataClient {
                                              TopicEntry e) {
         String what = partition == ANY_PARTITION ? "Topic " + topic
                 : "Partition " + partition + " of topic " + topic;
+        Diagnosis d = diagnose(topic, partition, deadline.budgetMs(), e, deadline);
         return new MetadataTimeoutException(what + " not present in metadata after " + deadline.budgetMs()
-                + " ms: " + TimeoutReasons.describe(c, topic, partition, e) + lastFailureSuffix());
+                + " ms: " + d.cause() + ": " + d.seen() + ". Fix: " + d.fix(), d);
+    }
+
+    /** The diagnosis of a wait that ends now without an answer (or with a refusal). */
+    private Diagnosis diagnose(String topic, int partition, long budgetMs, TopicEntry e, Deadline deadline) {
+        Diagnoser.Facts f = new Diagnoser.Facts();
+        f.snapshot = snapshot;
+        f.topic = topic;
+        f.partition = partition;
+        f.budgetMs = budgetMs;
+        f.entry = e;
+        f.connections = connections;
+        f.fatal = fatal;
+        f.autoCreateAllowed = allowAutoCreateTopics;
+        f.previousClusterId = previousClusterId;
+        long changedNs = clusterIdChangedNs;
+        long startNs = deadline == null ? 0 : deadline.deadlineNs() - budgetMs * 1_000_000L;
+        f.clusterIdChangedDuringWait = changedNs != Long.MIN_VALUE && deadline != null && changedNs - startNs >= 0;
+        if (deadline != null) {
+            f.waitStartMs = startNs / 1_000_000L;
+        }
+        return Diagnoser.diagnose(f);
+    }
+
+    /** What the sender saw of each broker address; the sender writes it, diagnoses read it. */
+    public dev.kmeta.metadata.ConnectionEvidence connections() {
+        return connections;
     }
 
     private String lastFailureSuffix() {
@@ -287,7 +320,9 @@ public final class MetadataManager implements MetadataClient {
         }
         Throwable f = fatal;
         if (f != null) {
-            throw new MetadataFatalException("Metadata unavailable for client " + clientId + ": " + f, f);
+            Diagnosis d = diagnose(null, ANY_PARTITION, 0, null, null);
+            throw new MetadataFatalException("Metadata unavailable for client " + clientId + ": " + d.cause() + ": "
+                    + f + ". Fix: " + d.fix(), f, d);
         }
     }
 
@@ -382,6 +417,10 @@ public final class MetadataManager implements MetadataClient {
             counters.responsesRejected.incrementAndGet();
             onFailure(request, "unusable answer: " + bad.getMessage(), nowMs);
             return;
+        }
+        if (result.clusterIdChanged) {
+            previousClusterId = before.clusterId();
+            clusterIdChangedNs = ticker.nanoTime();
         }
         snapshot = next;
         counters.responsesApplied.incrementAndGet();

@@ -1,5 +1,6 @@
 package dev.kmeta.sender.internal;
 
+import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.metadata.internal.MetadataManager;
 import dev.kmeta.metadata.internal.RefreshRequest;
@@ -10,6 +11,7 @@ import org.apache.kafka.clients.LeastLoadedNode;
 import org.apache.kafka.clients.KafkaClient;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.errors.SslAuthenticationException;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
@@ -122,7 +124,7 @@ public final class MetadataDriver implements NodeProvider.Listener {
         if (!client.isReady(node, netNowMs)) {
             long delay = client.connectionDelay(node, netNowMs);
             if (delay == 0) {
-                evidence.attempt(record);
+                evidence.attempt(record, nowMs);
             }
             if (!client.ready(node, netNowMs)) {
                 return delay == 0 || delay == Long.MAX_VALUE ? MAX_POLL_MS : delay;
@@ -191,7 +193,7 @@ public final class MetadataDriver implements NodeProvider.Listener {
         }
         RefreshResponse translated = ResponseTranslator.translate(response, manager.fetch());
         manager.onResponse(request, translated, nowMs);
-        evidence.answer(record);
+        evidence.answer(record, nowMs);
         if (manager.inFlight() == null && manager.fetch().nodes().size() > 0) {
             wantingSinceMs = -1;
             nodes.setNodes(kafkaNodes());
@@ -218,7 +220,9 @@ public final class MetadataDriver implements NodeProvider.Listener {
         ConnectionEvidence.Record record = evidence.get(nodeId);
         if (authFailure != null) {
             if (record != null) {
-                evidence.problem(record, ConnectionEvidence.Problem.AUTHENTICATION, authFailure.getMessage(), nowMs);
+                ConnectionEvidence.Problem kind = authFailure instanceof SslAuthenticationException
+                        ? ConnectionEvidence.Problem.TLS_HANDSHAKE : ConnectionEvidence.Problem.AUTHENTICATION;
+                evidence.problem(record, kind, authFailure.getMessage(), nowMs);
             }
             manager.onFatal(null, authFailure, nowMs);
             return;

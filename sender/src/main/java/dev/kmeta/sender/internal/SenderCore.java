@@ -1,5 +1,6 @@
 package dev.kmeta.sender.internal;
 
+import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.metadata.Ticker;
 import dev.kmeta.metadata.internal.MetadataManager;
@@ -32,7 +33,6 @@ public final class SenderCore {
 
     private final MetadataConfig config;
     private final MetadataManager manager;
-    private final ConnectionEvidence evidence = new ConnectionEvidence();
     private final SenderLoop loop;
     private final Thread thread;
     private final MetadataDriver driver;
@@ -46,6 +46,7 @@ public final class SenderCore {
         this.sharedKey = sharedKey;
         this.manager = new MetadataManager(config, Ticker.system());
         this.resolver = new RecordingResolver(resolverHook);
+        ConnectionEvidence evidence = manager.connections();
         if (ownThread) {
             this.loop = new SenderLoop(manager, config, resolver, evidence);
             this.thread = new Thread(loop, "kmeta-metadata-sender | " + config.clientId());
@@ -173,7 +174,7 @@ public final class SenderCore {
     }
 
     public ConnectionEvidence evidence() {
-        return evidence;
+        return manager.connections();
     }
 
     public KafkaClusterView clusterView() {

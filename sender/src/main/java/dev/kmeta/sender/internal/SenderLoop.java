@@ -1,5 +1,6 @@
 package dev.kmeta.sender.internal;
 
+import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.metadata.internal.MetadataManager;
 import org.apache.kafka.clients.NetworkClient;

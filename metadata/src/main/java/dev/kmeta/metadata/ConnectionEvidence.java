@@ -1,4 +1,4 @@
-package dev.kmeta.sender.internal;
+package dev.kmeta.metadata;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -19,8 +19,10 @@ public final class ConnectionEvidence {
         CONNECT_FAILED,
         /** The host name did not resolve. */
         DNS,
-        /** SASL or TLS authentication failed. */
+        /** SASL authentication failed. */
         AUTHENTICATION,
+        /** The TLS handshake failed (certificate not trusted, host name mismatch). */
+        TLS_HANDSHAKE,
         /** An established connection dropped. */
         DISCONNECTED,
         /** A request got no answer within {@code request.timeout.ms}. */
@@ -38,6 +40,8 @@ public final class ConnectionEvidence {
         private volatile Problem lastProblem;
         private volatile String lastDetail;
         private volatile long lastProblemMs;
+        private volatile long lastAnswerMs = Long.MIN_VALUE;
+        private volatile long lastAttemptMs = Long.MIN_VALUE;
         private volatile boolean connected;
 
         Record(String nodeId, String address, boolean bootstrap) {
@@ -91,6 +95,27 @@ public final class ConnectionEvidence {
             return lastProblemMs;
         }
 
+        /** True once an answer came through this address. */
+        public boolean everAnswered() {
+            return answers > 0;
+        }
+
+        /** When the last answer came through it (sender clock, ms), or {@link Long#MIN_VALUE}. */
+        public long lastAnswerMs() {
+            return lastAnswerMs;
+        }
+
+        /** True when anything happened on this address (attempt, answer, problem) at or after {@code sinceMs}. */
+        public boolean activeSince(long sinceMs) {
+            return lastAttemptMs >= sinceMs || lastAnswerMs >= sinceMs || (lastProblem != null
+                    && lastProblemMs >= sinceMs);
+        }
+
+        /** True when its last event is a problem: no answer came through it since. */
+        public boolean failingNow() {
+            return lastProblem != null && lastProblemMs >= lastAnswerMs;
+        }
+
         /** One line, e.g. {@code bootstrap 127.0.0.1:1: 3 attempts, 0 answers, last CONNECT_FAILED (...)}. */
         @Override
         public String toString() {
@@ -102,7 +127,9 @@ public final class ConnectionEvidence {
 
     private final ConcurrentHashMap<String, Record> records = new ConcurrentHashMap<>();
 
-    Record record(String nodeId, String address, boolean bootstrap) {
+    // The writers below are for the sender (the one writer); readers may call anything.
+
+    public Record record(String nodeId, String address, boolean bootstrap) {
         Record r = records.get(nodeId);
         if (r == null || !r.address.equals(address)) {
             r = new Record(nodeId, address, bootstrap);
@@ -111,20 +138,22 @@ public final class ConnectionEvidence {
         return r;
     }
 
-    void attempt(Record r) {
+    public void attempt(Record r, long nowMs) {
         r.attempts++;
+        r.lastAttemptMs = nowMs;
     }
 
-    void connected(Record r) {
+    public void connected(Record r) {
         r.connected = true;
     }
 
-    void answer(Record r) {
+    public void answer(Record r, long nowMs) {
         r.answers++;
+        r.lastAnswerMs = nowMs;
         r.connected = true;
     }
 
-    void problem(Record r, Problem p, String detail, long nowMs) {
+    public void problem(Record r, Problem p, String detail, long nowMs) {
         if (p == Problem.DISCONNECTED && !r.connected) {
             p = Problem.CONNECT_FAILED;
         }

@@ -1,0 +1,139 @@
+package dev.kmeta.metadata;
+
+import java.util.List;
+
+/**
+ * Why a wait for metadata ended without an answer: a cause from a closed set, one line saying what was seen, the fix
+ * to try, and the evidence it was decided from (per broker address: attempts, answers, last problem; the topic's
+ * last error code from the brokers; the partition count and cluster id when known).
+ *
+ * <p>Immutable and thread-safe. Decided only from what the sender recorded, never guessed.
+ */
+public final class Diagnosis {
+    /** The classic metadata failures, each with its own fix. */
+    public enum Cause {
+        /** No bootstrap address ever answered: connections refused, timed out or unreachable. */
+        BOOTSTRAP_UNREACHABLE,
+        /** A bootstrap host name does not resolve. */
+        BOOTSTRAP_DNS,
+        /** SASL authentication failed (wrong user or password, mechanism not enabled). */
+        AUTHENTICATION_FAILED,
+        /** The TLS handshake failed (untrusted certificate, host name mismatch, TLS against a plaintext port). */
+        TLS_HANDSHAKE_FAILED,
+        /** The bootstrap answered, but the address it advertises for the needed broker cannot be reached. */
+        ADVERTISED_LISTENER_UNREACHABLE,
+        /** The brokers answered UNKNOWN_TOPIC_OR_PARTITION for the whole budget. */
+        TOPIC_NOT_FOUND,
+        /** TOPIC_AUTHORIZATION_FAILED: no Describe permission on the topic. */
+        TOPIC_NOT_AUTHORIZED,
+        /** The topic exists with N partitions and the wait asked for partition N or above. */
+        PARTITION_OUT_OF_RANGE,
+        /** The partition exists but had no leader (all replicas offline) for the whole budget. */
+        LEADER_NOT_AVAILABLE,
+        /** Brokers answered before, but none of the addresses tried can be reached now. */
+        BROKERS_UNREACHABLE,
+        /** The bootstrap now leads to another cluster than before. */
+        CLUSTER_ID_CHANGED,
+        /** Brokers answer, but the answer did not come within the budget (a slow or overloaded cluster). */
+        NO_ANSWER_IN_TIME
+    }
+
+    private final Cause cause;
+    private final String topic;
+    private final int partition;
+    private final long budgetMs;
+    private final String seen;
+    private final String fix;
+    private final List<String> evidence;
+    private final int partitionCount;
+    private final String clusterId;
+    private final String previousClusterId;
+
+    /**
+     * @param cause             the cause
+     * @param topic             the topic waited for, or null (a version wait)
+     * @param partition         the partition, or -1
+     * @param budgetMs          the wait's budget
+     * @param seen              one line: the most useful fact, e.g. which address failed how
+     * @param fix               what to try
+     * @param evidence          one line per broker address and per topic answer
+     * @param partitionCount    the topic's partition count when known, else -1
+     * @param clusterId         the cluster id seen, or null
+     * @param previousClusterId the cluster id before a change, or null when it did not change
+     */
+    public Diagnosis(Cause cause, String topic, int partition, long budgetMs, String seen, String fix,
+                     List<String> evidence, int partitionCount, String clusterId, String previousClusterId) {
+        this.cause = cause;
+        this.topic = topic;
+        this.partition = partition;
+        this.budgetMs = budgetMs;
+        this.seen = seen;
+        this.fix = fix;
+        this.evidence = List.copyOf(evidence);
+        this.partitionCount = partitionCount;
+        this.clusterId = clusterId;
+        this.previousClusterId = previousClusterId;
+    }
+
+    /** The cause. */
+    public Cause cause() {
+        return cause;
+    }
+
+    /** The topic waited for, or null. */
+    public String topic() {
+        return topic;
+    }
+
+    /** The partition waited for, or -1. */
+    public int partition() {
+        return partition;
+    }
+
+    /** The budget of the wait, ms. */
+    public long budgetMs() {
+        return budgetMs;
+    }
+
+    /** The one most useful fact. */
+    public String seen() {
+        return seen;
+    }
+
+    /** The fix to try. */
+    public String fix() {
+        return fix;
+    }
+
+    /** The evidence, one line each. */
+    public List<String> evidence() {
+        return evidence;
+    }
+
+    /** The topic's partition count when known, else -1. */
+    public int partitionCount() {
+        return partitionCount;
+    }
+
+    /** The cluster id seen, or null. */
+    public String clusterId() {
+        return clusterId;
+    }
+
+    /** The cluster id before it changed, or null when it did not change. */
+    public String previousClusterId() {
+        return previousClusterId;
+    }
+
+    /** A line that reads well in a log on its own: cause, what, budget, the most useful fact, the fix. */
+    public String message() {
+        String what = topic == null ? "metadata update" : partition < 0 ? "topic " + topic
+                : "partition " + partition + " of topic " + topic;
+        return cause + ": no metadata for " + what + " after " + budgetMs + " ms: " + seen + ". Fix: " + fix;
+    }
+
+    @Override
+    public String toString() {
+        return message();
+    }
+}

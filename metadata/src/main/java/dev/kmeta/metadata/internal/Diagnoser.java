@@ -1,0 +1,282 @@
+package dev.kmeta.metadata.internal;
+
+import dev.kmeta.cluster.Cluster;
+import dev.kmeta.cluster.PartitionMetadata;
+import dev.kmeta.cluster.TopicMetadata;
+import dev.kmeta.metadata.ConnectionEvidence;
+import dev.kmeta.metadata.ConnectionEvidence.Problem;
+import dev.kmeta.metadata.ConnectionEvidence.Record;
+import dev.kmeta.metadata.Diagnosis;
+import dev.kmeta.metadata.Diagnosis.Cause;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * Decides a wait's {@link Diagnosis} from what was recorded - the snapshot, what the brokers said of the topic,
+ * each address's connection evidence, the fatal error, a cluster id change - in a fixed order of rules, the first
+ * that matches wins:
+ * <ol>
+ *   <li>a fatal error, or a connection that failed authentication: TLS_HANDSHAKE_FAILED / AUTHENTICATION_FAILED;</li>
+ *   <li>no address ever answered: BOOTSTRAP_DNS when the bootstrap names did not resolve, else
+ *       BOOTSTRAP_UNREACHABLE;</li>
+ *   <li>the topic is refused: TOPIC_NOT_AUTHORIZED;</li>
+ *   <li>the brokers said the topic does not exist: TOPIC_NOT_FOUND;</li>
+ *   <li>the cluster id changed during the wait: CLUSTER_ID_CHANGED;</li>
+ *   <li>no answer about the topic, and the brokers learned from the bootstrap answer all fail and never answered:
+ *       the advertised addresses are unreachable: ADVERTISED_LISTENER_UNREACHABLE;</li>
+ *   <li>no answer about the topic, and every address used during the wait fails now (they answered before):
+ *       BROKERS_UNREACHABLE;</li>
+ *   <li>the topic is known: PARTITION_OUT_OF_RANGE, or LEADER_NOT_AVAILABLE;</li>
+ *   <li>otherwise NO_ANSWER_IN_TIME.</li>
+ * </ol>
+ * Stateless and thread-safe; called by the waiting application thread.
+ */
+final class Diagnoser {
+    /** What a diagnosis is decided from. */
+    static final class Facts {
+        Cluster snapshot;
+        String topic;
+        int partition = -1;
+        long budgetMs;
+        TopicEntry entry;
+        ConnectionEvidence connections;
+        Throwable fatal;
+        boolean autoCreateAllowed;
+        String previousClusterId;
+        boolean clusterIdChangedDuringWait;
+        /** When the wait began, ms on the manager's ticker; addresses idle since then are not evidence. */
+        long waitStartMs = Long.MIN_VALUE;
+    }
+
+    private Diagnoser() {
+    }
+
+    static Diagnosis diagnose(Facts f) {
+        Collection<Record> records = f.connections.records();
+        List<String> evidence = evidence(f, records);
+        Decision d = decide(f, records);
+        TopicMetadata t = f.topic == null ? null : f.snapshot.topic(f.topic);
+        return new Diagnosis(d.cause, f.topic, f.partition, f.budgetMs, d.seen, d.fix, evidence,
+                t == null ? -1 : t.partitionCount(), f.snapshot.clusterId(), f.previousClusterId);
+    }
+
+    private static final class Decision {
+        final Cause cause;
+        final String seen;
+        final String fix;
+
+        Decision(Cause cause, String seen, String fix) {
+            this.cause = cause;
+            this.seen = seen;
+            this.fix = fix;
+        }
+    }
+
+    private static Decision decide(Facts f, Collection<Record> records) {
+        Decision d = security(f, records);
+        if (d == null) {
+            d = unreachable(f, records);
+        }
+        if (d == null && f.topic != null) {
+            d = topic(f, records);
+        }
+        return d != null ? d : new Decision(Cause.NO_ANSWER_IN_TIME, "brokers answer but no answer about it came "
+                + "in time" + worst(records, false), "look for an overloaded or slow cluster; raise max.block.ms");
+    }
+
+    private static Decision security(Facts f, Collection<Record> records) {
+        Record tls = find(records, Problem.TLS_HANDSHAKE);
+        Record sasl = find(records, Problem.AUTHENTICATION);
+        String fatalText = f.fatal == null ? "" : f.fatal.getClass().getSimpleName() + ": " + f.fatal.getMessage();
+        if (tls != null || fatalText.startsWith("Ssl")) {
+            return new Decision(Cause.TLS_HANDSHAKE_FAILED, "TLS handshake with " + address(tls) + " failed: "
+                    + detail(tls, fatalText), "check ssl.truststore.* trusts the brokers' CA, the certificate names "
+                    + "the host you connect to, and that the port is a TLS listener");
+        }
+        if (sasl != null || f.fatal != null) {
+            return new Decision(Cause.AUTHENTICATION_FAILED, "authentication with " + address(sasl) + " failed: "
+                    + detail(sasl, fatalText), "check sasl.mechanism and the user and password in "
+                    + "sasl.jaas.config, and that the mechanism is enabled on the listener");
+        }
+        return null;
+    }
+
+    private static Decision unreachable(Facts f, Collection<Record> records) {
+        for (Record r : records) {
+            if (r.everAnswered()) {
+                return null;
+            }
+        }
+        if (!f.snapshot.nodes().isEmpty()) {
+            return null;
+        }
+        List<Record> dns = new ArrayList<>();
+        for (Record r : records) {
+            if (r.isBootstrap() && r.lastProblem() == Problem.DNS) {
+                dns.add(r);
+            }
+        }
+        if (!dns.isEmpty() && dns.size() == countBootstrap(records)) {
+            return new Decision(Cause.BOOTSTRAP_DNS, dns.get(0).lastDetail(), "check the host names in "
+                    + "bootstrap.servers and this host's DNS");
+        }
+        return new Decision(Cause.BOOTSTRAP_UNREACHABLE, records.isEmpty() ? "no bootstrap address was tried yet"
+                : "no bootstrap address answered" + worst(records, true), "check bootstrap.servers (host and port "
+                + "of a broker listener), that the brokers run, and firewalls between here and them");
+    }
+
+    private static Decision topic(Facts f, Collection<Record> records) {
+        Cluster c = f.snapshot;
+        TopicEntry e = f.entry;
+        if (c.unauthorizedTopics().contains(f.topic)) {
+            return new Decision(Cause.TOPIC_NOT_AUTHORIZED, "the brokers answered TOPIC_AUTHORIZATION_FAILED",
+                    "grant Describe (and Write, to produce) on the topic to this client's principal");
+        }
+        TopicMetadata t = c.topic(f.topic);
+        if (t == null && e != null && e.lastErrorCode == ResponseMerger.UNKNOWN_TOPIC_OR_PARTITION) {
+            return new Decision(Cause.TOPIC_NOT_FOUND, "the brokers answered UNKNOWN_TOPIC_OR_PARTITION "
+                    + e.errorsInARow + " time(s) in a row (the request " + (f.autoCreateAllowed ? "allowed"
+                    : "did not allow") + " auto-creation)", "create the topic, check its name, or enable "
+                    + "auto.create.topics.enable on the brokers");
+        }
+        if (t == null && f.clusterIdChangedDuringWait) {
+            return new Decision(Cause.CLUSTER_ID_CHANGED, "the cluster id changed from " + f.previousClusterId
+                    + " to " + c.clusterId(), "the bootstrap addresses now lead to another cluster: check DNS and "
+                    + "load balancers in front of bootstrap.servers");
+        }
+        if (t == null) {
+            Record advertised = neverReachedLearnedBroker(records);
+            if (advertised != null) {
+                return new Decision(Cause.ADVERTISED_LISTENER_UNREACHABLE, "broker " + advertised.nodeId()
+                        + " advertises " + advertised.address() + ", unreachable from here: " + problem(advertised),
+                        "the bootstrap answered, so the network works: fix advertised.listeners on the brokers "
+                        + "to an address this client can reach (container-internal addresses are the usual culprit)");
+            }
+            if (allFailingNow(records, f.waitStartMs)) {
+                return new Decision(Cause.BROKERS_UNREACHABLE, "no broker can be reached now" + worst(records, false),
+                        "check that the brokers run and the network between here and them");
+            }
+        }
+        if (t == null) {
+            return null;
+        }
+        PartitionMetadata p = t.partition(f.partition);
+        if (p == null) {
+            return new Decision(Cause.PARTITION_OUT_OF_RANGE, "the topic has " + t.partitionCount()
+                    + " partitions", "send to a partition below " + t.partitionCount() + ", or add partitions");
+        }
+        return new Decision(Cause.LEADER_NOT_AVAILABLE, "the partition has had no leader (replicas "
+                + Arrays.toString(p.replicas()) + ", offline " + Arrays.toString(p.offlineReplicas()) + ")",
+                "bring the partition's replicas back, or check the controller's logs");
+    }
+
+    /**
+     * A learned broker that never answered, when the bootstrap did answer and every learned broker tried fails; or
+     * null.
+     */
+    private static Record neverReachedLearnedBroker(Collection<Record> records) {
+        boolean bootstrapAnswered = false;
+        Record failing = null;
+        for (Record r : records) {
+            if (r.isBootstrap()) {
+                bootstrapAnswered |= r.everAnswered();
+            } else if (r.everAnswered() || !r.failingNow()) {
+                return null;
+            } else if (failing == null || r.attempts() > failing.attempts()) {
+                failing = r;
+            }
+        }
+        return bootstrapAnswered ? failing : null;
+    }
+
+    /**
+     * True when no address answered during the wait and at least one failed during it (connections still being
+     * attempted when the budget ran out count as neither).
+     */
+    private static boolean allFailingNow(Collection<Record> records, long waitStartMs) {
+        boolean failed = false;
+        for (Record r : records) {
+            if (r.lastAnswerMs() >= waitStartMs) {
+                return false;
+            }
+            failed |= r.failingNow() && r.lastProblemMs() >= waitStartMs;
+        }
+        return failed;
+    }
+
+    private static List<String> evidence(Facts f, Collection<Record> records) {
+        List<String> lines = new ArrayList<>();
+        for (Record r : records) {
+            lines.add(r.toString());
+        }
+        TopicEntry e = f.entry;
+        if (e != null) {
+            lines.add("topic " + f.topic + ": " + e.responses + " answer(s) about it, last error code "
+                    + e.lastErrorCode + (e.errorsInARow > 0 ? " (" + e.errorsInARow + " in a row)" : ""));
+        }
+        if (f.snapshot.clusterId() != null) {
+            lines.add("cluster id " + f.snapshot.clusterId() + (f.previousClusterId == null ? ""
+                    : " (was " + f.previousClusterId + ")"));
+        }
+        return lines;
+    }
+
+    private static Record find(Collection<Record> records, Problem p) {
+        for (Record r : records) {
+            if (r.lastProblem() == p) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    private static int countBootstrap(Collection<Record> records) {
+        int n = 0;
+        for (Record r : records) {
+            if (r.isBootstrap()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private static String worst(Collection<Record> records, boolean bootstrapOnly) {
+        Record worst = null;
+        for (Record r : records) {
+            if ((!bootstrapOnly || r.isBootstrap()) && r.lastProblem() != null
+                    && (worst == null || r.failures() > worst.failures())) {
+                worst = r;
+            }
+        }
+        return worst == null ? "" : ": " + worst.address() + " " + problem(worst);
+    }
+
+    private static String problem(Record r) {
+        String what;
+        switch (r.lastProblem()) {
+            case CONNECT_FAILED:
+                what = "connection refused or timed out";
+                break;
+            case REQUEST_TIMEOUT:
+                what = "no answer within request.timeout.ms";
+                break;
+            case DISCONNECTED:
+                what = "connection dropped";
+                break;
+            default:
+                what = r.lastProblem().toString();
+        }
+        return what + " (" + r.attempts() + " attempt(s))";
+    }
+
+    private static String address(Record r) {
+        return r == null ? "the brokers" : r.address();
+    }
+
+    private static String detail(Record r, String fallback) {
+        return r != null && r.lastDetail() != null ? r.lastDetail() : fallback;
+    }
+}

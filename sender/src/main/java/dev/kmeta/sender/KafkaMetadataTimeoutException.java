@@ -1,0 +1,26 @@
+package dev.kmeta.sender;
+
+import dev.kmeta.metadata.Diagnosis;
+import dev.kmeta.metadata.MetadataTimeoutException;
+import org.apache.kafka.common.errors.TimeoutException;
+
+/**
+ * A metadata wait of {@link KafkaMetadata} timed out: a Kafka {@link TimeoutException}, so the catch blocks a
+ * producer already has keep working, that also says why ({@link #diagnosis()}). Its cause is kmeta's own
+ * {@link MetadataTimeoutException}.
+ */
+public final class KafkaMetadataTimeoutException extends TimeoutException {
+    private static final long serialVersionUID = 1L;
+
+    private final transient Diagnosis diagnosis;
+
+    KafkaMetadataTimeoutException(MetadataTimeoutException cause) {
+        super(cause.getMessage(), cause);
+        this.diagnosis = cause.diagnosis();
+    }
+
+    /** Why the wait timed out, with the evidence. */
+    public Diagnosis diagnosis() {
+        return diagnosis;
+    }
+}
