@@ -1,0 +1,141 @@
+package dev.kmeta.metadata.internal;
+
+import dev.kmeta.cluster.Cluster;
+import dev.kmeta.cluster.ClusterDelta;
+import dev.kmeta.cluster.Node;
+import dev.kmeta.cluster.PartitionMetadata;
+import dev.kmeta.cluster.TopicMetadata;
+import dev.kmeta.metadata.ConnectionEvidence;
+import dev.kmeta.metadata.ConnectionEvidence.Problem;
+import dev.kmeta.metadata.Diagnosis;
+import dev.kmeta.metadata.Diagnosis.Cause;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The decision rules on recorded evidence, one case per cause. */
+class DiagnoserTest {
+    private static final Cluster KNOWN = Cluster.empty().apply(ClusterDelta.builder().clusterId("c1")
+            .nodes(List.of(new Node(1, "127.0.0.1", 9092))).build());
+
+    private static Diagnoser.Facts facts(Cluster c, String topic, int partition) {
+        Diagnoser.Facts f = new Diagnoser.Facts();
+        f.snapshot = c;
+        f.topic = topic;
+        f.partition = partition;
+        f.budgetMs = 5_000;
+        f.connections = new ConnectionEvidence();
+        f.entry = new TopicEntry(topic == null ? "x" : topic, 0);
+        f.waitStartMs = 1_000;
+        return f;
+    }
+
+    private static ConnectionEvidence.Record failed(Diagnoser.Facts f, String id, String address, boolean bootstrap,
+                                                    Problem p, String detail) {
+        ConnectionEvidence.Record r = f.connections.record(id, address, bootstrap);
+        f.connections.attempt(r, 1_500);
+        f.connections.problem(r, p, detail, 1_600);
+        return r;
+    }
+
+    @Test
+    void bootstrapRefusedIsUnreachable() {
+        Diagnoser.Facts f = facts(Cluster.empty(), "t", -1);
+        failed(f, "-1", "127.0.0.1:1", true, Problem.DISCONNECTED, null);
+        Diagnosis d = Diagnoser.diagnose(f);
+        assertEquals(Cause.BOOTSTRAP_UNREACHABLE, d.cause());
+        assertTrue(d.seen().contains("127.0.0.1:1") && d.seen().contains("refused"), d.seen());
+        assertTrue(d.message().startsWith("BOOTSTRAP_UNREACHABLE: no metadata for topic t after 5000 ms"));
+    }
+
+    @Test
+    void bootstrapNameNotResolvingIsDns() {
+        Diagnoser.Facts f = facts(Cluster.empty(), "t", -1);
+        failed(f, "-1", "kafka.nowhere.test:9092", true, Problem.DNS, "cannot resolve host name kafka.nowhere.test");
+        assertEquals(Cause.BOOTSTRAP_DNS, Diagnoser.diagnose(f).cause());
+    }
+
+    @Test
+    void authenticationAndTlsAreToldApart() {
+        Diagnoser.Facts sasl = facts(Cluster.empty(), "t", -1);
+        failed(sasl, "-1", "127.0.0.1:9093", true, Problem.AUTHENTICATION, "Authentication failed: invalid creds");
+        assertEquals(Cause.AUTHENTICATION_FAILED, Diagnoser.diagnose(sasl).cause());
+        Diagnoser.Facts tls = facts(Cluster.empty(), "t", -1);
+        failed(tls, "-1", "127.0.0.1:9093", true, Problem.TLS_HANDSHAKE, "SSL handshake failed");
+        assertEquals(Cause.TLS_HANDSHAKE_FAILED, Diagnoser.diagnose(tls).cause());
+    }
+
+    @Test
+    void bootstrapAnsweredButTheAdvertisedAddressFails() {
+        Diagnoser.Facts f = facts(KNOWN, "t", -1);
+        ConnectionEvidence.Record boot = f.connections.record("-1", "127.0.0.1:9092", true);
+        f.connections.attempt(boot, 1_100);
+        f.connections.answer(boot, 1_200);
+        failed(f, "1", "127.0.0.99:19093", false, Problem.DISCONNECTED, null);
+        Diagnosis d = Diagnoser.diagnose(f);
+        assertEquals(Cause.ADVERTISED_LISTENER_UNREACHABLE, d.cause());
+        assertTrue(d.seen().contains("broker 1 advertises 127.0.0.99:19093"), d.seen());
+        assertTrue(d.fix().contains("advertised.listeners"), d.fix());
+    }
+
+    @Test
+    void brokersThatAnsweredBeforeButFailNowAreUnreachable() {
+        Diagnoser.Facts f = facts(KNOWN, "t", -1);
+        ConnectionEvidence.Record b = f.connections.record("1", "127.0.0.1:9092", false);
+        f.connections.attempt(b, 500);
+        f.connections.answer(b, 600);
+        f.connections.problem(b, Problem.REQUEST_TIMEOUT, "no answer", 2_000);
+        assertEquals(Cause.BROKERS_UNREACHABLE, Diagnoser.diagnose(f).cause());
+    }
+
+    @Test
+    void topicCausesComeFromWhatTheBrokersSaid() {
+        Diagnoser.Facts missing = facts(KNOWN, "ghost", -1);
+        missing.entry.recordError(ResponseMerger.UNKNOWN_TOPIC_OR_PARTITION);
+        missing.entry.recordError(ResponseMerger.UNKNOWN_TOPIC_OR_PARTITION);
+        Diagnosis d = Diagnoser.diagnose(missing);
+        assertEquals(Cause.TOPIC_NOT_FOUND, d.cause());
+        assertTrue(d.seen().contains("2 time(s)") && d.seen().contains("did not allow"), d.seen());
+
+        Cluster denied = KNOWN.apply(ClusterDelta.builder().unauthorizedTopic("secret").build());
+        assertEquals(Cause.TOPIC_NOT_AUTHORIZED, Diagnoser.diagnose(facts(denied, "secret", -1)).cause());
+
+        TopicMetadata t = TopicMetadata.of("t", List.of(PartitionMetadata.of("t", 0, 1, 3),
+                new PartitionMetadata("t", 1, -1, 3, new int[] {2}, new int[0], new int[] {2}, (short) 5)));
+        Cluster withTopic = KNOWN.apply(ClusterDelta.builder().putTopic(t).build());
+        Diagnosis range = Diagnoser.diagnose(facts(withTopic, "t", 7));
+        assertEquals(Cause.PARTITION_OUT_OF_RANGE, range.cause());
+        assertEquals(2, range.partitionCount());
+        assertEquals(Cause.LEADER_NOT_AVAILABLE, Diagnoser.diagnose(facts(withTopic, "t", 1)).cause());
+    }
+
+    @Test
+    void clusterIdChangeDuringTheWaitIsReported() {
+        Diagnoser.Facts f = facts(KNOWN, "t", -1);
+        f.previousClusterId = "c0";
+        f.clusterIdChangedDuringWait = true;
+        Diagnosis d = Diagnoser.diagnose(f);
+        assertEquals(Cause.CLUSTER_ID_CHANGED, d.cause());
+        assertEquals("c0", d.previousClusterId());
+        assertTrue(d.evidence().contains("cluster id c1 (was c0)"), d.evidence().toString());
+    }
+
+    @Test
+    void aFatalSslErrorIsATlsProblemEvenWithoutARecord() {
+        Diagnoser.Facts f = facts(Cluster.empty(), null, -1);
+        f.fatal = new SslLikeException();
+        assertEquals(Cause.TLS_HANDSHAKE_FAILED, Diagnoser.diagnose(f).cause());
+    }
+
+    /** Named like kafka-clients' SslAuthenticationException, which metadata cannot see. */
+    private static final class SslLikeException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        SslLikeException() {
+            super("handshake failed");
+        }
+    }
+}
