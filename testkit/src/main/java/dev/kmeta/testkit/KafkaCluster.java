@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,6 +41,16 @@ import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AccessControlEntryFilter;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclBindingFilter;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourcePatternFilter;
+import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -80,6 +91,13 @@ public final class KafkaCluster implements AutoCloseable {
     static final String CONTROLLER_LISTENER = "CONTROLLER";
     static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
     static final String HOST = LOOPBACK.getHostAddress();
+    /** KRaft's ACL authorizer (ACLs live in the metadata log). */
+    static final String STANDARD_AUTHORIZER = "org.apache.kafka.metadata.authorizer.StandardAuthorizer";
+    /**
+     * The principal of every PLAINTEXT connection (INTERNAL, CONTROLLER): the brokers, the controller and this
+     * class's own {@link #admin()}. With {@link Builder#withAuthorizer()} it is the super user.
+     */
+    public static final String INTERNAL_PRINCIPAL = "User:ANONYMOUS";
 
     private static final Logger LOG = LoggerFactory.getLogger(KafkaCluster.class);
     private static final Set<KafkaCluster> OPEN = ConcurrentHashMap.newKeySet();
@@ -356,6 +374,35 @@ public final class KafkaCluster implements AutoCloseable {
         }, () -> "last outcomes: " + last);
     }
 
+    // ------------------------------------------------------------------ ACLs
+
+    /**
+     * Allows a SASL user {@code operations} on one topic (literal name, from any host), with the shared
+     * {@link #admin()}; returns once the ACLs are committed and listed back by {@code describeAcls}. Brokers apply
+     * them from the metadata log shortly after: a test that needs them enforced waits for that as the user would.
+     * Needs {@link Builder#withAuthorizer()}.
+     */
+    public void allowTopic(String user, String topic, AclOperation... operations) {
+        ResourcePattern resource = new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL);
+        String principal = "User:" + user;
+        List<AclBinding> bindings = new ArrayList<>();
+        for (AclOperation operation : operations) {
+            bindings.add(new AclBinding(resource, new AccessControlEntry(principal, "*", operation,
+                    AclPermissionType.ALLOW)));
+        }
+        await(admin().createAcls(bindings).all(), "create ACLs " + bindings);
+        AclBindingFilter filter = new AclBindingFilter(new ResourcePatternFilter(ResourceType.TOPIC, topic,
+                PatternType.LITERAL), new AccessControlEntryFilter(principal, null, AclOperation.ANY,
+                AclPermissionType.ANY));
+        Object[] last = new Object[1];
+        waitUntil("ACLs of " + principal + " on topic " + topic + " listed", () -> {
+            Collection<AclBinding> listed = await(admin().describeAcls(filter).values(),
+                    "describe ACLs of " + principal);
+            last[0] = listed;
+            return listed.containsAll(bindings);
+        }, () -> "last listed: " + last[0]);
+    }
+
     // ------------------------------------------------------------------ queries
 
     /** {@code 127.0.0.1:port,...} of every broker's CLIENT listener (real ports, never proxies). */
@@ -567,6 +614,11 @@ public final class KafkaCluster implements AutoCloseable {
         config.put("broker.session.timeout.ms", "2000");
         config.put("broker.heartbeat.interval.ms", "200");
         config.put("listeners", listeners(node));
+        if (settings.authorizer) {
+            config.put("authorizer.class.name", STANDARD_AUTHORIZER);
+            config.put("super.users", INTERNAL_PRINCIPAL);
+            config.put("allow.everyone.if.no.acl.found", "false");
+        }
         if (node.role.isBroker()) {
             brokerDefaults(node, config);
             if (settings.clientSecurity != null) {
@@ -869,6 +921,7 @@ public final class KafkaCluster implements AutoCloseable {
         final boolean autoCreateTopics;
         final boolean childProcesses;
         final boolean proxies;
+        final boolean authorizer;
         final String clientSecurityProtocol;
         final ClientSecurity clientSecurity;
         final Path storageRoot;
@@ -883,6 +936,7 @@ public final class KafkaCluster implements AutoCloseable {
             autoCreateTopics = b.autoCreateTopics;
             childProcesses = b.childProcesses;
             proxies = b.proxies;
+            authorizer = b.authorizer;
             clientSecurityProtocol = b.clientSecurity != null
                     ? b.clientSecurity.protocol() : b.clientSecurityProtocol;
             // null: a protocol configured by hand (clientSecurityProtocol + brokerConfig), unknown to the testkit
@@ -906,6 +960,7 @@ public final class KafkaCluster implements AutoCloseable {
         private boolean autoCreateTopics;
         private boolean childProcesses;
         private boolean proxies;
+        private boolean authorizer;
         private String clientSecurityProtocol = "PLAINTEXT";
         private ClientSecurity clientSecurity;
         private Path storageRoot = Paths.get("target");
@@ -996,6 +1051,17 @@ public final class KafkaCluster implements AutoCloseable {
          */
         public Builder withProxies() {
             this.proxies = true;
+            return this;
+        }
+
+        /**
+         * Enforces ACLs: KRaft's {@code StandardAuthorizer} on every node, {@code allow.everyone.if.no.acl.found=false},
+         * and {@value KafkaCluster#INTERNAL_PRINCIPAL} (the PLAINTEXT INTERNAL and CONTROLLER listeners: brokers,
+         * controller, {@link KafkaCluster#admin()}) as the only super user. Clients on a SASL CLIENT listener see
+         * what their ACLs allow ({@link KafkaCluster#allowTopic}); a PLAINTEXT CLIENT listener would be super user too.
+         */
+        public Builder withAuthorizer() {
+            this.authorizer = true;
             return this;
         }
 

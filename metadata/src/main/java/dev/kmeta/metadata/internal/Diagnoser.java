@@ -23,8 +23,10 @@ import java.util.List;
  *   <li>no address ever answered: BOOTSTRAP_DNS when the bootstrap names did not resolve, else
  *       BOOTSTRAP_UNREACHABLE;</li>
  *   <li>the topic is refused: TOPIC_NOT_AUTHORIZED;</li>
+ *   <li>the topic is missing and the cluster id changed during the wait, or the topic had metadata before a cluster
+ *       id change: CLUSTER_ID_CHANGED (before TOPIC_NOT_FOUND: the new cluster answers UNKNOWN_TOPIC_OR_PARTITION
+ *       for the old cluster's topics, and "create the topic" would be the wrong fix);</li>
  *   <li>the brokers said the topic does not exist: TOPIC_NOT_FOUND;</li>
- *   <li>the cluster id changed during the wait: CLUSTER_ID_CHANGED;</li>
  *   <li>no answer about the topic, and the brokers learned from the bootstrap answer all fail and never answered:
  *       the advertised addresses are unreachable: ADVERTISED_LISTENER_UNREACHABLE;</li>
  *   <li>no answer about the topic, and every address used during the wait fails now (they answered before):
@@ -136,16 +138,20 @@ final class Diagnoser {
                     "grant Describe (and Write, to produce) on the topic to this client's principal");
         }
         TopicMetadata t = c.topic(f.topic);
-        if (t == null && e != null && e.lastErrorCode == ResponseMerger.UNKNOWN_TOPIC_OR_PARTITION) {
+        boolean unknown = e != null && e.lastErrorCode == ResponseMerger.UNKNOWN_TOPIC_OR_PARTITION;
+        boolean knownBefore = e != null && e.known;
+        if (t == null && f.previousClusterId != null && (f.clusterIdChangedDuringWait || knownBefore)) {
+            return new Decision(Cause.CLUSTER_ID_CHANGED, "the cluster id changed from " + f.previousClusterId
+                    + " to " + c.clusterId() + (knownBefore ? "; the topic had metadata before" : "")
+                    + (unknown ? "; the cluster now answers UNKNOWN_TOPIC_OR_PARTITION for it" : ""),
+                    "the bootstrap addresses now lead to another cluster: check DNS and load balancers in front of "
+                    + "bootstrap.servers (if the move is intended, create the topic on the new cluster)");
+        }
+        if (t == null && unknown) {
             return new Decision(Cause.TOPIC_NOT_FOUND, "the brokers answered UNKNOWN_TOPIC_OR_PARTITION "
                     + e.errorsInARow + " time(s) in a row (the request " + (f.autoCreateAllowed ? "allowed"
                     : "did not allow") + " auto-creation)", "create the topic, check its name, or enable "
                     + "auto.create.topics.enable on the brokers");
-        }
-        if (t == null && f.clusterIdChangedDuringWait) {
-            return new Decision(Cause.CLUSTER_ID_CHANGED, "the cluster id changed from " + f.previousClusterId
-                    + " to " + c.clusterId(), "the bootstrap addresses now lead to another cluster: check DNS and "
-                    + "load balancers in front of bootstrap.servers");
         }
         if (t == null) {
             Record advertised = neverReachedLearnedBroker(records);

@@ -124,6 +124,32 @@ class DiagnoserTest {
     }
 
     @Test
+    void theNewClusterNotKnowingTheTopicIsStillAClusterIdChange() {
+        // What a real broker of the other cluster says of the old cluster's topic: UNKNOWN_TOPIC_OR_PARTITION.
+        Diagnoser.Facts during = facts(KNOWN, "t", -1);
+        during.previousClusterId = "c0";
+        during.clusterIdChangedDuringWait = true;
+        during.entry.recordError(ResponseMerger.UNKNOWN_TOPIC_OR_PARTITION);
+        Diagnosis d = Diagnoser.diagnose(during);
+        assertEquals(Cause.CLUSTER_ID_CHANGED, d.cause(), d.message());
+        assertTrue(d.seen().contains("changed from c0 to c1") && d.seen().contains("UNKNOWN_TOPIC_OR_PARTITION"),
+                d.seen());
+
+        // The change came before the wait, but the topic had metadata before it: dropped with the old cluster's.
+        Diagnoser.Facts after = facts(KNOWN, "t", -1);
+        after.previousClusterId = "c0";
+        after.entry.known = true;
+        after.entry.recordError(ResponseMerger.UNKNOWN_TOPIC_OR_PARTITION);
+        assertEquals(Cause.CLUSTER_ID_CHANGED, Diagnoser.diagnose(after).cause());
+
+        // A topic never seen, asked for after an old change: it just does not exist.
+        Diagnoser.Facts never = facts(KNOWN, "t", -1);
+        never.previousClusterId = "c0";
+        never.entry.recordError(ResponseMerger.UNKNOWN_TOPIC_OR_PARTITION);
+        assertEquals(Cause.TOPIC_NOT_FOUND, Diagnoser.diagnose(never).cause());
+    }
+
+    @Test
     void aFatalSslErrorIsATlsProblemEvenWithoutARecord() {
         Diagnoser.Facts f = facts(Cluster.empty(), null, -1);
         f.fatal = new SslLikeException();
