@@ -127,9 +127,10 @@ public final class Diagnosis {
 
     /** A line that reads well in a log on its own: cause, what, budget, the most useful fact, the fix. */
     public String message() {
-        String what = topic == null ? "metadata update" : partition < 0 ? "topic " + topic
-                : "partition " + partition + " of topic " + topic;
-        return cause + ": no metadata for " + what + " after " + budgetMs + " ms: " + seen + ". Fix: " + fix;
+        String what = topic == null ? "" : partition < 0 ? " for topic " + topic
+                : " for partition " + partition + " of topic " + topic;
+        String after = budgetMs > 0 ? " after " + budgetMs + " ms" : "";
+        return cause + ": no metadata" + what + after + ": " + seen + ". Fix: " + fix;
     }
 
     @Override

@@ -222,7 +222,7 @@ public final class MetadataDriver implements NodeProvider.Listener {
             if (record != null) {
                 ConnectionEvidence.Problem kind = authFailure instanceof SslAuthenticationException
                         ? ConnectionEvidence.Problem.TLS_HANDSHAKE : ConnectionEvidence.Problem.AUTHENTICATION;
-                evidence.problem(record, kind, authFailure.getMessage(), nowMs);
+                evidence.problem(record, kind, rootMessage(authFailure), nowMs);
             }
             manager.onFatal(null, authFailure, nowMs);
             return;
@@ -241,6 +241,17 @@ public final class MetadataDriver implements NodeProvider.Listener {
         if (id >= 0) {
             manager.onNodeDisconnected(id, nowMs);
         }
+    }
+
+    /** The innermost message: for TLS it names the real problem ("unable to find valid certification path"). */
+    private static String rootMessage(Throwable t) {
+        String message = t.getMessage();
+        for (Throwable c = t.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+            if (c.getMessage() != null) {
+                message = c.getMessage();
+            }
+        }
+        return message;
     }
 
     private static int parseId(String nodeId) {

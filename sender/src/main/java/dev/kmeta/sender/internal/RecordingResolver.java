@@ -29,7 +29,8 @@ final class RecordingResolver implements HostResolver {
             failures.remove(host);
             return addresses;
         } catch (UnknownHostException e) {
-            failures.put(host, "cannot resolve host name " + host + ": " + e.getMessage());
+            String why = e.getMessage() == null || e.getMessage().equals(host) ? "" : ": " + e.getMessage();
+            failures.put(host, "cannot resolve host name " + host + why);
             throw e;
         }
     }
