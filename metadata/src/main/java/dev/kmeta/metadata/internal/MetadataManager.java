@@ -98,12 +98,15 @@ public final class MetadataManager implements MetadataClient {
 
     @Override
     public int requestUpdate() {
+        // The version is read before the request is posted: read after, it could already be the answer to this very
+        // request, and the caller's awaitUpdate(version) would wait past it for one that nobody asked for.
+        int version = snapshot.version();
         if (fullRequested.compareAndSet(false, true)) {
             wakeSender();
         } else {
             counters.requestsCoalesced.increment();
         }
-        return snapshot.version();
+        return version;
     }
 
     @Override
