@@ -189,13 +189,14 @@ public final class MetadataManager implements MetadataClient {
                     e = subscriptions.subscribe(topic, ticker.nanoTime());
                     e.activeWaiters.incrementAndGet();
                 }
+                // Ask before looking at the budget: a zero-budget send must still make the topic known for the next.
+                e.touch(ticker.nanoTime());
+                requestTopic(e);
                 long remainingNs = deadline.remainingNs();
                 if (remainingNs <= 0) {
                     counters.waitTimeouts.increment();
                     throw timeout(topic, partition, deadline, c, e);
                 }
-                e.touch(ticker.nanoTime());
-                requestTopic(e);
                 e.waiters.add(me);
                 try {
                     if (snapshot == c && !closed && fatal == null && !e.removed) {
