@@ -27,11 +27,17 @@ final class WaitQueue {
         return threads.isEmpty();
     }
 
-    /** Unparks every thread queued now; returns how many. */
+    /**
+     * Unparks the threads queued when the call began; returns how many. Bounded by that count: a woken thread whose
+     * question is still open queues itself again at once, and draining until empty would keep the sender here for as
+     * long as waiters keep coming back. Those it leaves queued were queued after the caller published, so their
+     * re-check sees what was published and they need no wake-up; every thread queued before is ahead of them (FIFO).
+     */
     int wakeAll() {
+        int queued = threads.size();
         int n = 0;
         Thread t;
-        while ((t = threads.poll()) != null) {
+        while (n < queued && (t = threads.poll()) != null) {
             LockSupport.unpark(t);
             n++;
         }
