@@ -102,12 +102,15 @@ public final class MetadataManager implements MetadataClient {
 
     @Override
     public int requestUpdate() {
+        // The version is read before the request is posted: read after, it could already be the answer to this very
+        // request, and the caller's awaitUpdate(version) would wait past it for one that nobody asked for.
+        int version = snapshot.version();
         if (fullRequested.compareAndSet(false, true)) {
             wakeSender();
         } else {
             counters.requestsCoalesced.increment();
         }
-        return snapshot.version();
+        return version;
     }
 
     @Override
@@ -191,13 +194,14 @@ public final class MetadataManager implements MetadataClient {
                     e = subscriptions.subscribe(topic, ticker.nanoTime());
                     e.activeWaiters.incrementAndGet();
                 }
+                // Ask before looking at the budget: a zero-budget send must still make the topic known for the next.
+                e.touch(ticker.nanoTime());
+                requestTopic(e);
                 long remainingNs = deadline.remainingNs();
                 if (remainingNs <= 0) {
                     counters.waitTimeouts.increment();
                     throw timeout(topic, partition, deadline, c, e);
                 }
-                e.touch(ticker.nanoTime());
-                requestTopic(e);
                 e.waiters.add(me);
                 try {
                     if (snapshot == c && !closed && fatal == null && !e.removed) {
