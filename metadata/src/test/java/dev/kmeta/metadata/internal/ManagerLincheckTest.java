@@ -70,7 +70,7 @@ public class ManagerLincheckTest {
     /** Classes only the sender runs (or that only carry immutable values): nothing to interleave with inside. */
     private static final Set<String> SENDER_ONLY = Set.of(ResponseMerger.class.getName(),
             RefreshStateMachine.class.getName(), LeaderHints.class.getName(), WorldChanges.class.getName(),
-            TimeoutReasons.class.getName(), Backoff.class.getName(), FakeBroker.class.getName(),
+            Diagnoser.class.getName(), Backoff.class.getName(), FakeBroker.class.getName(),
             RefreshRequest.class.getName(), RefreshResponse.class.getName());
 
     /** Random scenarios per model, and interleavings explored per scenario. */
