@@ -19,7 +19,7 @@ import java.util.Set;
  * <p>Each shard is one open-addressing table: keys and values interleaved in one {@code Object[]}
  * ({@code [k0, v0, k1, v1, ...]}), linear probing, at most half full. A lookup mixes the key's hash once, picks the
  * shard with its low {@code b} bits and the first slot with the next bits: two array loads and, at that load
- * factor, 1.5 slots probed on average for a hit. It allocates nothing and takes no lock.
+ * factor, at most 1.5 slots probed on average for a hit. It allocates nothing and takes no lock.
  *
  * <p>Cost of an update: O(S + k &times; n / S) for k changed keys among n, with S = 2<sup>b</sup> shards, and
  * b chosen from n so that S is about 2&radic;n: for 10,000 keys, 256 shards of about 40 keys each, so one changed
@@ -113,14 +113,14 @@ final class ShardedMap<K, V> extends AbstractMap<K, V> {
     }
 
     /** The slot index of {@code key} in {@code table}, or -1 when absent. */
-    private static int find(Object[] table, Object key, int hash, int h, int bits) {
+    private static int find(Object[] table, Object key, int h, int bits) {
         int mask = slotMask(table);
         for (int i = (h >>> bits) & mask; ; i = (i + 1) & mask) {
             Object k = table[i << 1];
             if (k == null) {
                 return -1;
             }
-            if (k == key || k.hashCode() == hash && k.equals(key)) {
+            if (k == key || key.equals(k)) {
                 return i;
             }
         }
@@ -168,24 +168,37 @@ final class ShardedMap<K, V> extends AbstractMap<K, V> {
 
     // ---- Map ------------------------------------------------------------------------------------------------------
 
-    /** The value for {@code key}, or null. O(1), allocation-free. */
+    /**
+     * The value for {@code key}, or null. O(1), allocation-free. The first probe is inline and the rest of the probe
+     * run a separate method, so the part inlined into every caller stays small; a key is compared with
+     * {@code key.equals(stored)} and no stored hash (measured fastest: most hits are on the first probe).
+     */
     @Override
     @SuppressWarnings("unchecked")
     public V get(Object key) {
         if (key == null) {
             return null;
         }
-        int hash = key.hashCode();
-        int h = spread(hash);
+        int h = spread(key.hashCode());
         Object[] table = shards[h & (shards.length - 1)];
         int mask = slotMask(table);
-        for (int i = (h >>> bits) & mask; ; i = (i + 1) & mask) {
-            Object k = table[i << 1];
+        int i = (h >>> bits) & mask;
+        Object k = table[i << 1];
+        if (k == key || key.equals(k)) {
+            return (V) table[(i << 1) + 1];
+        }
+        return k == null ? null : (V) probeOn(table, key, i, mask);
+    }
+
+    /** The value for {@code key} in the probe run after slot {@code i}, or null. */
+    private static Object probeOn(Object[] table, Object key, int i, int mask) {
+        for (int j = (i + 1) & mask; ; j = (j + 1) & mask) {
+            Object k = table[j << 1];
             if (k == null) {
                 return null;
             }
-            if (k == key || k.hashCode() == hash && k.equals(key)) {
-                return (V) table[(i << 1) + 1];
+            if (k == key || key.equals(k)) {
+                return table[(j << 1) + 1];
             }
         }
     }
@@ -430,10 +443,9 @@ final class ShardedMap<K, V> extends AbstractMap<K, V> {
             if (key == null) {
                 return null;
             }
-            int hash = key.hashCode();
-            int h = spread(hash);
+            int h = spread(key.hashCode());
             Object[] table = shards[h & (shards.length - 1)];
-            int i = find(table, key, hash, h, bits);
+            int i = find(table, key, h, bits);
             return i < 0 ? null : (V) table[(i << 1) + 1];
         }
 
@@ -453,10 +465,9 @@ final class ShardedMap<K, V> extends AbstractMap<K, V> {
             if (key == null || value == null) {
                 throw new NullPointerException("null key or value: " + key + " -> " + value);
             }
-            int hash = key.hashCode();
-            int h = spread(hash);
+            int h = spread(key.hashCode());
             int s = h & (shards.length - 1);
-            int i = find(shards[s], key, hash, h, bits);
+            int i = find(shards[s], key, h, bits);
             if (i >= 0 && shards[s][(i << 1) + 1] == value) {
                 return value;
             }
@@ -486,10 +497,9 @@ final class ShardedMap<K, V> extends AbstractMap<K, V> {
             if (key == null) {
                 return null;
             }
-            int hash = key.hashCode();
-            int h = spread(hash);
+            int h = spread(key.hashCode());
             int s = h & (shards.length - 1);
-            int i = find(shards[s], key, hash, h, bits);
+            int i = find(shards[s], key, h, bits);
             if (i < 0) {
                 return null;
             }
