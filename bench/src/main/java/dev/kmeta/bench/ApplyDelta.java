@@ -48,7 +48,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * </ul>
  * Decoding bytes (names, ids, arrays) is measured by neither.
  *
- * <p>Run from the repository root, after {@code ./mvnw -B verify} (about 6 minutes on 2 cores):
+ * <p>Run from the repository root, after {@code ./mvnw -B verify} (about 8.5 minutes on 2 shared cores):
  * <pre>{@code
  * java -jar bench/target/benchmarks.jar ApplyDelta -prof gc -rf json -rff bench/results/apply-delta.json
  * }</pre>
