@@ -54,13 +54,32 @@ class ApplyDeltaSetupTest {
 
     @ParameterizedTest
     @CsvSource({"10000, hashed", "10000, numbered"})
-    void theFullDeltaRebuildsTheSnapshotFromFreshObjects(int partitions, String names) {
+    void bothFullBuildsRebuildTheSnapshotFromFreshObjects(int partitions, String names) {
         ApplyDelta bench = setUp(partitions, names);
-        Cluster rebuilt = bench.fullBuild();
-        assertEquals(1, rebuilt.version());
-        assertTrue(rebuilt.contentEquals(bench.snapshot));
-        for (String name : bench.snapshot.topicNames()) {
-            assertNotSame(bench.snapshot.topic(name), rebuilt.topic(name), name);
+        for (Cluster rebuilt : List.of(bench.fullBuild(), bench.fullBuildPrebuilt())) {
+            assertEquals(1, rebuilt.version());
+            assertTrue(rebuilt.contentEquals(bench.snapshot));
+            for (String name : bench.snapshot.topicNames()) {
+                assertNotSame(bench.snapshot.topic(name), rebuilt.topic(name), name);
+            }
+        }
+        Cluster again = bench.fullBuild();
+        String any = bench.snapshot.topicNames().iterator().next();
+        assertNotSame(again.topic(any), bench.fullBuild().topic(any), "fullBuild builds its topics each time");
+        assertNotSame(again.topic(any).partition(0), bench.fullBuild().topic(any).partition(0));
+    }
+
+    @ParameterizedTest
+    @CsvSource({"10000, hashed", "10000, numbered"})
+    void theRawAndPrebuiltOneTopicChangesAreTheSameChange(int partitions, String names) {
+        ApplyDelta bench = setUp(partitions, names);
+        for (int i = 0; i < ApplyDelta.DELTA_POOL; i++) {
+            Cluster raw = bench.oneTopicChange();
+            Cluster prebuilt = bench.snapshot.apply(bench.oneTopicDeltas[i]);
+            assertTrue(raw.contentEquals(prebuilt), "delta " + i);
+            String name = bench.changedTopics[i];
+            assertNotSame(prebuilt.topic(name), raw.topic(name), "the raw change builds its topic");
+            assertEquals(prebuilt.topic(name), raw.topic(name));
         }
     }
 
@@ -71,7 +90,7 @@ class ApplyDeltaSetupTest {
         Cluster before = bench.snapshot;
         Set<String> changedTopics = new HashSet<>();
         for (int i = 0; i < ApplyDelta.DELTA_POOL; i++) {
-            Cluster after = bench.applyOneTopic();
+            Cluster after = bench.oneTopicChangePrebuilt();
             assertEquals(before.version() + 1, after.version());
             assertTrue(after.contentEquals(before.apply(bench.oneTopicDeltas[i])));
             int differing = 0;

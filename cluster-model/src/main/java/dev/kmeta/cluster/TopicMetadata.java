@@ -17,9 +17,15 @@ import java.util.UUID;
  * <p>Input rules: a partition whose topic is not this topic, a negative partition index or the same index twice is
  * rejected with {@link IllegalArgumentException}, and nothing is built. Indexes a partition list skips (0, 1, 3) are
  * filled with leaderless placeholders whose error is {@link PartitionMetadata#LEADER_NOT_AVAILABLE}, so that
- * {@link #partitionCount()} is always the highest index + 1 and every index below it answers.
+ * {@link #partitionCount()} is always the highest index + 1 and every index below it answers. So that a malformed
+ * answer cannot make it allocate a huge array, the highest index must be below the number of partitions given +
+ * 65,536 (so at most 65,536 placeholders); {@link #withPartition} likewise accepts an index below
+ * {@link #partitionCount()} + 65,536. Both reject anything beyond with {@link IllegalArgumentException} naming the
+ * topic and the index.
  */
 public final class TopicMetadata {
+    /** How far beyond the number of partitions given an index may lie; see the class doc. */
+    static final int MAX_GAP = 65536;
     private static final PartitionMetadata[] NO_PARTITIONS = new PartitionMetadata[0];
 
     private final String name;
@@ -47,7 +53,8 @@ public final class TopicMetadata {
      * @param internal   whether it is an internal topic
      * @param errorCode  Kafka's topic-level error code ({@link PartitionMetadata#NONE} when fine)
      * @param partitions the partitions, in any order
-     * @throws IllegalArgumentException for a foreign, negative or duplicate partition (see the class doc)
+     * @throws IllegalArgumentException for a foreign, negative or duplicate partition, or an index at or beyond
+     *                                  {@code partitions.size() + 65536} (see the class doc)
      */
     public static TopicMetadata of(String name, UUID topicId, boolean internal, short errorCode,
                                    Collection<PartitionMetadata> partitions) {
@@ -72,6 +79,7 @@ public final class TopicMetadata {
             }
             max = Math.max(max, p.partition());
         }
+        checkIndex(name, max, partitions.size());
         PartitionMetadata[] byIndex = new PartitionMetadata[max + 1];
         for (PartitionMetadata p : partitions) {
             if (byIndex[p.partition()] != null) {
@@ -86,6 +94,14 @@ public final class TopicMetadata {
             }
         }
         return byIndex;
+    }
+
+    /** Rejects an index that would make the array more than {@link #MAX_GAP} slots longer than {@code given}. */
+    private static void checkIndex(String name, int index, int given) {
+        if ((long) index >= (long) given + MAX_GAP) {
+            throw new IllegalArgumentException("partition " + index + " of topic " + name + " is too far beyond the "
+                    + given + " partitions known: indexes must be below " + ((long) given + MAX_GAP));
+        }
     }
 
     private static List<PartitionMetadata> withLeader(PartitionMetadata[] partitions) {
@@ -110,13 +126,15 @@ public final class TopicMetadata {
     /**
      * This topic with one partition replaced (or added, growing the count). Costs O(partitions of this topic).
      *
-     * @throws IllegalArgumentException if the partition belongs to another topic
+     * @throws IllegalArgumentException if the partition belongs to another topic, or its index is at or beyond
+     *                                  {@code partitionCount() + 65536}
      */
     public TopicMetadata withPartition(PartitionMetadata partition) {
         if (!name.equals(partition.topic())) {
             throw new IllegalArgumentException("partition of topic " + partition.topic() + " given for " + name);
         }
         int index = partition.partition();
+        checkIndex(name, index, partitions.length);
         PartitionMetadata[] copy = Arrays.copyOf(partitions, Math.max(partitions.length, index + 1));
         for (int i = partitions.length; i < copy.length; i++) {
             copy[i] = PartitionMetadata.placeholder(name, i);

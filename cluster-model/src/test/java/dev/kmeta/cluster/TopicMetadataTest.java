@@ -96,6 +96,43 @@ class TopicMetadataTest {
     }
 
     @Test
+    void rejectsAnIndexFarBeyondThePartitionsGivenNamingTopicAndIndex() {
+        for (int index : new int[] {Integer.MAX_VALUE, 65_537, 1_000_000}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> TopicMetadata.of("huge", List.of(PartitionMetadata.of("huge", index, 0, 0))));
+            assertTrue(e.getMessage().contains("huge") && e.getMessage().contains(String.valueOf(index)),
+                    e.getMessage());
+        }
+        IllegalArgumentException two = assertThrows(IllegalArgumentException.class, () -> TopicMetadata.of("t",
+                List.of(partition("t", 0, 0), PartitionMetadata.of("t", 65_538, 0, 0))));
+        assertTrue(two.getMessage().contains("topic t") && two.getMessage().contains("65538"), two.getMessage());
+    }
+
+    @Test
+    void acceptsAnIndexJustBelowThePartitionsGivenPlus65536() {
+        TopicMetadata one = TopicMetadata.of("t", List.of(PartitionMetadata.of("t", 65_536, 0, 0)));
+        assertEquals(65_537, one.partitionCount());
+        assertEquals(PartitionMetadata.LEADER_NOT_AVAILABLE, one.partition(65_535).errorCode());
+        assertArrayEquals(new int[] {65_536}, indexes(one.availablePartitions()));
+        TopicMetadata two = TopicMetadata.of("t", List.of(partition("t", 0, 0), PartitionMetadata.of("t", 65_537,
+                1, 0)));
+        assertEquals(65_538, two.partitionCount());
+    }
+
+    @Test
+    void withPartitionRejectsAnIndexAtOrBeyondTheCountPlus65536() {
+        TopicMetadata t = topic("t", 0, 1);
+        for (int index : new int[] {Integer.MAX_VALUE, 65_538}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> t.withPartition(PartitionMetadata.of("t", index, 0, 0)));
+            assertTrue(e.getMessage().contains("topic t") && e.getMessage().contains(String.valueOf(index)),
+                    e.getMessage());
+        }
+        assertEquals(65_538, t.withPartition(PartitionMetadata.of("t", 65_537, 0, 0)).partitionCount());
+        assertEquals(2, t.partitionCount());
+    }
+
+    @Test
     void withPartitionReplacesOneAndLeavesTheOriginalAlone() {
         TopicMetadata t = topic("t", 0, 1, 2);
         TopicMetadata moved = t.withPartition(PartitionMetadata.of("t", 1, 5, 40));

@@ -2,12 +2,6 @@ package dev.kmeta.metadata;
 
 import dev.kmeta.metadata.MetadataConfig.DnsLookup;
 import dev.kmeta.metadata.MetadataConfig.RecoveryStrategy;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.AlphaChars;
-import net.jqwik.api.constraints.LongRange;
-import net.jqwik.api.constraints.NumericChars;
-import net.jqwik.api.constraints.StringLength;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -15,11 +9,15 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.math.BigInteger;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Random;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.stream.Stream;
 
 import static dev.kmeta.metadata.MetadataConfig.*;
@@ -485,15 +483,18 @@ class MetadataConfigTest {
         }
     }
 
-    @Property(tries = 200)
-    void noSecretValueEverReachesToString(@ForAll @AlphaChars @NumericChars @StringLength(min = 6, max = 40)
-                                          String secret) {
-        Map<String, Object> props = new HashMap<>();
-        for (String key : SECRETS.keySet()) {
-            props.put(key, "~" + secret + "~");
-        }
-        props.put("sasl.login.refresh.token.value", "~" + secret + "~");
-        assertFalse(MetadataConfig.from(props).toString().contains(secret));
+    /** 200 random secrets of 6 to 40 letters and digits, after the shortest and longest edge cases. */
+    @Test
+    void noSecretValueEverReachesToString() {
+        List<String> edges = List.of("000000", "aaaaaa", "Z9Z9Z9", "a".repeat(40), "0123456789".repeat(4));
+        forAll(edges, 200, random -> alphanumeric(random, 6 + random.nextInt(35)), secret -> {
+            Map<String, Object> props = new HashMap<>();
+            for (String key : SECRETS.keySet()) {
+                props.put(key, "~" + secret + "~");
+            }
+            props.put("sasl.login.refresh.token.value", "~" + secret + "~");
+            assertFalse(MetadataConfig.from(props).toString().contains(secret));
+        });
     }
 
     @Test
@@ -532,32 +533,117 @@ class MetadataConfigTest {
         assertEquals(KMETA_METADATA_JITTER, e.key());
     }
 
-    // ---- properties ----
+    // ---- properties (seeded random inputs; a failure names the seed and the input) ----
 
-    @Property(tries = 300)
-    void anExplicitPairIsAcceptedExactlyWhenMaxIsAtLeastBase(@ForAll @LongRange(min = 0, max = 100_000) long base,
-                                                             @ForAll @LongRange(min = 0, max = 100_000) long max) {
-        Map<String, Object> props = Map.of(RETRY_BACKOFF_MS, String.valueOf(base), RETRY_BACKOFF_MAX_MS, max);
-        if (max >= base) {
-            MetadataConfig c = MetadataConfig.from(props);
-            assertEquals(base, c.retryBackoffMs());
-            assertEquals(max, c.retryBackoffMaxMs());
-        } else {
-            assertEquals(RETRY_BACKOFF_MAX_MS,
-                    assertThrows(ConfigException.class, () -> MetadataConfig.from(props)).key());
+    /** The first seed of the random cases: case i uses seed {@code SEED + i}. */
+    private static final long SEED = 0x6b6d657461L;
+
+    /**
+     * Runs {@code check} on every edge case, then on {@code tries} inputs made by {@code generator}, each from a
+     * {@link Random} of its own seed, so one failing case can be replayed alone. A failure names the seed (or the
+     * edge case) and the input.
+     */
+    private static <T> void forAll(List<T> edges, int tries, Function<Random, T> generator, Consumer<T> check) {
+        for (T input : edges) {
+            run("edge case", input, check);
+        }
+        for (int i = 0; i < tries; i++) {
+            long seed = SEED + i;
+            run("seed " + seed, generator.apply(new Random(seed)), check);
         }
     }
 
-    @Property(tries = 500)
-    void anyBootstrapStringEitherParsesOrFailsWithTheKey(@ForAll String servers) {
+    private static <T> void run(String origin, T input, Consumer<T> check) {
         try {
-            MetadataConfig c = MetadataConfig.from(Map.of(BOOTSTRAP_SERVERS, servers));
-            for (String s : c.bootstrapServers()) {
-                assertFalse(s.isEmpty());
-                assertEquals(s.trim(), s);
-            }
-        } catch (ConfigException e) {
-            assertEquals(BOOTSTRAP_SERVERS, e.key());
+            check.accept(input);
+        } catch (AssertionError | RuntimeException e) {
+            throw new AssertionError(origin + ", input " + describe(input) + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The input with every character outside printable ASCII escaped, so the message shows it exactly. */
+    private static String describe(Object input) {
+        StringBuilder out = new StringBuilder();
+        for (char c : String.valueOf(input).toCharArray()) {
+            if (c >= 0x20 && c < 0x7f) {
+                out.append(c);
+            } else {
+                out.append(String.format("\\u%04x", (int) c));
+            }
+        }
+        return input instanceof String ? '"' + out.toString() + '"' : out.toString();
+    }
+
+    private static String alphanumeric(Random random, int length) {
+        String chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+        StringBuilder out = new StringBuilder(length);
+        for (int i = 0; i < length; i++) {
+            out.append(chars.charAt(random.nextInt(chars.length())));
+        }
+        return out.toString();
+    }
+
+    /** 300 random (base, max) pairs in 0..100,000, after the bounds and the pairs around max == base. */
+    @Test
+    void anExplicitPairIsAcceptedExactlyWhenMaxIsAtLeastBase() {
+        List<long[]> edges = List.of(new long[] {0, 0}, new long[] {0, 100_000}, new long[] {100_000, 0},
+                new long[] {100_000, 100_000}, new long[] {500, 500}, new long[] {500, 499}, new long[] {499, 500},
+                new long[] {1, 0});
+        forAll(edges, 300, random -> new long[] {random.nextInt(100_001), random.nextInt(100_001)}, pair -> {
+            long base = pair[0];
+            long max = pair[1];
+            Map<String, Object> props = Map.of(RETRY_BACKOFF_MS, String.valueOf(base), RETRY_BACKOFF_MAX_MS, max);
+            if (max >= base) {
+                MetadataConfig c = MetadataConfig.from(props);
+                assertEquals(base, c.retryBackoffMs());
+                assertEquals(max, c.retryBackoffMaxMs());
+            } else {
+                assertEquals(RETRY_BACKOFF_MAX_MS,
+                        assertThrows(ConfigException.class, () -> MetadataConfig.from(props)).key());
+            }
+        });
+    }
+
+    /** Characters that mean something to the bootstrap parser, and some that look like them. */
+    private static final String BOOTSTRAP_CHARS = "ab.-_09:[],% /\t\n\r\u000b\u00a0\u2003\u3000:@";
+
+    /**
+     * An arbitrary string: empty sometimes, up to 255 characters, each either a character the
+     * parser cares about or any UTF-16 code unit (lone surrogates and controls included).
+     */
+    private static String anyString(Random random) {
+        int length = random.nextInt(8) == 0 ? 0 : random.nextInt(4) == 0 ? random.nextInt(256) : random.nextInt(24);
+        StringBuilder out = new StringBuilder(length);
+        for (int i = 0; i < length; i++) {
+            out.append(random.nextBoolean() ? BOOTSTRAP_CHARS.charAt(random.nextInt(BOOTSTRAP_CHARS.length()))
+                    : (char) random.nextInt(0x10000));
+        }
+        return out.toString();
+    }
+
+    /** 1,000 random strings after edge cases (empty, blank, separators only, boundary characters). */
+    @Test
+    void anyBootstrapStringEitherParsesOrFailsWithTheKey() {
+        List<String> edges = new ArrayList<>(List.of("", " ", ",", ", ,", ":", "[", "]", "[]", "[]:", "a:", ":1",
+                "a:1", "a:1,", "\u0000", "\uffff", "\ud800", "\u00a0a:1\u00a0", "a:1\tb:2", "x".repeat(255)));
+        forAll(edges, 1000, MetadataConfigTest::anyString, servers -> {
+            try {
+                MetadataConfig c = MetadataConfig.from(Map.of(BOOTSTRAP_SERVERS, servers));
+                for (String s : c.bootstrapServers()) {
+                    assertFalse(s.isEmpty());
+                    assertEquals(s.trim(), s);
+                }
+            } catch (ConfigException e) {
+                assertEquals(BOOTSTRAP_SERVERS, e.key());
+            }
+        });
+    }
+
+    @Test
+    void aFailingCaseNamesItsSeedAndInput() {
+        AssertionError e = assertThrows(AssertionError.class, () -> forAll(List.of(), 5,
+                random -> "in\u0000put-" + random.nextInt(3), input -> assertFalse(input.endsWith("-0") || input
+                        .endsWith("-1") || input.endsWith("-2"))));
+        assertTrue(e.getMessage().startsWith("seed " + SEED + ", input \"in\\u0000put-"), e.getMessage());
     }
 }
