@@ -88,6 +88,18 @@ final class Harness implements AutoCloseable {
         return f;
     }
 
+    /** Subscribes the topics (each through a waiting {@code awaitTopic}) and answers them in one sender round. */
+    void learn(String... topics) throws Exception {
+        java.util.List<CompletableFuture<dev.kmeta.cluster.Cluster>> waits = new java.util.ArrayList<>();
+        for (String topic : topics) {
+            waits.add(waiting(() -> manager.awaitTopic(topic, deadline(1_000))));
+        }
+        step();
+        for (CompletableFuture<dev.kmeta.cluster.Cluster> w : waits) {
+            w.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        }
+    }
+
     @Override
     public void close() {
         manager.close();

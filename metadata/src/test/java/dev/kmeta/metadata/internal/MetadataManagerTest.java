@@ -388,9 +388,7 @@ class MetadataManagerTest {
     void staleEpochsNeverWinAndMinusOneNeverReplacesARealEpoch() throws Exception {
         try (Harness h = new Harness()) {
             h.broker.topic("t", 2, 5);
-            CompletableFuture<Cluster> f = h.waiting(() -> h.manager.awaitTopic("t", h.deadline(1_000)));
-            h.step();
-            result(f);
+            h.learn("t");
             h.broker.leader("t", 0, 2, 3); // older epoch, other leader
             h.broker.leader("t", 1, 2, -1); // no epoch
             h.manager.requestUpdate();
@@ -413,9 +411,7 @@ class MetadataManagerTest {
     void aConsistentlyLowerEpochIsAcceptedAfterNAnswers() throws Exception {
         try (Harness h = new Harness(Map.of("kmeta.metadata.epoch.rewind.accept.count", "3"))) {
             h.broker.topic("t", 1, 9);
-            CompletableFuture<Cluster> f = h.waiting(() -> h.manager.awaitTopic("t", h.deadline(1_000)));
-            h.step();
-            result(f);
+            h.learn("t");
             h.broker.leader("t", 0, 1, 2);
             for (int i = 0; i < 2; i++) {
                 h.manager.requestUpdate();
@@ -434,9 +430,7 @@ class MetadataManagerTest {
     void topicRecreatedWithNewIdResetsEpochsAndMayShrink() throws Exception {
         try (Harness h = new Harness()) {
             h.broker.topic("t", 4, 7);
-            CompletableFuture<Cluster> f = h.waiting(() -> h.manager.awaitTopic("t", h.deadline(1_000)));
-            h.step();
-            result(f);
+            h.learn("t");
             h.broker.topics.put("t", TopicMetadata.of("t", java.util.UUID.randomUUID(), false, (short) 0,
                     List.of(FakeBroker.partition("t", 0, 1, 0), FakeBroker.partition("t", 1, 2, 0))));
             h.manager.requestUpdate();
@@ -452,9 +446,7 @@ class MetadataManagerTest {
     void partitionCountNeverShrinksOnOneAnswer() throws Exception {
         try (Harness h = new Harness()) {
             h.broker.topic("t", 4, 1);
-            CompletableFuture<Cluster> f = h.waiting(() -> h.manager.awaitTopic("t", h.deadline(1_000)));
-            h.step();
-            result(f);
+            h.learn("t");
             TopicMetadata full = h.broker.topics.get("t");
             h.broker.topics.put("t", TopicMetadata.of("t", full.topicId(), false, (short) 0,
                     List.of(full.partition(0), full.partition(1))));
@@ -470,9 +462,7 @@ class MetadataManagerTest {
         try (Harness h = new Harness()) {
             h.broker.topic("t", 2, 1);
             h.broker.leader("t", 1, 7, 2); // broker 7 is not listed
-            CompletableFuture<Cluster> f = h.waiting(() -> h.manager.awaitTopic("t", h.deadline(1_000)));
-            h.step();
-            result(f);
+            h.learn("t");
             assertNull(h.manager.fetch().leader("t", 1));
             assertEquals(1, h.manager.fetch().availablePartitions("t").size());
             List<Long> sentAt = new ArrayList<>();
@@ -504,11 +494,7 @@ class MetadataManagerTest {
     void leaderHintNewerIsAppliedBumpsVersionAndWakesOnlyThatTopic() throws Exception {
         try (Harness h = new Harness()) {
             h.broker.topic("t", 2, 3).topic("u", 1, 0);
-            CompletableFuture<Cluster> f = h.waiting(() -> h.manager.awaitTopic("t", h.deadline(1_000)));
-            CompletableFuture<Cluster> g = h.waiting(() -> h.manager.awaitTopic("u", h.deadline(1_000)));
-            h.step();
-            result(f);
-            result(g);
+            h.learn("t", "u");
             int v = h.manager.fetch().version();
             h.manager.onLeaderHint("t", 0, 2, 4, new Node(2, "127.0.0.1", 9094));
             h.manager.onLeaderHint("t", 1, 0, 2, null); // stale
@@ -528,9 +514,7 @@ class MetadataManagerTest {
     void leaderHintWithANewEndpointAddsTheBroker() throws Exception {
         try (Harness h = new Harness()) {
             h.broker.topic("t", 1, 3);
-            CompletableFuture<Cluster> f = h.waiting(() -> h.manager.awaitTopic("t", h.deadline(1_000)));
-            h.step();
-            result(f);
+            h.learn("t");
             h.manager.onLeaderHint("t", 0, 9, 4, new Node(9, "127.0.0.1", 9999));
             h.manager.poll(h.now());
             assertEquals(9999, h.manager.fetch().leader("t", 0).port());
@@ -541,11 +525,7 @@ class MetadataManagerTest {
     void unusableLeaderHintAsksForARefreshOfThatTopicOnly() throws Exception {
         try (Harness h = new Harness()) {
             h.broker.topic("t", 1, 3).topic("u", 1, 0);
-            CompletableFuture<Cluster> f = h.waiting(() -> h.manager.awaitTopic("t", h.deadline(1_000)));
-            CompletableFuture<Cluster> g = h.waiting(() -> h.manager.awaitTopic("u", h.deadline(1_000)));
-            h.step();
-            result(f);
-            result(g);
+            h.learn("t", "u");
             h.manager.onLeaderHint("t", 0, -1, -1, null);
             h.advance(100);
             RefreshRequest r = h.step();
@@ -558,11 +538,7 @@ class MetadataManagerTest {
     void invalidationRefreshesOnlyThatTopic() throws Exception {
         try (Harness h = new Harness()) {
             h.broker.topic("t", 1, 3).topic("u", 1, 0);
-            CompletableFuture<Cluster> f = h.waiting(() -> h.manager.awaitTopic("t", h.deadline(1_000)));
-            CompletableFuture<Cluster> g = h.waiting(() -> h.manager.awaitTopic("u", h.deadline(1_000)));
-            h.step();
-            result(f);
-            result(g);
+            h.learn("t", "u");
             h.manager.invalidate("u", 0);
             h.manager.invalidate("u", 0);
             h.advance(100);
@@ -576,11 +552,7 @@ class MetadataManagerTest {
     void disconnectOfALeaderRefreshesTheTopicsItLeads() throws Exception {
         try (Harness h = new Harness()) {
             h.broker.topic("t", 1, 3).topic("u", 3, 0);
-            CompletableFuture<Cluster> f = h.waiting(() -> h.manager.awaitTopic("t", h.deadline(1_000)));
-            CompletableFuture<Cluster> g = h.waiting(() -> h.manager.awaitTopic("u", h.deadline(1_000)));
-            h.step();
-            result(f);
-            result(g);
+            h.learn("t", "u");
             h.manager.onNodeDisconnected(2, h.now());
             h.advance(100);
             assertEquals(Set.of("u"), h.step().topics(), "only u has a partition led by broker 2");
@@ -609,11 +581,7 @@ class MetadataManagerTest {
     void clusterIdChangeIsDetectedAndMetadataIsNotMixed() throws Exception {
         try (Harness h = new Harness()) {
             h.broker.topic("a", 1, 0).topic("b", 1, 0);
-            CompletableFuture<Cluster> f = h.waiting(() -> h.manager.awaitTopic("a", h.deadline(1_000)));
-            CompletableFuture<Cluster> g = h.waiting(() -> h.manager.awaitTopic("b", h.deadline(1_000)));
-            h.step();
-            result(f);
-            result(g);
+            h.learn("a", "b");
             h.broker.clusterId = "cluster-B";
             h.broker.topics.remove("b");
             h.manager.invalidate("a", 0);
@@ -631,9 +599,7 @@ class MetadataManagerTest {
     void answerWithoutBrokersIsNotBelieved() throws Exception {
         try (Harness h = new Harness()) {
             h.broker.topic("a", 1, 0);
-            CompletableFuture<Cluster> f = h.waiting(() -> h.manager.awaitTopic("a", h.deadline(1_000)));
-            h.step();
-            result(f);
+            h.learn("a");
             Cluster before = h.manager.fetch();
             h.broker.brokers.clear();
             h.manager.requestUpdate();
