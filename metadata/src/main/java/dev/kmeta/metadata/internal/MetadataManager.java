@@ -71,6 +71,8 @@ public final class MetadataManager implements MetadataClient {
     private volatile String lastFailure;
     private final dev.kmeta.metadata.ConnectionEvidence connections = new dev.kmeta.metadata.ConnectionEvidence();
     private volatile String previousClusterId;
+    /** The ticker's time at the sender's last poll: the usage stamp of a cache hit (idle expiry is coarse anyway). */
+    private volatile long coarseNowNs;
     private volatile long clusterIdChangedNs = Long.MIN_VALUE;
 
     // Sender thread only.
@@ -87,6 +89,7 @@ public final class MetadataManager implements MetadataClient {
         this.allowAutoCreateTopics = config.allowAutoCreateTopics();
         this.leaderlessRefresh = config.leaderlessRefreshMs() > 0;
         this.subscriptions = new Subscriptions(config.maxTopics(), counters);
+        this.coarseNowNs = ticker.nanoTime();
         Backoff retry = new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs(), config.jitter());
         Backoff fast = new Backoff(config.leaderlessRefreshMs(), config.retryBackoffMaxMs(), config.jitter());
         this.machine = new RefreshStateMachine(clientId, config.metadataMaxAgeMs(), retry, fast);
@@ -154,7 +157,7 @@ public final class MetadataManager implements MetadataClient {
         if (t != null && answers(t, partition)) {
             TopicEntry e = subscriptions.get(topic);
             if (e != null) {
-                e.touch(ticker.nanoTime());
+                e.touch(coarseNowNs); // no clock read on a hit: the sender's last poll time is precise enough
             }
             return c;
         }
@@ -380,6 +383,7 @@ public final class MetadataManager implements MetadataClient {
      */
     public long poll(long nowMs) {
         wakePending.set(false);
+        coarseNowNs = ticker.nanoTime();
         if (closed) {
             machine.close();
             return Long.MAX_VALUE;

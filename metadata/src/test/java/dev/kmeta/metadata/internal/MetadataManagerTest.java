@@ -578,6 +578,23 @@ class MetadataManagerTest {
     }
 
     @Test
+    void aCacheHitKeepsItsTopicFromExpiring() throws Exception {
+        try (Harness h = new Harness(Map.of("metadata.max.idle.ms", "5000"))) {
+            h.broker.topic("t", 1, 0);
+            h.learn("t");
+            h.advance(4_000);
+            h.manager.poll(h.now());
+            assertEquals(1, h.manager.awaitTopic("t", h.deadline(0)).partitionCount("t"), "a cache hit");
+            h.advance(4_000);
+            h.manager.poll(h.now());
+            assertEquals(Set.of("t"), h.manager.subscribedTopics(), "used 4 s ago: kept");
+            h.advance(2_000);
+            h.manager.poll(h.now());
+            assertEquals(Set.of(), h.manager.subscribedTopics(), "unused for 6 s: expired");
+        }
+    }
+
+    @Test
     void clusterIdChangeIsDetectedAndMetadataIsNotMixed() throws Exception {
         try (Harness h = new Harness()) {
             h.broker.topic("a", 1, 0).topic("b", 1, 0);
