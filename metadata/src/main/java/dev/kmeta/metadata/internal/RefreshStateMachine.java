@@ -83,19 +83,6 @@ final class RefreshStateMachine {
         return inFlightSinceMs;
     }
 
-    /** Ms since the epoch of the caller's clock of the last successful answer, or a very negative number. */
-    long lastSuccessMs() {
-        return lastSuccessMs;
-    }
-
-    long lastFullSuccessMs() {
-        return lastFullSuccessMs;
-    }
-
-    boolean hasSucceeded() {
-        return lastSuccessMs != NEVER;
-    }
-
     /** {@code requestUpdate()}: every subscribed topic, next request. */
     void requestFull(String why) {
         needFull = true;
@@ -255,10 +242,5 @@ final class RefreshStateMachine {
         if (log.isDebugEnabled()) {
             log.debug("[{}] metadata {} -> {}: {}", clientId, from, to, why);
         }
-    }
-
-    /** Failures in a row (0 after any answer). */
-    int failuresInARow() {
-        return failuresInARow;
     }
 }
