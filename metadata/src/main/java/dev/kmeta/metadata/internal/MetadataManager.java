@@ -29,7 +29,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The metadata manager: the one writer of the {@link Cluster} snapshot, and the {@link MetadataClient} that
@@ -122,7 +121,6 @@ public final class MetadataManager implements MetadataClient {
             throw new IllegalArgumentException("maxBlockMs must be >= 0: " + maxBlockMs);
         }
         Deadline deadline = Deadline.after(maxBlockMs, ticker);
-        Thread me = Thread.currentThread();
         long startNs = ticker.nanoTime();
         counters.waitersNow.increment();
         try {
@@ -135,14 +133,8 @@ public final class MetadataManager implements MetadataClient {
                     throw new MetadataTimeoutException("Metadata version did not move past " + lastVersion
                             + " within " + maxBlockMs + " ms" + lastFailureSuffix() + " [" + d.message() + "]", d);
                 }
-                versionWaiters.add(me);
-                try {
-                    if (snapshot.version() <= lastVersion && !closed && fatal == null) {
-                        LockSupport.parkNanos(this, remainingNs);
-                    }
-                } finally {
-                    versionWaiters.remove(me);
-                }
+                versionWaiters.park(this, remainingNs,
+                        () -> snapshot.version() <= lastVersion && !closed && fatal == null);
             }
         } finally {
             counters.waitersNow.decrement();
@@ -182,7 +174,6 @@ public final class MetadataManager implements MetadataClient {
         long startNs = ticker.nanoTime();
         TopicEntry e = subscriptions.subscribe(topic, startNs);
         e.activeWaiters.incrementAndGet();
-        Thread me = Thread.currentThread();
         counters.waitersNow.increment();
         try {
             for (;;) {
@@ -205,14 +196,9 @@ public final class MetadataManager implements MetadataClient {
                     counters.waitTimeouts.increment();
                     throw timeout(topic, partition, deadline, c, e);
                 }
-                e.waiters.add(me);
-                try {
-                    if (snapshot == c && !closed && fatal == null && !e.removed) {
-                        LockSupport.parkNanos(this, remainingNs);
-                    }
-                } finally {
-                    e.waiters.remove(me);
-                }
+                TopicEntry entry = e;
+                entry.waiters.park(this, remainingNs,
+                        () -> snapshot == c && !closed && fatal == null && !entry.removed);
             }
         } finally {
             e.activeWaiters.decrementAndGet();

@@ -2,6 +2,7 @@ package dev.kmeta.metadata.internal;
 
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 
 /**
  * The threads parked for one thing (one topic, or any new version). Lock-free: waiters add and remove themselves,
@@ -14,13 +15,20 @@ import java.util.concurrent.locks.LockSupport;
 final class WaitQueue {
     private final ConcurrentLinkedQueue<Thread> threads = new ConcurrentLinkedQueue<>();
 
-    void add(Thread t) {
-        threads.add(t);
-    }
-
-    /** O(waiters of this queue): only on the slow path, after a wake-up or a timeout. */
-    void remove(Thread t) {
-        threads.remove(t);
+    /**
+     * Parks the calling thread here for at most {@code nanos}, unless {@code stillWaiting} - checked after the thread
+     * is queued - says there is no need: the waiter's half of the protocol above, in one place.
+     */
+    void park(Object blocker, long nanos, BooleanSupplier stillWaiting) {
+        Thread me = Thread.currentThread();
+        threads.add(me);
+        try {
+            if (stillWaiting.getAsBoolean()) {
+                LockSupport.parkNanos(blocker, nanos);
+            }
+        } finally {
+            threads.remove(me); // O(waiters of this queue): only on the slow path
+        }
     }
 
     boolean isEmpty() {
