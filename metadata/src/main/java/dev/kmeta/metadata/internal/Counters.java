@@ -1,6 +1,11 @@
 package dev.kmeta.metadata.internal;
 
+import dev.kmeta.metadata.Diagnosis;
+
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -25,6 +30,8 @@ public final class Counters {
     final LongAdder waitTimeouts = new LongAdder();
     final LongAdder waitersNow = new LongAdder();
     final LongAdder topicsRejectedByCap = new LongAdder();
+    /** Timeouts by {@link Diagnosis.Cause#ordinal()}; bumped only on the (rare) timeout path, so no adder needed. */
+    private final AtomicLongArray waitTimeoutsByCause = new AtomicLongArray(Diagnosis.Cause.values().length);
 
     /** Metadata requests sent. */
     public long requestsSent() {
@@ -96,6 +103,20 @@ public final class Counters {
         return waitTimeouts.sum();
     }
 
+    /** Waits that ended in a timeout diagnosed as {@code cause}. */
+    public long waitTimeouts(Diagnosis.Cause cause) {
+        return waitTimeoutsByCause.get(cause.ordinal());
+    }
+
+    /** Waits that ended in a timeout, by diagnosed cause: every cause, in declaration order, zeros included. */
+    public Map<Diagnosis.Cause, Long> waitTimeoutsByCause() {
+        Map<Diagnosis.Cause, Long> byCause = new EnumMap<>(Diagnosis.Cause.class);
+        for (Diagnosis.Cause c : Diagnosis.Cause.values()) {
+            byCause.put(c, waitTimeoutsByCause.get(c.ordinal()));
+        }
+        return byCause;
+    }
+
     /** Threads waiting right now. */
     public long waitersNow() {
         return waitersNow.sum();
@@ -104,6 +125,10 @@ public final class Counters {
     /** New topics refused because of {@code kmeta.metadata.max.topics}. */
     public long topicsRejectedByCap() {
         return topicsRejectedByCap.sum();
+    }
+
+    void recordTimeout(Diagnosis.Cause cause) {
+        waitTimeoutsByCause.incrementAndGet(cause.ordinal());
     }
 
     void recordLatency(long ms) {

@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -73,6 +74,10 @@ public final class MetadataManager implements MetadataClient {
     /** The ticker's time at the sender's last poll: the usage stamp of a cache hit (idle expiry is coarse anyway). */
     private volatile long coarseNowNs;
     private volatile long clusterIdChangedNs = Long.MIN_VALUE;
+    /** Ticker ms when the manager was made: what the metadata age counts from before the first full answer. */
+    private final long startedMs;
+    /** Sender-written: ticker ms of the last applied answer to a FULL request, or {@link TopicEntry#NEVER_MS}. */
+    private volatile long lastFullRefreshMs = TopicEntry.NEVER_MS;
 
     // Sender thread only.
     private final RefreshStateMachine machine;
@@ -89,6 +94,7 @@ public final class MetadataManager implements MetadataClient {
         this.leaderlessRefresh = config.leaderlessRefreshMs() > 0;
         this.subscriptions = new Subscriptions(config.maxTopics(), counters);
         this.coarseNowNs = ticker.nanoTime();
+        this.startedMs = ticker.milliTime();
         Backoff retry = new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs(), config.jitter());
         Backoff fast = new Backoff(config.leaderlessRefreshMs(), config.retryBackoffMaxMs(), config.jitter());
         this.machine = new RefreshStateMachine(clientId, config.metadataMaxAgeMs(), retry, fast);
@@ -130,6 +136,7 @@ public final class MetadataManager implements MetadataClient {
                 if (remainingNs <= 0) {
                     counters.waitTimeouts.increment();
                     Diagnosis d = diagnose(null, ANY_PARTITION, maxBlockMs, null, deadline);
+                    counters.recordTimeout(d.cause());
                     throw new MetadataTimeoutException("Metadata version did not move past " + lastVersion
                             + " within " + maxBlockMs + " ms" + lastFailureSuffix() + " [" + d.message() + "]", d);
                 }
@@ -227,6 +234,7 @@ public final class MetadataManager implements MetadataClient {
         String what = partition == ANY_PARTITION ? "Topic " + topic
                 : "Partition " + partition + " of topic " + topic;
         Diagnosis d = diagnose(topic, partition, deadline.budgetMs(), e, deadline);
+        counters.recordTimeout(d.cause());
         return new MetadataTimeoutException(what + " not present in metadata after " + deadline.budgetMs()
                 + " ms: " + d.cause() + ": " + d.seen() + ". Fix: " + d.fix(), d);
     }
@@ -353,6 +361,42 @@ public final class MetadataManager implements MetadataClient {
         return subscriptions.names();
     }
 
+    /**
+     * Ms since the last applied answer to a FULL request (kafka-clients' {@code metadata-age}: partial answers for
+     * new or invalidated topics do not count); before the first one, ms since this manager was made. Any thread.
+     */
+    public long metadataAgeMs() {
+        long last = lastFullRefreshMs;
+        return Math.max(0, ticker.milliTime() - (last == TopicEntry.NEVER_MS ? startedMs : last));
+    }
+
+    /**
+     * Ms since an applied answer last described {@code topic} (full or partial request); -1 when the topic is not
+     * subscribed or no answer described it yet (unknown to the brokers so far). Any thread.
+     */
+    public long topicAgeMs(String topic) {
+        TopicEntry e = subscriptions.get(topic);
+        return e == null ? -1 : ageMs(e, ticker.milliTime());
+    }
+
+    /** {@link #topicAgeMs} of every subscribed topic an answer described; a new map each call. Any thread. */
+    public Map<String, Long> topicAgesMs() {
+        long nowMs = ticker.milliTime();
+        Map<String, Long> ages = new TreeMap<>();
+        for (TopicEntry e : subscriptions.all()) {
+            long age = ageMs(e, nowMs);
+            if (age >= 0) {
+                ages.put(e.name, age);
+            }
+        }
+        return ages;
+    }
+
+    private static long ageMs(TopicEntry e, long nowMs) {
+        long refreshed = e.refreshedMs;
+        return refreshed == TopicEntry.NEVER_MS ? -1 : Math.max(0, nowMs - refreshed);
+    }
+
     /** The request on the wire, or null. */
     public RefreshRequest inFlight() {
         return machine.inFlight();
@@ -417,6 +461,9 @@ public final class MetadataManager implements MetadataClient {
             clusterIdChangedNs = ticker.nanoTime();
         }
         snapshot = next;
+        if (request.isFull()) {
+            lastFullRefreshMs = nowMs;
+        }
         counters.responsesApplied.incrementAndGet();
         counters.recordLatency(Math.max(0, nowMs - machine.inFlightSinceMs()));
         counters.staleEpochsRejected.addAndGet(result.staleEpochsRejected);
@@ -425,7 +472,7 @@ public final class MetadataManager implements MetadataClient {
         WorldChanges.log(log, clientId, before, next, result, counters);
         Set<String> concerned = new LinkedHashSet<>(request.topics());
         concerned.addAll(result.changedTopics);
-        recordTopicAnswers(request, response, next);
+        recordTopicAnswers(request, response, next, nowMs);
         trackLeaderless(concerned, next);
         retryUnansweredWaits(request, next);
         boolean news = changedAnyTopic(result.changedTopics, before, next) || result.clusterIdChanged
@@ -460,13 +507,16 @@ public final class MetadataManager implements MetadataClient {
         }
     }
 
-    private void recordTopicAnswers(RefreshRequest request, RefreshResponse response, Cluster next) {
+    private void recordTopicAnswers(RefreshRequest request, RefreshResponse response, Cluster next, long nowMs) {
         for (String name : request.topics()) {
             TopicEntry e = subscriptions.get(name);
             if (e != null) {
                 TopicMetadata answered = response.topics().get(name);
                 e.recordError(answered == null ? 0 : answered.errorCode());
                 e.known |= next.topic(name) != null;
+                if (answered != null && next.topic(name) != null) {
+                    e.refreshedMs = nowMs;
+                }
             }
         }
     }

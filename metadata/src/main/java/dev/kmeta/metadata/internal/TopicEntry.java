@@ -12,6 +12,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class TopicEntry {
     /** Usage stamps closer than this are not rewritten: a cache hit writes nothing shared. */
     private static final long TOUCH_GRANULARITY_NS = 1_000_000_000L;
+    /** {@link #refreshedMs} before any answer described the topic. */
+    static final long NEVER_MS = Long.MIN_VALUE;
 
     final String name;
     final WaitQueue waiters = new WaitQueue();
@@ -33,6 +35,8 @@ final class TopicEntry {
     volatile int errorsInARow;
     /** Sender-written: responses that described this topic. */
     volatile int responses;
+    /** Sender-written: when (ticker ms) an applied answer last described the topic, or {@link #NEVER_MS}. */
+    volatile long refreshedMs = NEVER_MS;
 
     TopicEntry(String name, long nowNs) {
         this.name = name;
