@@ -17,6 +17,7 @@ import org.apache.kafka.clients.HostResolver;
 import org.apache.kafka.clients.KafkaClient;
 import org.apache.kafka.clients.MetadataUpdater;
 
+import javax.management.ObjectName;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
@@ -152,6 +153,17 @@ public final class KafkaMetadata implements MetadataClient {
     /** The instance's counters (requests, waits, epochs, hints...). */
     public Counters counters() {
         return core.manager().counters();
+    }
+
+    /**
+     * The name of this instance's {@link KafkaMetadataMXBean} on the platform MBeanServer:
+     * {@code dev.kmeta:type=metadata,client-id=<client.id>} (the client id quoted when it holds characters other
+     * than letters, digits, '.', '_' and '-'), with {@code ,instance=<n>} added when another running instance in this
+     * JVM already has that name. Registered when the instance starts and unregistered when it stops (for a shared
+     * instance: once, when its last handle closes). Null if the MBean could not be registered (logged).
+     */
+    public ObjectName mbeanName() {
+        return core.mbeanName();
     }
 
     /** What the sender saw of each broker address (attempts, answers, last error). */

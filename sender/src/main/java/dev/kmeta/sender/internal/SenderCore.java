@@ -12,6 +12,7 @@ import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.management.ObjectName;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -22,7 +23,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * One running instance: the manager and what drives it - kmeta's own sender loop and thread, or (driven mode) a
  * producer's network client - and a reference count for shared use. The JVM-wide registry of shared instances
- * lives here, keyed by cluster and security identity.
+ * lives here, keyed by cluster and security identity. Each instance registers its MBean once when it starts and
+ * unregisters it when its last reference goes ({@link MetadataMBeans}).
  *
  * <p>Thread-safe.
  */
@@ -40,6 +42,8 @@ public final class SenderCore {
     private final KafkaClusterView clusterView = new KafkaClusterView();
     private final AtomicInteger refs = new AtomicInteger(1);
     private final Object sharedKey;
+    /** Set once by the factory that made this instance, right after construction; null without an MBean. */
+    private volatile ObjectName mbeanName;
 
     private SenderCore(MetadataConfig config, HostResolverHook resolverHook, Object sharedKey, boolean ownThread) {
         this.config = config;
@@ -65,6 +69,7 @@ public final class SenderCore {
         SenderCore core = new SenderCore(config, Objects.requireNonNull(resolver, "resolver"), sharedKey, true);
         log.info("[{}] kmeta metadata starting: {}", config.clientId(), config);
         core.thread.start();
+        core.registerMBean();
         return core;
     }
 
@@ -72,7 +77,19 @@ public final class SenderCore {
     public static SenderCore driven(MetadataConfig config, HostResolverHook resolver) {
         config.requireBootstrapServers();
         log.info("[{}] kmeta metadata (driven by the producer's network loop): {}", config.clientId(), config);
-        return new SenderCore(config, Objects.requireNonNull(resolver, "resolver"), null, false);
+        SenderCore core = new SenderCore(config, Objects.requireNonNull(resolver, "resolver"), null, false);
+        core.registerMBean();
+        return core;
+    }
+
+    private void registerMBean() {
+        mbeanName = MetadataMBeans.register(config.clientId(),
+                new MetadataMXBeanImpl(config.clientId(), manager, this::rebootstraps));
+    }
+
+    /** The name of this instance's MBean on the platform MBeanServer, or null if it could not be registered. */
+    public ObjectName mbeanName() {
+        return mbeanName;
     }
 
     /**
@@ -121,6 +138,7 @@ public final class SenderCore {
         if (refs.decrementAndGet() > 0) {
             return;
         }
+        MetadataMBeans.unregister(mbeanName); // first: a shared successor made from now on gets the plain name
         if (sharedKey != null) {
             SHARED.remove(sharedKey, this);
         }
