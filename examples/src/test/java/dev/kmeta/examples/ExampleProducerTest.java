@@ -1,0 +1,226 @@
+package dev.kmeta.examples;
+
+import dev.kmeta.metadata.Diagnosis;
+import dev.kmeta.sender.KafkaMetadataTimeoutException;
+import dev.kmeta.testkit.KafkaCluster;
+import dev.kmeta.testkit.KafkaClusterExtension;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The example producer against three real brokers (plus a controller) behind fault proxies: every record acked and in
+ * order, a leader stopped under load, a missing topic, and the one budget of a send.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ExampleProducerTest {
+    @RegisterExtension
+    static final KafkaClusterExtension KAFKA = KafkaClusterExtension.of(KafkaCluster.builder().brokers(3).withProxies());
+    private static final AtomicInteger IDS = new AtomicInteger();
+
+    @BeforeEach
+    @AfterEach
+    void healthyCluster() {
+        KafkaCluster cluster = KAFKA.cluster();
+        for (int id : cluster.brokerIds()) {
+            cluster.proxy(id).pass();
+            if (!cluster.runningBrokerIds().contains(id)) {
+                cluster.startBroker(id);
+            }
+        }
+    }
+
+    private static Map<String, Object> props() {
+        Map<String, Object> p = new HashMap<>();
+        p.put("bootstrap.servers", KAFKA.cluster().proxiedBootstrapServers());
+        p.put("client.id", "example-" + IDS.incrementAndGet());
+        p.put("request.timeout.ms", 5_000);
+        p.put("delivery.timeout.ms", 30_000);
+        p.put("reconnect.backoff.ms", 50);
+        p.put("reconnect.backoff.max.ms", 200);
+        p.put("allow.auto.create.topics", false);
+        return p;
+    }
+
+    private static void createTopic(String name, int partitions) {
+        KAFKA.cluster().createTopic(name, partitions, 3, Map.of("min.insync.replicas", "2"));
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static long endOffset(String topic, int partition) throws Exception {
+        TopicPartition tp = new TopicPartition(topic, partition);
+        return KAFKA.cluster().admin().listOffsets(Map.of(tp, OffsetSpec.latest())).all()
+                .get(30, TimeUnit.SECONDS).get(tp).offset();
+    }
+
+    @Test
+    void everyRecordIsAckedInSendOrderPerPartition() throws Exception {
+        createTopic("orders", 6);
+        try (ExampleProducer producer = ExampleProducer.create(props())) {
+            List<List<CompletableFuture<ExampleProducer.Ack>>> sent = new ArrayList<>();
+            for (int p = 0; p < 6; p++) {
+                sent.add(new ArrayList<>());
+            }
+            for (int i = 0; i < 600; i++) {
+                int p = i % 6;
+                sent.get(p).add(producer.send("orders", p, bytes("k" + i), bytes("v" + i)));
+            }
+            for (int p = 0; p < 6; p++) {
+                long previous = -1;
+                for (CompletableFuture<ExampleProducer.Ack> f : sent.get(p)) {
+                    ExampleProducer.Ack ack = f.get(30, TimeUnit.SECONDS);
+                    assertEquals(p, ack.partition());
+                    assertTrue(ack.offset() > previous, "offsets follow send order on partition " + p);
+                    assertEquals(KAFKA.cluster().leader("orders", p), ack.leaderId(), "acked by the leader");
+                    previous = ack.offset();
+                }
+                assertEquals(99, previous, "100 records, offsets 0..99 on partition " + p);
+                assertEquals(100, endOffset("orders", p), "the log holds exactly the 100 records of partition " + p);
+            }
+            ExampleProducer.Stats stats = producer.stats();
+            assertEquals(600, stats.recordsSent());
+            assertEquals(600, stats.recordsAcked());
+            assertEquals(0, stats.recordsFailed());
+            assertTrue(stats.metadataWaitP99Us() >= stats.metadataWaitP50Us());
+        }
+    }
+
+    @Test
+    void aCleanStopOfTheLeaderUnderLoadLosesNothingAndFeedsBackLeaderHints() throws Exception {
+        KafkaCluster cluster = KAFKA.cluster();
+        createTopic("failover", 3);
+        int oldLeader = cluster.leader("failover", 0);
+        try (ExampleProducer producer = ExampleProducer.create(props())) {
+            List<CompletableFuture<ExampleProducer.Ack>> futures = new ArrayList<>();
+            AtomicBoolean sending = new AtomicBoolean(true);
+            Thread load = new Thread(() -> {
+                for (int i = 0; sending.get(); i++) {
+                    futures.add(producer.send("failover", i % 4 == 3 ? 1 : 0, null, bytes("v" + i)));
+                }
+            }, "it-load");
+            // Not a daemon join race: the list is read only after load.join().
+            load.start();
+            try {
+                await().atMost(Duration.ofSeconds(20)).until(() -> producer.stats().recordsAcked() >= 200);
+                cluster.stopBroker(oldLeader); // controlled shutdown: leadership moves away first
+                long ackedAtStop = producer.stats().recordsAcked();
+                await().atMost(Duration.ofSeconds(30)).until(() -> producer.stats().recordsAcked() >= ackedAtStop + 500);
+            } finally {
+                sending.set(false);
+                load.join(10_000);
+            }
+            int newLeader = -1;
+            for (CompletableFuture<ExampleProducer.Ack> f : futures) {
+                ExampleProducer.Ack ack = f.get(30, TimeUnit.SECONDS); // throws if any record failed
+                if (ack.partition() == 0) {
+                    newLeader = ack.leaderId();
+                }
+            }
+            assertNotEquals(oldLeader, newLeader, "partition 0's last records were acked by the new leader");
+            ExampleProducer.Stats stats = producer.stats();
+            assertEquals(futures.size(), stats.recordsAcked(), "every record acked: " + stats);
+            assertEquals(0, stats.recordsFailed());
+            // The old leader answered NOT_LEADER_OR_FOLLOWER with the new leader (KIP-951) while it shut down: the
+            // producer handed that to kmeta, which applied it. Ignoring hints would leave both counters at 0.
+            assertTrue(stats.leaderHintsFed() >= 1, "leader hints fed back: " + stats);
+            assertTrue(producer.metadata().counters().leaderHintsApplied() >= 1,
+                    "kmeta applied a hint; hints applied " + producer.metadata().counters().leaderHintsApplied()
+                            + ", ignored " + producer.metadata().counters().leaderHintsIgnored());
+            assertTrue(endOffset("failover", 0) >= stats.recordsAcked() - countOn(futures, 1));
+            System.out.println("[measured] failover: " + futures.size() + " records, " + stats);
+        }
+    }
+
+    private static long countOn(List<CompletableFuture<ExampleProducer.Ack>> futures, int partition) {
+        return futures.stream().filter(f -> f.join().partition() == partition).count();
+    }
+
+    @Test
+    void aMissingTopicFailsTheSendByItsDeadlineWithADiagnosis() {
+        Map<String, Object> props = props();
+        props.put("max.block.ms", 1_500);
+        try (ExampleProducer producer = ExampleProducer.create(props)) {
+            long start = System.nanoTime();
+            CompletableFuture<ExampleProducer.Ack> f = producer.send("no-such-topic", 0, null, bytes("v"));
+            long blockedMs = (System.nanoTime() - start) / 1_000_000;
+            ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+                    () -> f.get(0, TimeUnit.SECONDS), "send() returns a failed future once the budget is spent");
+            KafkaMetadataTimeoutException timeout = assertInstanceOf(KafkaMetadataTimeoutException.class,
+                    e.getCause());
+            assertEquals(Diagnosis.Cause.TOPIC_NOT_FOUND, timeout.diagnosis().cause(), timeout.getMessage());
+            assertTrue(timeout.getMessage().contains("no-such-topic"), timeout.getMessage());
+            // Generous bounds (shared 2-core machine): it blocked for the budget, not more than a little beyond it.
+            assertTrue(blockedMs >= 1_400 && blockedMs < 4_500, "blocked " + blockedMs + " ms for a 1500 ms budget");
+            assertEquals(1, producer.stats().recordsFailed());
+        }
+    }
+
+    @Test
+    void theMetadataWaitAndTheBufferWaitShareOneDeadline() throws Exception {
+        KafkaCluster cluster = KAFKA.cluster();
+        createTopic("held", 3);
+        Map<String, Object> props = props();
+        props.put("max.block.ms", 6_000);
+        props.put("request.timeout.ms", 20_000); // the blackholed request stays in flight for the whole test
+        props.put(ProducerSettings.BUFFER_RECORDS, 1);
+        try (ExampleProducer producer = ExampleProducer.create(props)) {
+            for (int p = 0; p < 3; p++) { // connect to the leaders while all is well
+                producer.send("held", p, null, bytes("warm-up")).get(30, TimeUnit.SECONDS);
+            }
+            int blackholed = cluster.leader("held", 0);
+            cluster.proxy(blackholed).blackhole();
+            CompletableFuture<ExampleProducer.Ack> held = producer.send("held", 0, null, bytes("held"));
+            // The only buffer slot is now taken by a record whose leader never answers. A topic appears in 2 s.
+            CompletableFuture<Void> created = CompletableFuture.runAsync(() -> createTopic("late", 1),
+                    CompletableFuture.delayedExecutor(2, TimeUnit.SECONDS));
+
+            long start = System.nanoTime();
+            CompletableFuture<ExampleProducer.Ack> late = producer.send("late", 0, null, bytes("late"));
+            long blockedMs = (System.nanoTime() - start) / 1_000_000;
+
+            ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+                    () -> late.get(0, TimeUnit.SECONDS));
+            TimeoutException timeout = assertInstanceOf(TimeoutException.class, e.getCause());
+            Matcher m = Pattern.compile("\\((\\d+) ms went to the metadata wait\\)").matcher(timeout.getMessage());
+            assertTrue(m.find() && timeout.getMessage().contains("No room in the buffer"), timeout.getMessage());
+            long metadataMs = Long.parseLong(m.group(1));
+            assertTrue(metadataMs >= 2_000, "the metadata wait lasted until the topic existed: " + metadataMs);
+            // One budget: the buffer wait got only what the metadata wait left. Two budgets would block >= 8 s.
+            assertTrue(blockedMs >= 5_900 && blockedMs < 7_500, "blocked " + blockedMs + " ms for a 6000 ms budget");
+            created.get(30, TimeUnit.SECONDS);
+
+            // The dark leader comes back; its dropped connection makes the producer invalidate and retry.
+            cluster.proxy(blackholed).pass().resetAll();
+            assertEquals(0, held.get(30, TimeUnit.SECONDS).partition());
+            assertTrue(producer.stats().invalidations() >= 1, producer.stats().toString());
+        }
+    }
+}
