@@ -177,7 +177,7 @@ final class NetworkLoop implements Runnable {
             for (PartitionQueue q : topic) {
                 ProduceBatch batch = nextBatch(cluster, q, nowMs);
                 if (batch != null) {
-                    byLeader.computeIfAbsent(leaderNode(cluster, batch.leaderId), n -> new ArrayList<>()).add(batch);
+                    byLeader.computeIfAbsent(batch.leader, n -> new ArrayList<>()).add(batch);
                 } else {
                     waiting |= q.hasWaitingRecords();
                 }
@@ -189,14 +189,14 @@ final class NetworkLoop implements Runnable {
 
     /** The partition's next batch if it may go now to a leader that is ready; null otherwise. */
     private ProduceBatch nextBatch(Cluster cluster, PartitionQueue q, long nowMs) {
-        dev.kmeta.cluster.Node leader = cluster.leader(q.topic, q.partition);
+        Node leader = leaderNode(cluster, q.topic, q.partition);
         if (leader == null || !q.sendableTo(leader.id(), nowMs)) {
             return null; // no leader now: kmeta refreshes leaderless partitions by itself
         }
-        if (!client.ready(leaderNode(cluster, leader.id()), nowMs)) {
+        if (!client.ready(leader, nowMs)) {
             return null; // connecting (ready() starts the connection)
         }
-        return new ProduceBatch(q, q.drain(settings.batchSizeBytes()), leader.id(), topicId(cluster, q.topic));
+        return new ProduceBatch(q, q.drain(settings.batchSizeBytes()), leader, topicId(cluster, q.topic));
     }
 
     private void send(Node leader, List<ProduceBatch> batches, long nowMs) {
@@ -207,10 +207,10 @@ final class NetworkLoop implements Runnable {
         client.send(request, nowMs);
     }
 
-    /** kmeta's node as kafka-clients' {@link Node} (the NetworkClient connects by id, host and port). */
-    private static Node leaderNode(Cluster cluster, int leaderId) {
-        dev.kmeta.cluster.Node n = cluster.node(leaderId);
-        return new Node(n.id(), n.host(), n.port(), n.rack());
+    /** The partition's leader in kmeta's snapshot as kafka-clients' {@link Node} (id, host, port); null if none. */
+    private static Node leaderNode(Cluster cluster, String topic, int partition) {
+        dev.kmeta.cluster.Node n = cluster.leader(topic, partition);
+        return n == null ? null : new Node(n.id(), n.host(), n.port(), n.rack());
     }
 
     private static Uuid topicId(Cluster cluster, String topic) {
@@ -298,7 +298,7 @@ final class NetworkLoop implements Runnable {
 
     private void retry(ProduceBatch b, long nowMs) {
         stats.retries.increment();
-        b.queue.retry(b.records, b.leaderId, nowMs + retryBackoffMs); // the delivery timeout still applies
+        b.queue.retry(b.records, b.leader.id(), nowMs + retryBackoffMs); // the delivery timeout still applies
     }
 
     // ------------------------------------------------------------------------------------------------ completion
@@ -311,7 +311,7 @@ final class NetworkLoop implements Runnable {
                 stats.acked.increment();
                 buffer.release();
                 r.future.complete(new ExampleProducer.Ack(r.topic, r.partition,
-                        baseOffset < 0 ? -1 : baseOffset + i, b.leaderId));
+                        baseOffset < 0 ? -1 : baseOffset + i, b.leader.id()));
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.kmeta.examples;
 
+import org.apache.kafka.common.Node;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.ProduceRequestData;
@@ -22,13 +23,13 @@ import java.util.List;
 final class ProduceBatch {
     final PartitionQueue queue;
     final List<PendingRecord> records;
-    final int leaderId;
+    final Node leader;
     final Uuid topicId;
 
-    ProduceBatch(PartitionQueue queue, List<PendingRecord> records, int leaderId, Uuid topicId) {
+    ProduceBatch(PartitionQueue queue, List<PendingRecord> records, Node leader, Uuid topicId) {
         this.queue = queue;
         this.records = records;
-        this.leaderId = leaderId;
+        this.leader = leader;
         this.topicId = topicId;
     }
 

@@ -24,6 +24,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -124,9 +125,12 @@ class ExampleProducerTest {
             Thread load = new Thread(() -> {
                 for (int i = 0; sending.get(); i++) {
                     futures.add(producer.send("failover", i % 4 == 3 ? 1 : 0, null, bytes("v" + i)));
+                    if (i % 10 == 9) {
+                        LockSupport.parkNanos(5_000_000); // pacing (~2000 records/s), not synchronization
+                    }
                 }
             }, "it-load");
-            // Not a daemon join race: the list is read only after load.join().
+            // The list is read only after load.join().
             load.start();
             try {
                 await().atMost(Duration.ofSeconds(20)).until(() -> producer.stats().recordsAcked() >= 200);
