@@ -76,8 +76,11 @@ record ProducerSettings(short acks, long deliveryTimeoutMs, int batchSizeBytes, 
         } catch (NumberFormatException e) {
             throw new ConfigException(key, value, "must be a whole number >= " + min);
         }
-        if (parsed < min || parsed > Integer.MAX_VALUE && !key.endsWith(".ms")) {
+        if (parsed < min) {
             throw new ConfigException(key, value, "must be a whole number >= " + min);
+        }
+        if (parsed > Integer.MAX_VALUE && !key.endsWith(".ms")) {
+            throw new ConfigException(key, value, "must be a whole number in " + min + ".." + Integer.MAX_VALUE);
         }
         return parsed;
     }
