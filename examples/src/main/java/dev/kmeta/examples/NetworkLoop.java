@@ -33,6 +33,8 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The producer's one network thread: it takes the records {@code send()} accepted, sends each partition's records to
@@ -98,6 +100,7 @@ final class NetworkLoop implements Runnable {
                 runOnce();
             } catch (RuntimeException e) {
                 log.error("unexpected error in the producer's network thread; going on", e);
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(retryBackoffMs)); // no hot loop of errors
             }
         }
         stopped = true;
@@ -190,8 +193,11 @@ final class NetworkLoop implements Runnable {
     /** The partition's next batch if it may go now to a leader that is ready; null otherwise. */
     private ProduceBatch nextBatch(Cluster cluster, PartitionQueue q, long nowMs) {
         Node leader = leaderNode(cluster, q.topic, q.partition);
-        if (leader == null || !q.sendableTo(leader.id(), nowMs)) {
+        if (leader == null) {
             return null; // no leader now: kmeta refreshes leaderless partitions by itself
+        }
+        if (!q.sendableTo(leader.id(), nowMs)) {
+            return null; // a batch in flight, or a retry backing off
         }
         if (!client.ready(leader, nowMs)) {
             return null; // connecting (ready() starts the connection)
