@@ -259,9 +259,24 @@ class ExampleProducerTest {
             assertTrue(blockedMs - metadataMs <= 5_000, "the buffer wait took " + (blockedMs - metadataMs) + " ms");
             created.get(30, TimeUnit.SECONDS);
 
+            // A send waiting for room is released at once by close(), which then waits for the held record.
+            CompletableFuture<CompletableFuture<ExampleProducer.Ack>> waiting = new CompletableFuture<>();
+            Thread waiter = new Thread(() -> waiting.complete(producer.send("held", 1, null, bytes("waits"))));
+            waiter.start();
+            await().atMost(Duration.ofSeconds(5)).until(() -> waiter.getState() == Thread.State.TIMED_WAITING);
+            CompletableFuture<Void> closing = CompletableFuture.runAsync(producer::close);
+            long closeStart = System.nanoTime();
+            ExecutionException refused = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+                    () -> waiting.get(5, TimeUnit.SECONDS).get(0, TimeUnit.SECONDS));
+            assertInstanceOf(IllegalStateException.class, refused.getCause());
+            long releasedMs = (System.nanoTime() - closeStart) / 1_000_000;
+            assertTrue(releasedMs < 2_000, "released " + releasedMs + " ms after close began");
+            assertTrue(!closing.isDone(), "close() waits for the held record");
+
             // The dark leader comes back; its dropped connection makes the producer invalidate and retry.
             cluster.proxy(blackholed).pass().resetAll();
             assertEquals(0, held.get(30, TimeUnit.SECONDS).partition());
+            closing.get(30, TimeUnit.SECONDS);
             assertTrue(producer.stats().invalidations() >= 1, producer.stats().toString());
         }
     }
