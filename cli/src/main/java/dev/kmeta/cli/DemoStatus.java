@@ -4,12 +4,16 @@ import dev.kmeta.cluster.Cluster;
 import dev.kmeta.cluster.PartitionMetadata;
 import dev.kmeta.examples.ExampleProducer;
 import dev.kmeta.sender.KafkaMetadata;
+import dev.kmeta.sender.KafkaMetadataMXBean;
+
+import java.lang.management.ManagementFactory;
+import javax.management.JMX;
 
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The demo's one status line per second: kmeta's snapshot version and state, the metadata's age, leaders per
+ * The demo's one status line per second: kmeta's snapshot version and state, the topic's metadata age (from kmeta's MBean), leaders per
  * broker for the demo topic, records acked, and the send path's metadata waits.
  *
  * <p>Not thread-safe: used by the demo's thread only.
@@ -18,8 +22,7 @@ final class DemoStatus {
     private final ExampleProducer producer;
     private final String topic;
     private final int partitions;
-    private long lastAnswersApplied = -1;
-    private long lastAnswerNs = System.nanoTime();
+    private KafkaMetadataMXBean mbean;
 
     DemoStatus(ExampleProducer producer, String topic, int partitions) {
         this.producer = producer;
@@ -39,16 +42,15 @@ final class DemoStatus {
     }
 
     /**
-     * Seconds since kmeta last applied a metadata answer, as seen from here (the counter of applied answers moved);
-     * precise to the status period.
+     * Seconds since kmeta last refreshed the demo topic, read the way an operator would: through kmeta's MBean
+     * ({@code dev.kmeta:type=metadata,client-id=...}, docs/metrics.md). -1 when the MBean is not there.
      */
     private long metadataAgeSeconds(KafkaMetadata metadata) {
-        long applied = metadata.counters().responsesApplied();
-        if (applied != lastAnswersApplied) {
-            lastAnswersApplied = applied;
-            lastAnswerNs = System.nanoTime();
+        if (mbean == null && metadata.mbeanName() != null) {
+            mbean = JMX.newMXBeanProxy(ManagementFactory.getPlatformMBeanServer(), metadata.mbeanName(),
+                    KafkaMetadataMXBean.class);
         }
-        return (System.nanoTime() - lastAnswerNs) / 1_000_000_000L;
+        return mbean == null ? -1 : (long) mbean.topicAgeSeconds(topic);
     }
 
     /** {@code b0:2 b1:2 b2:2}: how many of the topic's partitions each broker leads ({@code none:n} if leaderless). */
