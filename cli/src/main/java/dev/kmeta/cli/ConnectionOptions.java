@@ -1,9 +1,9 @@
 package dev.kmeta.cli;
 
+import dev.kmeta.cli.Converters.Bootstrap;
 import dev.kmeta.cli.Converters.ClientConfigFile;
 import java.io.PrintWriter;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Option;
@@ -16,7 +16,7 @@ final class ConnectionOptions {
     @Option(names = "--bootstrap-server", paramLabel = "HOST:PORT[,...]",
             converter = Converters.BootstrapServers.class,
             description = "The brokers to bootstrap from (bootstrap.servers).")
-    List<HostPort> bootstrapServers;
+    Bootstrap bootstrapServers;
 
     @Option(names = "--command-config", paramLabel = "FILE", converter = Converters.PropertiesFile.class,
             description = "A properties file of client settings (security.protocol, ssl.*, sasl.*, timeouts...), "
@@ -53,8 +53,8 @@ final class ConnectionOptions {
         if (embedded) {
             return Connection.embedded(props, err);
         }
-        props.put("bootstrap.servers", bootstrapServers.stream().map(HostPort::toString)
+        props.put("bootstrap.servers", bootstrapServers.addresses().stream().map(HostPort::toString)
                 .collect(Collectors.joining(",")));
-        return new Connection(props, bootstrapServers, null);
+        return new Connection(props, bootstrapServers.addresses(), null);
     }
 }

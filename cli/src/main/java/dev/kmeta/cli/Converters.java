@@ -80,11 +80,11 @@ final class Converters {
     }
 
     /** {@code host:port[,host:port...]}. */
-    static final class BootstrapServers implements ITypeConverter<List<HostPort>> {
+    static final class BootstrapServers implements ITypeConverter<Bootstrap> {
         @Override
-        public List<HostPort> convert(String value) {
+        public Bootstrap convert(String value) {
             try {
-                return HostPort.parseList(value);
+                return new Bootstrap(HostPort.parseList(value));
             } catch (IllegalArgumentException e) {
                 throw new TypeConversionException(e.getMessage() + " (expected host:port[,host:port...])");
             }
@@ -112,6 +112,17 @@ final class Converters {
                 values.put(key, props.getProperty(key).trim());
             }
             return new ClientConfigFile(path, values);
+        }
+    }
+
+    /**
+     * The addresses of a {@code --bootstrap-server} option (one value, comma-separated). Immutable.
+     *
+     * @param addresses the addresses, in the order given
+     */
+    record Bootstrap(List<HostPort> addresses) {
+        Bootstrap {
+            addresses = List.copyOf(addresses);
         }
     }
 

@@ -36,7 +36,7 @@ final class DoctorCommand implements Callable<Integer> {
     String expectedClusterId;
 
     @Option(names = "--timeout", paramLabel = "DURATION", converter = Converters.Millis.class, defaultValue = "10s",
-            description = "How long to wait for each answer (e.g. 500ms, 10s; default ${DEFAULT-VALUE} ms); TCP "
+            description = "How long to wait for each answer (e.g. 500ms, 10s; default ${DEFAULT-VALUE}); TCP "
                     + "connects wait at most 5 s.")
     long timeoutMs;
 

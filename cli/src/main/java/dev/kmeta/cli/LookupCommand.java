@@ -35,7 +35,7 @@ final class LookupCommand implements Callable<Integer> {
     boolean json;
 
     @Option(names = "--timeout", paramLabel = "DURATION", converter = Converters.Millis.class, defaultValue = "10s",
-            description = "How long to wait for the answer (e.g. 500ms, 10s; default ${DEFAULT-VALUE} ms).")
+            description = "How long to wait for the answer (e.g. 500ms, 10s; default ${DEFAULT-VALUE}).")
     long timeoutMs;
 
     @Override

@@ -57,7 +57,7 @@ final class WatchCommand implements Callable<Integer> {
     List<String> topics = new ArrayList<>();
 
     @Option(names = "--interval", paramLabel = "DURATION", converter = Converters.Millis.class, defaultValue = "1s",
-            description = "How often to ask for fresh metadata (e.g. 500ms, 5s; default ${DEFAULT-VALUE} ms).")
+            description = "How often to ask for fresh metadata (e.g. 500ms, 5s; default ${DEFAULT-VALUE}).")
     long intervalMs;
 
     @Option(names = "--duration", paramLabel = "DURATION", converter = Converters.Millis.class,
