@@ -80,7 +80,8 @@ public final class KmetaCli implements Callable<Integer> {
 
     private static int onExecutionException(Exception e, CommandLine cmd, ParseResult parsed) {
         String name = cmd.getCommandSpec().qualifiedName();
-        if (e instanceof UsageException || e instanceof ConfigException) {
+        if (e instanceof UsageException || e instanceof ConfigException
+                || e instanceof CommandLine.TypeConversionException) {
             return fail(cmd.getErr(), name + ": " + singleLine(e.getMessage()), EXIT_USAGE);
         }
         return fail(cmd.getErr(), name + ": failed: " + e.getClass().getSimpleName() + ": "

@@ -6,6 +6,8 @@ import dev.kmeta.cluster.PartitionMetadata;
 import dev.kmeta.cluster.TopicMetadata;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
+import org.apache.kafka.common.Uuid;
 
 /**
  * One topic of a snapshot as {@code kmeta lookup} prints it: a table for people, JSON for scripts.
@@ -38,7 +40,7 @@ final class PartitionTable {
         }
         StringBuilder sb = new StringBuilder();
         sb.append("Topic ").append(topic.name()).append(": ").append(topic.partitionCount()).append(" partition(s)")
-                .append(topic.topicId() == null ? "" : ", id " + topic.topicId())
+                .append(topic.topicId() == null ? "" : ", id " + kafkaId(topic.topicId()))
                 .append(", cluster ").append(cluster.clusterId()).append(System.lineSeparator());
         appendAligned(sb, rows);
         return sb.toString();
@@ -48,7 +50,7 @@ final class PartitionTable {
     static String json(Cluster cluster, TopicMetadata topic) {
         StringBuilder sb = new StringBuilder("{\"topic\":").append(Json.string(topic.name()))
                 .append(",\"topicId\":").append(Json.string(topic.topicId() == null ? null
-                        : topic.topicId().toString()))
+                        : kafkaId(topic.topicId())))
                 .append(",\"clusterId\":").append(Json.string(cluster.clusterId()))
                 .append(",\"partitionCount\":").append(topic.partitionCount())
                 .append(",\"partitions\":[");
@@ -69,6 +71,11 @@ final class PartitionTable {
             sep = ",";
         }
         return sb.append("]}").toString();
+    }
+
+    /** A topic id as Kafka's tools print it (URL-safe base64, e.g. {@code kafka-topics --describe}). */
+    static String kafkaId(UUID id) {
+        return new Uuid(id.getMostSignificantBits(), id.getLeastSignificantBits()).toString();
     }
 
     private static String list(int[] ids) {

@@ -52,7 +52,8 @@ final class WatchCommand implements Callable<Integer> {
     @Mixin
     ConnectionOptions connection;
 
-    @Parameters(paramLabel = "TOPIC", arity = "0..*", converter = Converters.TopicName.class,
+    // Checked in call(): picocli reports a bad value among several positional ones as "unmatched", not as bad.
+    @Parameters(paramLabel = "TOPIC", arity = "0..*",
             description = "Topics to watch (brokers and cluster id are always watched).")
     List<String> topics = new ArrayList<>();
 
@@ -70,6 +71,9 @@ final class WatchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        for (String topic : topics) {
+            new Converters.TopicName().convert(topic);
+        }
         PrintWriter out = spec.commandLine().getOut();
         Thread hook = new Thread(this::stopAndWait, "kmeta-watch-shutdown");
         try (Connection conn = connection.open("kmeta-watch", spec.commandLine().getErr());
