@@ -107,7 +107,8 @@ final class Doctor {
         String check = "DNS: bootstrap host " + host + " resolves";
         try {
             InetAddress address = net.resolve(host);
-            checks.ok(check, address.getHostAddress());
+            checks.ok(check, host.equals(address.getHostAddress()) ? "an IP address, nothing to resolve"
+                    : address.getHostAddress());
             return address;
         } catch (UnknownHostException e) {
             checks.fail(check, "it does not (" + Connection.oneLine(e) + ")", "check the host name in "
@@ -284,8 +285,9 @@ final class Doctor {
             }
             case NO_ANSWER -> {
                 checks.skip(authorizedCheck(), "no answer about the topic");
-                checks.fail(existsCheck(), "no answer within " + timeoutMs + " ms: " + r.message(),
-                        r.diagnosis() != null ? r.diagnosis().fix() : "check the brokers and the network");
+                Diagnosis d = r.diagnosis();
+                checks.fail(existsCheck(), "no answer within " + timeoutMs + " ms: " + (d == null ? r.message()
+                        : d.cause() + ": " + d.seen()), d != null ? d.fix() : "check the brokers and the network");
                 checks.skip(leadersCheck(), "no answer about the topic");
             }
             case FOUND -> {

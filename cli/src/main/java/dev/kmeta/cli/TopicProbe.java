@@ -53,7 +53,8 @@ final class TopicProbe {
                 }
                 if (overall.isExpired()) {
                     return new Result(Outcome.NO_ANSWER, metadata.fetch(), d == null ? e.getMessage()
-                            : d.message(), d);
+                            : "no metadata for topic " + topic + " within " + timeoutMs + " ms: " + d.cause() + ": "
+                            + d.seen() + ". Fix: " + d.fix(), d);
                 }
             } catch (TopicException e) {
                 Outcome outcome = e.reason() == TopicException.Reason.NOT_AUTHORIZED ? Outcome.NOT_AUTHORIZED
