@@ -1,6 +1,7 @@
 package dev.kmeta.cli;
 
 import dev.kmeta.cluster.Cluster;
+import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.MetadataClosedException;
 import dev.kmeta.metadata.MetadataException;
@@ -112,6 +113,7 @@ final class WatchCommand implements Callable<Integer> {
         long endNs = durationMs == null ? Long.MAX_VALUE : System.nanoTime() + durationMs * 1_000_000L;
         long nextRefreshNs = System.nanoTime();
         Cluster shown = Cluster.empty();
+        boolean unreachable = false;
         while (!stopped) {
             long now = System.nanoTime();
             if (now - endNs >= 0) {
@@ -136,6 +138,7 @@ final class WatchCommand implements Callable<Integer> {
                 return KmetaCli.EXIT_PROBLEM;
             }
             shown = show(shown, metadata.fetch(), out);
+            unreachable = reachability(metadata.evidence(), unreachable, out);
         }
         line(out, "stopped");
         return KmetaCli.EXIT_OK;
@@ -159,6 +162,30 @@ final class WatchCommand implements Callable<Integer> {
             line(out, "the client failed: " + Connection.oneLine(e));
             return false;
         }
+    }
+
+    /** Says when every address kmeta uses fails now, and when one answers again; returns the new state. */
+    private static boolean reachability(ConnectionEvidence evidence, boolean wasUnreachable, PrintWriter out) {
+        boolean unreachable = allFailing(evidence);
+        if (unreachable && !wasUnreachable) {
+            line(out, "no broker answers: " + evidence.summary());
+        } else if (!unreachable && wasUnreachable) {
+            line(out, "brokers answer again");
+        }
+        return unreachable;
+    }
+
+    /**
+     * True when the last event on every address kmeta uses is a problem: the learned brokers once there are any (the
+     * bootstrap addresses are not asked again until a rebootstrap, so their old answers say nothing), else the
+     * bootstrap addresses.
+     */
+    static boolean allFailing(ConnectionEvidence evidence) {
+        List<ConnectionEvidence.Record> records = new ArrayList<>(evidence.records());
+        if (records.stream().anyMatch(r -> !r.isBootstrap())) {
+            records.removeIf(ConnectionEvidence.Record::isBootstrap);
+        }
+        return !records.isEmpty() && records.stream().allMatch(ConnectionEvidence.Record::failingNow);
     }
 
     private Cluster show(Cluster shown, Cluster now, PrintWriter out) {

@@ -5,12 +5,15 @@ import dev.kmeta.cluster.ClusterDelta;
 import dev.kmeta.cluster.Node;
 import dev.kmeta.cluster.PartitionMetadata;
 import dev.kmeta.cluster.TopicMetadata;
+import dev.kmeta.metadata.ConnectionEvidence;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** What {@code kmeta watch} prints for each kind of change between two snapshots (unit test, no cluster). */
 class WatchDiffTest {
@@ -85,6 +88,27 @@ class WatchDiffTest {
                 .putTopic(orders(newId, p(0, 0, 0, 0, 1), p(1, 1, 0, 0, 1))).build());
         assertEquals("topic orders was re-created: id " + ID + " -> " + newId,
                 ClusterDiff.changes(start(), recreated).get(0));
+    }
+
+    @Test
+    void brokersAreUnreachableWhenEveryAddressInUseFailsNow() {
+        ConnectionEvidence evidence = new ConnectionEvidence();
+        assertFalse(WatchCommand.allFailing(evidence), "nothing tried yet");
+        ConnectionEvidence.Record bootstrap = evidence.record("-1", "10.0.0.1:9092", true);
+        evidence.problem(bootstrap, ConnectionEvidence.Problem.CONNECT_FAILED, "refused", 1);
+        assertTrue(WatchCommand.allFailing(evidence), "the only bootstrap address fails");
+        evidence.answer(bootstrap, 2);
+        assertFalse(WatchCommand.allFailing(evidence), "the bootstrap answered");
+
+        ConnectionEvidence.Record b0 = evidence.record("0", "10.0.0.1:9093", false);
+        ConnectionEvidence.Record b1 = evidence.record("1", "10.0.0.2:9093", false);
+        evidence.answer(b0, 3);
+        evidence.problem(b1, ConnectionEvidence.Problem.CONNECT_FAILED, "refused", 4);
+        assertFalse(WatchCommand.allFailing(evidence), "broker 0 still answers");
+        evidence.problem(b0, ConnectionEvidence.Problem.DISCONNECTED, "gone", 5);
+        assertTrue(WatchCommand.allFailing(evidence), "every learned broker fails, whatever the bootstrap said once");
+        evidence.answer(b1, 6);
+        assertFalse(WatchCommand.allFailing(evidence), "broker 1 answers again");
     }
 
     @Test
