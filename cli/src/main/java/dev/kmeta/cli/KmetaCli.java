@@ -1,32 +1,100 @@
 package dev.kmeta.cli;
 
+import dev.kmeta.metadata.ConfigException;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
 
 /**
  * The {@code kmeta} command line: {@code demo}, {@code lookup}, {@code watch}, {@code doctor}.
- * Not thread-safe; one instance per invocation.
+ *
+ * <p>Exit codes: {@value #EXIT_OK} success, {@value #EXIT_PROBLEM} the command ran and found a problem (a missing
+ * topic, a failed check), {@value #EXIT_USAGE} bad input (an unknown option, a bad value, an unreadable file, no
+ * cluster given). Bad input is reported as one line on stderr, never a stack trace.
+ *
+ * <p>Not thread-safe; one instance per invocation.
  */
 @Command(name = "kmeta", mixinStandardHelpOptions = true,
         description = "A Kafka producer's view of the cluster.",
         subcommands = {DemoCommand.class, LookupCommand.class, WatchCommand.class, DoctorCommand.class})
-public final class KmetaCli implements Runnable {
+public final class KmetaCli implements Callable<Integer> {
+    /** The command did what was asked and found nothing wrong. */
+    public static final int EXIT_OK = 0;
+    /** The command ran and found a problem (missing topic, failed check, no answer). */
+    public static final int EXIT_PROBLEM = 1;
+    /** Bad input: unknown option, bad value, unreadable file, no cluster given. */
+    public static final int EXIT_USAGE = 2;
+
+    private static final String LOG_LEVEL_PROPERTY = "org.slf4j.simpleLogger.defaultLogLevel";
+    private static final String LOG_PREFIX = "org.slf4j.simpleLogger.log.";
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     /** Runs the CLI and exits the JVM with its exit code. */
     public static void main(String[] args) {
+        quietLogs();
         System.exit(commandLine().execute(args));
+    }
+
+    /**
+     * The tools' output is the point: Kafka's and kmeta's INFO logs (and an embedded broker's warnings) would bury
+     * it. Unless a {@code simplelogger.properties} or {@code -Dorg.slf4j.simpleLogger...} says otherwise: kmeta at
+     * WARN, Kafka at ERROR, the embedded controller silent.
+     */
+    private static void quietLogs() {
+        if (System.getProperty(LOG_LEVEL_PROPERTY) != null
+                || KmetaCli.class.getClassLoader().getResource("simplelogger.properties") != null) {
+            return;
+        }
+        System.setProperty(LOG_LEVEL_PROPERTY, "warn");
+        System.setProperty(LOG_PREFIX + "org.apache.kafka", "error");
+        System.setProperty(LOG_PREFIX + "kafka", "error");
+        System.setProperty(LOG_PREFIX + "org.apache.kafka.controller", "off");
     }
 
     /** The configured command line (what tests drive with {@code execute} and captured output). */
     public static CommandLine commandLine() {
-        return new CommandLine(new KmetaCli());
+        CommandLine commandLine = new CommandLine(new KmetaCli());
+        commandLine.setParameterExceptionHandler(KmetaCli::onBadParameter);
+        commandLine.setExecutionExceptionHandler(KmetaCli::onExecutionException);
+        return commandLine;
     }
 
+    /** {@code kmeta} alone: the usage, on stderr (a command is missing). */
     @Override
-    public void run() {
-        spec.commandLine().usage(spec.commandLine().getOut());
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getErr());
+        return EXIT_USAGE;
+    }
+
+    private static int onBadParameter(ParameterException e, String[] args) {
+        CommandLine cmd = e.getCommandLine();
+        String name = cmd.getCommandSpec().qualifiedName();
+        return fail(cmd.getErr(), name + ": " + singleLine(e.getMessage()) + " (see " + name + " --help)",
+                EXIT_USAGE);
+    }
+
+    private static int onExecutionException(Exception e, CommandLine cmd, ParseResult parsed) {
+        String name = cmd.getCommandSpec().qualifiedName();
+        if (e instanceof UsageException || e instanceof ConfigException
+                || e instanceof CommandLine.TypeConversionException) {
+            return fail(cmd.getErr(), name + ": " + singleLine(e.getMessage()), EXIT_USAGE);
+        }
+        return fail(cmd.getErr(), name + ": failed: " + e.getClass().getSimpleName() + ": "
+                + Connection.oneLine(e), EXIT_PROBLEM);
+    }
+
+    private static int fail(PrintWriter err, String line, int exitCode) {
+        err.println(line);
+        err.flush();
+        return exitCode;
+    }
+
+    private static String singleLine(String message) {
+        return message == null ? "" : message.strip().replaceAll("\\s*[\\r\\n]+\\s*", "; ");
     }
 }

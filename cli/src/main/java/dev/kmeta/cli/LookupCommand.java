@@ -1,13 +1,60 @@
 package dev.kmeta.cli;
 
+import dev.kmeta.cluster.TopicMetadata;
+import dev.kmeta.sender.HostResolverHook;
+import dev.kmeta.sender.KafkaMetadata;
+import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
-/** {@code kmeta lookup}: not built yet. Not thread-safe. */
-@Command(name = "lookup", mixinStandardHelpOptions = true, description = "Not built yet.")
+/**
+ * {@code kmeta lookup TOPIC}: where each partition of a topic goes - leader id, address and epoch, replicas, ISR -
+ * as kmeta's snapshot has it; a table, or JSON with {@code --json}. Not thread-safe; one instance per invocation.
+ */
+@Command(name = "lookup", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Show each partition's leader (id, address, epoch), replicas and ISR for a topic.",
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:the topic was found", "1:the topic does not exist, is not authorized, or no answer came",
+            "2:bad input (unknown option, bad value, unreadable file, no cluster given)"})
 final class LookupCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    @Parameters(paramLabel = "TOPIC", converter = Converters.TopicName.class, description = "The topic.")
+    String topic;
+
+    @Option(names = "--json", description = "Print one line of JSON instead of a table.")
+    boolean json;
+
+    @Option(names = "--timeout", paramLabel = "DURATION", converter = Converters.Millis.class, defaultValue = "10s",
+            description = "How long to wait for the answer (e.g. 500ms, 10s; default ${DEFAULT-VALUE}).")
+    long timeoutMs;
+
     @Override
     public Integer call() {
-        return 2;
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        try (Connection conn = connection.open("kmeta-lookup", err);
+             KafkaMetadata metadata = conn.metadata(HostResolverHook.system())) {
+            TopicProbe.Result result = TopicProbe.probe(metadata, topic, timeoutMs);
+            if (result.outcome() != TopicProbe.Outcome.FOUND) {
+                err.println("kmeta lookup: " + result.message());
+                err.flush();
+                return KmetaCli.EXIT_PROBLEM;
+            }
+            TopicMetadata t = result.cluster().topic(topic);
+            out.print(json ? PartitionTable.json(result.cluster(), t) + System.lineSeparator()
+                    : PartitionTable.table(result.cluster(), t));
+            out.flush();
+            return KmetaCli.EXIT_OK;
+        }
     }
 }

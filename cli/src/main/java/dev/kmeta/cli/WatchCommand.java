@@ -1,13 +1,213 @@
 package dev.kmeta.cli;
 
+import dev.kmeta.cluster.Cluster;
+import dev.kmeta.metadata.ConnectionEvidence;
+import dev.kmeta.metadata.Deadline;
+import dev.kmeta.metadata.MetadataClosedException;
+import dev.kmeta.metadata.MetadataException;
+import dev.kmeta.metadata.MetadataFatalException;
+import dev.kmeta.sender.HostResolverHook;
+import dev.kmeta.sender.KafkaMetadata;
+import dev.kmeta.sender.KafkaMetadataTimeoutException;
+import java.io.PrintWriter;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
-/** {@code kmeta watch}: not built yet. Not thread-safe. */
-@Command(name = "watch", mixinStandardHelpOptions = true, description = "Not built yet.")
+/**
+ * {@code kmeta watch [TOPIC...]}: a live view of metadata changes, one timestamped line each - leader moves, partition
+ * counts, brokers joining and leaving, cluster id changes - until Ctrl-C or {@code --duration}.
+ *
+ * <p>It subscribes the topics with kmeta, asks for fresh metadata every {@code --interval}, and prints the
+ * {@link ClusterDiff} between each new snapshot and the last one shown. Ctrl-C runs a shutdown hook that closes the
+ * kmeta client (which releases the waiting loop at once) and waits for the loop to finish its output.
+ *
+ * <p>Not thread-safe, except {@link #stop()}, which any thread may call.
+ */
+@Command(name = "watch", mixinStandardHelpOptions = true, sortOptions = false,
+        description = "Print metadata changes as they happen (leaders, partition counts, brokers, cluster id), "
+                + "with timestamps, until Ctrl-C or --duration.",
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:stopped by Ctrl-C or --duration", "1:the client failed (e.g. authentication)",
+            "2:bad input (unknown option, bad value, unreadable file, no cluster given)"})
 final class WatchCommand implements Callable<Integer> {
+    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'")
+            .withZone(ZoneOffset.UTC);
+    /** How long the shutdown hook waits for the loop's last lines. */
+    private static final long STOP_WAIT_MS = 5_000;
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    ConnectionOptions connection;
+
+    // Checked in call(): picocli reports a bad value among several positional ones as "unmatched", not as bad.
+    @Parameters(paramLabel = "TOPIC", arity = "0..*",
+            description = "Topics to watch (brokers and cluster id are always watched).")
+    List<String> topics = new ArrayList<>();
+
+    @Option(names = "--interval", paramLabel = "DURATION", converter = Converters.Millis.class, defaultValue = "1s",
+            description = "How often to ask for fresh metadata (e.g. 500ms, 5s; default ${DEFAULT-VALUE}).")
+    long intervalMs;
+
+    @Option(names = "--duration", paramLabel = "DURATION", converter = Converters.Millis.class,
+            description = "Stop after this long (default: until Ctrl-C).")
+    Long durationMs;
+
+    private volatile boolean stopped;
+    private volatile KafkaMetadata running;
+    private final CountDownLatch finished = new CountDownLatch(1);
+
     @Override
     public Integer call() {
-        return 2;
+        for (String topic : topics) {
+            new Converters.TopicName().convert(topic);
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        Thread hook = new Thread(this::stopAndWait, "kmeta-watch-shutdown");
+        try (Connection conn = connection.open("kmeta-watch", spec.commandLine().getErr());
+             KafkaMetadata metadata = conn.metadata(HostResolverHook.system())) {
+            running = metadata;
+            Runtime.getRuntime().addShutdownHook(hook);
+            line(out, "watching " + conn.props().get("bootstrap.servers") + (topics.isEmpty() ? ""
+                    : ", topics " + String.join(", ", topics)) + " (every " + intervalMs + " ms"
+                    + (durationMs == null ? ", Ctrl-C to stop)" : ", for " + durationMs + " ms)"));
+            return loop(metadata, out);
+        } finally {
+            removeHook(hook);
+            finished.countDown();
+        }
+    }
+
+    /** Ends the watch: the loop returns within moments (what Ctrl-C does). Any thread; idempotent. */
+    void stop() {
+        stopped = true;
+        KafkaMetadata m = running;
+        if (m != null) {
+            m.close(); // releases the loop's awaitUpdate at once
+        }
+    }
+
+    private void stopAndWait() {
+        stop();
+        try {
+            finished.await(STOP_WAIT_MS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private int loop(KafkaMetadata metadata, PrintWriter out) {
+        long endNs = durationMs == null ? Long.MAX_VALUE : System.nanoTime() + durationMs * 1_000_000L;
+        long nextRefreshNs = System.nanoTime();
+        Cluster shown = Cluster.empty();
+        boolean unreachable = false;
+        while (!stopped) {
+            long now = System.nanoTime();
+            if (now - endNs >= 0) {
+                break;
+            }
+            if (now - nextRefreshNs >= 0) {
+                if (!refresh(metadata, out)) {
+                    break;
+                }
+                nextRefreshNs = now + intervalMs * 1_000_000L;
+            }
+            long waitMs = Math.max(1, (Math.min(nextRefreshNs, endNs) - now) / 1_000_000L);
+            try {
+                metadata.awaitUpdate(shown.version(), waitMs);
+            } catch (KafkaMetadataTimeoutException e) {
+                // nothing new this interval
+            } catch (MetadataClosedException e) {
+                break;
+            } catch (MetadataFatalException e) {
+                line(out, "the client failed: " + (e.diagnosis() != null ? e.diagnosis().message()
+                        : Connection.oneLine(e)));
+                return KmetaCli.EXIT_PROBLEM;
+            }
+            shown = show(shown, metadata.fetch(), out);
+            unreachable = reachability(metadata.evidence(), unreachable, out);
+        }
+        line(out, "stopped");
+        return KmetaCli.EXIT_OK;
+    }
+
+    /** Touches every topic (subscribing it, keeping it from idle expiry) and asks for fresh metadata. */
+    private boolean refresh(KafkaMetadata metadata, PrintWriter out) {
+        try {
+            for (String topic : topics) {
+                try {
+                    metadata.awaitTopic(topic, Deadline.after(0));
+                } catch (KafkaMetadataTimeoutException | dev.kmeta.metadata.TopicException e) {
+                    // not known (yet), or refused: the snapshot's diff says which
+                }
+            }
+            metadata.requestUpdate();
+            return true;
+        } catch (MetadataClosedException e) {
+            return false;
+        } catch (MetadataException e) {
+            line(out, "the client failed: " + Connection.oneLine(e));
+            return false;
+        }
+    }
+
+    /** Says when every address kmeta uses fails now, and when one answers again; returns the new state. */
+    private static boolean reachability(ConnectionEvidence evidence, boolean wasUnreachable, PrintWriter out) {
+        boolean unreachable = allFailing(evidence);
+        if (unreachable && !wasUnreachable) {
+            line(out, "no broker answers: " + evidence.summary());
+        } else if (!unreachable && wasUnreachable) {
+            line(out, "brokers answer again");
+        }
+        return unreachable;
+    }
+
+    /**
+     * True when the last event on every address kmeta uses is a problem: the learned brokers once there are any (the
+     * bootstrap addresses are not asked again until a rebootstrap, so their old answers say nothing), else the
+     * bootstrap addresses.
+     */
+    static boolean allFailing(ConnectionEvidence evidence) {
+        List<ConnectionEvidence.Record> records = new ArrayList<>(evidence.records());
+        if (records.stream().anyMatch(r -> !r.isBootstrap())) {
+            records.removeIf(ConnectionEvidence.Record::isBootstrap);
+        }
+        return !records.isEmpty() && records.stream().allMatch(ConnectionEvidence.Record::failingNow);
+    }
+
+    private Cluster show(Cluster shown, Cluster now, PrintWriter out) {
+        if (now.version() == shown.version()) {
+            return shown;
+        }
+        for (String change : ClusterDiff.changes(shown, now)) {
+            line(out, change);
+        }
+        return now;
+    }
+
+    private static void line(PrintWriter out, String text) {
+        out.println(TIME.format(Instant.now()) + " " + text);
+        out.flush();
+    }
+
+    private static void removeHook(Thread hook) {
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException e) {
+            // the JVM is shutting down: the hook is running (or ran) and waits for this method's caller
+        }
     }
 }

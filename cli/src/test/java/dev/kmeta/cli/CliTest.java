@@ -1,0 +1,188 @@
+package dev.kmeta.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The command line without a cluster: bad input of every kind is one line on stderr and exit 2 (never a stack
+ * trace, nothing on stdout), help works, and {@code --embedded} lets a new user try a command with no cluster.
+ * {@link #run} is the harness the other cli tests use.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class CliTest {
+
+    /** What a run printed and returned. */
+    record Run(int exitCode, String out, String err) {
+        List<String> errLines() {
+            return err.lines().filter(l -> !l.isBlank()).collect(Collectors.toList());
+        }
+
+        List<String> outLines() {
+            return out.lines().collect(Collectors.toList());
+        }
+
+        @Override
+        public String toString() {
+            return "exit " + exitCode + "\n--- out:\n" + out + "--- err:\n" + err;
+        }
+    }
+
+    /** Runs {@code kmeta args...} in this JVM with captured output. */
+    static Run run(String... args) {
+        return run(KmetaCli.commandLine(), args);
+    }
+
+    /** Runs args on a prepared command line (e.g. one whose doctor has a fake resolver). */
+    static Run run(CommandLine commandLine, String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        commandLine.setOut(new PrintWriter(out, true));
+        commandLine.setErr(new PrintWriter(err, true));
+        int exit = commandLine.execute(args);
+        return new Run(exit, out.toString(), err.toString());
+    }
+
+    /** Asserts a usage error: exit 2, one line on stderr containing each fragment, no stack trace, no stdout. */
+    static Run assertUsageError(Run r, String... fragments) {
+        assertEquals(KmetaCli.EXIT_USAGE, r.exitCode(), r.toString());
+        assertEquals(1, r.errLines().size(), "one line on stderr: " + r);
+        String line = r.errLines().get(0);
+        for (String f : fragments) {
+            assertTrue(line.contains(f), "'" + f + "' in: " + line);
+        }
+        assertFalse(r.err().contains("\tat ") || r.err().contains("Exception in"), "no stack trace: " + r);
+        assertEquals("", r.out(), "nothing on stdout: " + r);
+        return r;
+    }
+
+    @Test
+    void noClusterGivenIsOneLineAndExit2() {
+        for (String command : List.of("lookup", "watch", "doctor")) {
+            String[] args = command.equals("lookup") ? new String[] {command, "orders"} : new String[] {command};
+            Run r = assertUsageError(run(args), "kmeta " + command + ": ", "--bootstrap-server");
+            assertTrue(r.err().contains("--embedded"), r.toString());
+        }
+    }
+
+    @Test
+    void unknownOptionsAndMissingParametersAreOneLineAndExit2() {
+        assertUsageError(run("lookup", "--bootstrap-server", "127.0.0.1:1", "--nope", "orders"), "--nope",
+                "kmeta lookup --help");
+        assertUsageError(run("watch", "--frobnicate"), "--frobnicate");
+        assertUsageError(run("doctor", "--bootstrap-server"), "--bootstrap-server");
+        assertUsageError(run("lookup", "--bootstrap-server", "127.0.0.1:1"), "TOPIC");
+        assertUsageError(run("no-such-command"), "no-such-command");
+    }
+
+    @Test
+    void badTopicNamesAreOneLineAndExit2() {
+        List<String> bad = List.of("a b", ".", "..", "x".repeat(Converters.MAX_TOPIC_LENGTH + 1), "tópico",
+                "orders/1", "");
+        for (String name : bad) {
+            assertUsageError(run("lookup", "--bootstrap-server", "127.0.0.1:1", name), "not a valid topic name");
+            assertUsageError(run("doctor", "--bootstrap-server", "127.0.0.1:1", "--topic", name),
+                    "not a valid topic name");
+            assertUsageError(run("watch", "--bootstrap-server", "127.0.0.1:1", "ok", name),
+                    "not a valid topic name");
+        }
+    }
+
+    @Test
+    void topicNameRulesAreKafkas() {
+        assertNull(Converters.topicNameProblem("x".repeat(Converters.MAX_TOPIC_LENGTH)));
+        assertNull(Converters.topicNameProblem("orders_v2.eu-west-1"));
+        assertNull(Converters.topicNameProblem("..."));
+        assertTrue(Converters.topicNameProblem("..").contains("not allowed"));
+        assertTrue(Converters.topicNameProblem("x".repeat(250)).contains("250 characters"));
+        assertTrue(Converters.topicNameProblem("a:b").contains("only ASCII letters"));
+    }
+
+    @Test
+    void badBootstrapAddressesAndDurationsAreOneLineAndExit2() {
+        assertUsageError(run("lookup", "--bootstrap-server", "localhost", "t"), "'localhost' is not host:port");
+        assertUsageError(run("lookup", "--bootstrap-server", "127.0.0.1:99999", "t"), "127.0.0.1:99999");
+        assertUsageError(run("lookup", "--bootstrap-server", "127.0.0.1:1,:2", "t"), "':2'");
+        assertUsageError(run("watch", "--bootstrap-server", "127.0.0.1:1", "--interval", "5x"), "'5x'",
+                "not a duration");
+        assertUsageError(run("watch", "--bootstrap-server", "127.0.0.1:1", "--duration", "0s"), "more than 0");
+        assertUsageError(run("lookup", "--bootstrap-server", "127.0.0.1:1", "--embedded", "t"), "exclude");
+    }
+
+    @Test
+    void durationsTakeUnits() {
+        Converters.Millis millis = new Converters.Millis();
+        assertEquals(500L, millis.convert("500ms"));
+        assertEquals(500L, millis.convert("500"));
+        assertEquals(2_000L, millis.convert("2s"));
+        assertEquals(60_000L, millis.convert("1m"));
+        assertEquals(3_600_000L, millis.convert("1h"));
+        assertThrows(CommandLine.TypeConversionException.class, () -> millis.convert("-1s"));
+    }
+
+    @Test
+    void unreadableCommandConfigIsOneLineAndExit2(@TempDir Path dir) {
+        Path missing = dir.resolve("missing.properties");
+        assertUsageError(run("lookup", "--bootstrap-server", "127.0.0.1:1", "--command-config", missing.toString(),
+                "t"), "--command-config", missing.toString(), "no such file");
+        assertUsageError(run("doctor", "--bootstrap-server", "127.0.0.1:1", "--command-config", dir.toString()),
+                dir.toString(), "not a regular file");
+    }
+
+    @Test
+    void badValueInCommandConfigNamesTheKeyAndExits2(@TempDir Path dir) throws IOException {
+        Path config = dir.resolve("client.properties");
+        Files.writeString(config, "metadata.max.age.ms=soon\nsasl.jaas.config=secret-value\n");
+        Run r = assertUsageError(run("lookup", "--bootstrap-server", "127.0.0.1:1", "--command-config",
+                config.toString(), "t"), "metadata.max.age.ms");
+        assertFalse(r.err().contains("secret-value"), "never a credential: " + r);
+    }
+
+    @Test
+    void helpListsOptionsAndExitCodes() {
+        for (String command : List.of("lookup", "watch", "doctor")) {
+            Run r = run(command, "--help");
+            assertEquals(0, r.exitCode(), r.toString());
+            for (String option : List.of("--bootstrap-server", "--command-config", "--embedded", "Exit codes")) {
+                assertTrue(r.out().contains(option), command + " help shows " + option + ": " + r);
+            }
+        }
+        Run bare = run();
+        assertEquals(KmetaCli.EXIT_USAGE, bare.exitCode(), bare.toString());
+        assertTrue(Arrays.stream(new String[] {"lookup", "watch", "doctor", "demo"}).allMatch(bare.err()::contains),
+                bare.toString());
+    }
+
+    /** A new user with no cluster: --embedded starts one with a demo topic, and lookup answers about it. */
+    @Test
+    void embeddedClusterAnswersALookup() throws IOException {
+        Run r = run("lookup", "--embedded", "--json", Connection.DEMO_TOPIC);
+        assertEquals(0, r.exitCode(), r.toString());
+        JsonNode json = new ObjectMapper().readTree(r.out());
+        assertEquals(Connection.DEMO_TOPIC, json.get("topic").asText());
+        assertEquals(Connection.DEMO_PARTITIONS, json.get("partitions").size(), r.toString());
+        for (JsonNode p : json.get("partitions")) {
+            assertEquals(0, p.get("leader").get("id").asInt(), r.toString());
+            assertEquals("127.0.0.1", p.get("leader").get("host").asText(), r.toString());
+        }
+        assertTrue(r.err().contains("embedded cluster ready at 127.0.0.1:"), r.toString());
+    }
+}
