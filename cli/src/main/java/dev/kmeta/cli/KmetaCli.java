@@ -28,32 +28,12 @@ public final class KmetaCli implements Callable<Integer> {
     /** Bad input: unknown option, bad value, unreadable file, no cluster given. */
     public static final int EXIT_USAGE = 2;
 
-    private static final String LOG_LEVEL_PROPERTY = "org.slf4j.simpleLogger.defaultLogLevel";
-    private static final String LOG_PREFIX = "org.slf4j.simpleLogger.log.";
-
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     /** Runs the CLI and exits the JVM with its exit code. */
     public static void main(String[] args) {
-        quietLogs();
         System.exit(commandLine().execute(args));
-    }
-
-    /**
-     * The tools' output is the point: Kafka's and kmeta's INFO logs (and an embedded broker's warnings) would bury
-     * it. Unless a {@code simplelogger.properties} or {@code -Dorg.slf4j.simpleLogger...} says otherwise: kmeta at
-     * WARN, Kafka at ERROR, the embedded controller silent.
-     */
-    private static void quietLogs() {
-        if (System.getProperty(LOG_LEVEL_PROPERTY) != null
-                || KmetaCli.class.getClassLoader().getResource("simplelogger.properties") != null) {
-            return;
-        }
-        System.setProperty(LOG_LEVEL_PROPERTY, "warn");
-        System.setProperty(LOG_PREFIX + "org.apache.kafka", "error");
-        System.setProperty(LOG_PREFIX + "kafka", "error");
-        System.setProperty(LOG_PREFIX + "org.apache.kafka.controller", "off");
     }
 
     /** The configured command line (what tests drive with {@code execute} and captured output). */
