@@ -10,7 +10,9 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.UUID;
 import java.util.function.Predicate;
 
 /**
@@ -124,6 +126,10 @@ final class ResponseMerger {
                 break;
         }
         if (t.partitionCount() == 0) {
+            if (clusterChanged && old != null) { // what we know is the old cluster's: never mix the two
+                delta.removeTopic(name);
+                changed.add(name);
+            }
             return; // an error such as LEADER_NOT_AVAILABLE with nothing to say: keep what we know
         }
         TopicMetadata merged = clusterChanged || old == null || topicIdChanged(old, t)
@@ -155,11 +161,12 @@ final class ResponseMerger {
             keptAll &= chosen == o;
             partitions.add(chosen);
         }
-        if (keptAll && old.errorCode() == t.errorCode() && old.isInternal() == t.isInternal()) {
+        UUID topicId = t.topicId() != null ? t.topicId() : old.topicId();
+        if (keptAll && old.errorCode() == t.errorCode() && old.isInternal() == t.isInternal()
+                && Objects.equals(old.topicId(), topicId)) { // an id learned late is news: it reveals re-creation
             return old;
         }
-        return TopicMetadata.of(t.name(), t.topicId() != null ? t.topicId() : old.topicId(), t.isInternal(),
-                t.errorCode(), partitions);
+        return TopicMetadata.of(t.name(), topicId, t.isInternal(), t.errorCode(), partitions);
     }
 
     private PartitionMetadata choose(String topic, int index, PartitionMetadata o, PartitionMetadata n,
