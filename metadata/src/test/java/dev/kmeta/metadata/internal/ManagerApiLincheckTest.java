@@ -44,7 +44,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * out (a wait that is never answered ends, and Lincheck can tell a hang from a timeout). Thread switches happen at
  * the manager's own shared fields, as there (the JDK's and JCTools' collections taken as atomic).
  *
- * <p>Runs in 40-80 s on a loaded 2-core machine (about 20 s of CPU); {@code -Dkmeta.lincheck.api.iterations=N} for more scenarios.
+ * <p>Runs in 40-80 s on a loaded 2-core machine (about 20 s of CPU); {@code -Dkmeta.lincheck.api.iterations=N} for
+ * more scenarios.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 public class ManagerApiLincheckTest {
@@ -205,7 +206,7 @@ public class ManagerApiLincheckTest {
         }
     }
 
-    /** Moves 1 ms at every read: budgets run out, and the sender's times move on. A class, not a lambda, for Lincheck. */
+    /** Moves 1 ms at every read: budgets run out, the sender's times move on. A class: Lincheck warns on a lambda. */
     static final class AdvancingTicker implements Ticker {
         private final AtomicLong nanos;
 

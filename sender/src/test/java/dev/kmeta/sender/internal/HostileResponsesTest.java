@@ -30,22 +30,21 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Randomized hostile metadata answers through the real translation ({@link ResponseTranslator} on kafka-clients'
- * {@code MetadataResponse}) and the manager's driver: a seeded property test (a JUnit loop over {@code new Random(seed)};
- * jqwik is not used, see the build notes).
+ * {@code MetadataResponse}) and the manager's driver: a seeded property test (a JUnit loop over
+ * {@code new Random(seed)}; jqwik is not used, see the build notes).
  *
- * <p>{@value #SEQUENCES} scripts of {@value #ANSWERS_PER_SEQUENCE} sender rounds each (about 10^5 answers, failures
- * and disconnects in all, with about 5 application calls and time steps between every two rounds), each script
- * against a fresh manager with the default configuration. {@link HostileWorld} says what the answers do wrong;
- * {@link HostileChecks} what must hold after every driver call (the snapshot internally consistent, versions only
- * growing, counts and epochs never going back without a topic id change or the documented escapes, the driver never
- * throwing, zero-budget waits answered exactly when the snapshot answers) and after every applied answer (a
- * reference model of the rules). A failure names the seed and the step, and shows the script shrunk to the actions
- * that still fail. Re-run one script with {@code -Dkmeta.hostile.seed=<seed>}; run more with
- * {@code -Dkmeta.hostile.sequences=100000}.
+ * <p>10,000 scripts of 10 sender rounds each (about 10^5 answers, failures and disconnects in all, with about four
+ * application calls or time steps per script besides), each script against a fresh manager with the default
+ * configuration. {@link HostileWorld} says what the answers do wrong; {@link HostileChecks} what must hold after
+ * every driver call (the snapshot internally consistent, versions only growing, counts and epochs never going back
+ * without a topic id change or the documented escapes, the driver never throwing, zero-budget waits answered exactly
+ * when the snapshot answers) and after every applied answer (a reference model of the rules). A failure names the
+ * seed and the step, and shows the script shrunk to the actions that still fail. Re-run one script with
+ * {@code -Dkmeta.hostile.seed=<seed>}; run more with {@code -Dkmeta.hostile.sequences=100000}.
  *
  * <p>Why 10^4 x 10: a script's value is in the history it builds (a rewind needs 5 answers in a row, an expiry minutes
  * of fake time, a stale epoch a newer one first); ten rounds reach those while a fresh manager per script keeps states
- * independent. Measured: about 10 s for the default run on a loaded 2-core machine.
+ * independent. Measured: 35 s for the default run on the shared 2-core machine under heavy load.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class HostileResponsesTest {
