@@ -28,7 +28,9 @@ import java.util.function.Predicate;
  *   <li>only subscribed topics are taken; {@code UNKNOWN_TOPIC_OR_PARTITION} removes a topic (deleted),
  *       {@code TOPIC_AUTHORIZATION_FAILED} and {@code INVALID_TOPIC_EXCEPTION} mark it; other topic errors
  *       ({@code LEADER_NOT_AVAILABLE}...) keep what was known;</li>
- *   <li>a new cluster id drops every topic the answer does not describe: metadata of two clusters never mix.</li>
+ *   <li>a new cluster id drops every topic the answer does not describe, or describes without partitions (an error
+ *       such as {@code LEADER_NOT_AVAILABLE}): metadata of two clusters never mix;</li>
+ *   <li>a topic id an answer brings for a topic known without one is learned (so a later re-creation is seen).</li>
  * </ul>
  * Not thread-safe: the sender thread alone uses it (it keeps the epoch-rewind counters).
  */
