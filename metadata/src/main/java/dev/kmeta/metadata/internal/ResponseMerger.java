@@ -29,7 +29,8 @@ import java.util.function.Predicate;
  *       {@code TOPIC_AUTHORIZATION_FAILED} and {@code INVALID_TOPIC_EXCEPTION} mark it; other topic errors
  *       ({@code LEADER_NOT_AVAILABLE}...) keep what was known;</li>
  *   <li>a new cluster id drops every topic the answer does not describe, or describes without partitions (an error
- *       such as {@code LEADER_NOT_AVAILABLE}): metadata of two clusters never mix;</li>
+ *       such as {@code LEADER_NOT_AVAILABLE}), and every unauthorized or invalid mark the answer does not repeat:
+ *       metadata of two clusters never mix;</li>
  *   <li>a topic id an answer brings for a topic known without one is learned (so a later re-creation is seen).</li>
  * </ul>
  * Not thread-safe: the sender thread alone uses it (it keeps the epoch-rewind counters).
@@ -85,12 +86,10 @@ final class ResponseMerger {
         int[] counters = new int[2]; // stale epochs rejected, leaders moved
         if (idChanged) {
             rewinds.clear();
-            for (String name : current.topicNames()) {
-                if (!response.topics().containsKey(name)) {
-                    delta.removeTopic(name);
-                    changed.add(name);
-                }
-            }
+            dropUndescribed(current.topicNames(), response, delta, changed);
+            // The old cluster's verdicts too: its ACLs and name checks say nothing of the new one.
+            dropUndescribed(current.unauthorizedTopics(), response, delta, changed);
+            dropUndescribed(current.invalidTopics(), response, delta, changed);
         }
         for (TopicMetadata t : response.topics().values()) {
             if (subscribed.test(t.name())) {
@@ -98,6 +97,16 @@ final class ResponseMerger {
             }
         }
         return new Result(delta.build(), changed, counters[0], idChanged, counters[1]);
+    }
+
+    private static void dropUndescribed(Set<String> names, RefreshResponse response, ClusterDelta.Builder delta,
+                                        Set<String> changed) {
+        for (String name : names) {
+            if (!response.topics().containsKey(name)) {
+                delta.removeTopic(name);
+                changed.add(name);
+            }
+        }
     }
 
     private void mergeTopic(Cluster current, TopicMetadata t, boolean clusterChanged, boolean epochsTrusted,

@@ -167,6 +167,16 @@ final class HostileChecks {
             check(clusterChanged || answer.topics().containsKey(name) || next.topic(name) != null, name
                     + " vanished though the answer did not describe it");
         }
+        if (clusterChanged) {
+            for (String name : next.unauthorizedTopics()) {
+                check(answer.topics().containsKey(name), name + " still refused after the cluster id changed to "
+                        + next.clusterId() + " though the new cluster did not say so: two clusters mixed");
+            }
+            for (String name : next.invalidTopics()) {
+                check(answer.topics().containsKey(name), name + " still invalid after the cluster id changed to "
+                        + next.clusterId() + " though the new cluster did not say so: two clusters mixed");
+            }
+        }
         for (String name : next.topicNames()) {
             if (!answer.topics().containsKey(name)) {
                 check(!clusterChanged, "after the cluster id changed to " + next.clusterId() + ", " + name

@@ -79,6 +79,24 @@ class HostileRegressionTest {
                 Deadline.after(0, nanos::get)), "a send must not be routed with the old cluster's leaders");
     }
 
+    /**
+     * A topic the old cluster refused (TOPIC_AUTHORIZATION_FAILED) stays marked after the bootstrap leads to another
+     * cluster: every send to it would fail at once with "not authorized" on the old cluster's ACLs, and nothing
+     * would ask the new cluster (a refused wait sends no request) until the next full refresh.
+     */
+    @Test
+    void aNewClusterDropsTheOldClustersRefusals() {
+        subscribe("orders");
+        subscribe("secret");
+        answer(topic("orders", new Uuid(1, 1), partition(0, 1, 5)), topicError("secret", (short) 29));
+        assertEquals(java.util.Set.of("secret"), manager.fetch().unauthorizedTopics());
+
+        Cluster next = answer("cluster-B", topic("orders", new Uuid(2, 2), partition(0, 1, 0)));
+        assertEquals(java.util.Set.of(), next.unauthorizedTopics(), "cluster-A's refusal under cluster-B");
+        assertThrows(MetadataTimeoutException.class, () -> manager.awaitTopic("secret",
+                Deadline.after(0, nanos::get)), "a wait asks the new cluster instead of failing on the old one's ACLs");
+    }
+
     // ------------------------------------------------------------------ helpers
 
     private void subscribe(String topic) {
