@@ -10,7 +10,9 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.UUID;
 import java.util.function.Predicate;
 
 /**
@@ -26,7 +28,10 @@ import java.util.function.Predicate;
  *   <li>only subscribed topics are taken; {@code UNKNOWN_TOPIC_OR_PARTITION} removes a topic (deleted),
  *       {@code TOPIC_AUTHORIZATION_FAILED} and {@code INVALID_TOPIC_EXCEPTION} mark it; other topic errors
  *       ({@code LEADER_NOT_AVAILABLE}...) keep what was known;</li>
- *   <li>a new cluster id drops every topic the answer does not describe: metadata of two clusters never mix.</li>
+ *   <li>a new cluster id drops every topic the answer does not describe, or describes without partitions (an error
+ *       such as {@code LEADER_NOT_AVAILABLE}), and every unauthorized or invalid mark the answer does not repeat:
+ *       metadata of two clusters never mix;</li>
+ *   <li>a topic id an answer brings for a topic known without one is learned (so a later re-creation is seen).</li>
  * </ul>
  * Not thread-safe: the sender thread alone uses it (it keeps the epoch-rewind counters).
  */
@@ -81,12 +86,10 @@ final class ResponseMerger {
         int[] counters = new int[2]; // stale epochs rejected, leaders moved
         if (idChanged) {
             rewinds.clear();
-            for (String name : current.topicNames()) {
-                if (!response.topics().containsKey(name)) {
-                    delta.removeTopic(name);
-                    changed.add(name);
-                }
-            }
+            dropUndescribed(current.topicNames(), response, delta, changed);
+            // The old cluster's verdicts too: its ACLs and name checks say nothing of the new one.
+            dropUndescribed(current.unauthorizedTopics(), response, delta, changed);
+            dropUndescribed(current.invalidTopics(), response, delta, changed);
         }
         for (TopicMetadata t : response.topics().values()) {
             if (subscribed.test(t.name())) {
@@ -94,6 +97,16 @@ final class ResponseMerger {
             }
         }
         return new Result(delta.build(), changed, counters[0], idChanged, counters[1]);
+    }
+
+    private static void dropUndescribed(Set<String> names, RefreshResponse response, ClusterDelta.Builder delta,
+                                        Set<String> changed) {
+        for (String name : names) {
+            if (!response.topics().containsKey(name)) {
+                delta.removeTopic(name);
+                changed.add(name);
+            }
+        }
     }
 
     private void mergeTopic(Cluster current, TopicMetadata t, boolean clusterChanged, boolean epochsTrusted,
@@ -124,6 +137,10 @@ final class ResponseMerger {
                 break;
         }
         if (t.partitionCount() == 0) {
+            if (clusterChanged && old != null) { // what we know is the old cluster's: never mix the two
+                delta.removeTopic(name);
+                changed.add(name);
+            }
             return; // an error such as LEADER_NOT_AVAILABLE with nothing to say: keep what we know
         }
         TopicMetadata merged = clusterChanged || old == null || topicIdChanged(old, t)
@@ -155,11 +172,12 @@ final class ResponseMerger {
             keptAll &= chosen == o;
             partitions.add(chosen);
         }
-        if (keptAll && old.errorCode() == t.errorCode() && old.isInternal() == t.isInternal()) {
+        UUID topicId = t.topicId() != null ? t.topicId() : old.topicId();
+        if (keptAll && old.errorCode() == t.errorCode() && old.isInternal() == t.isInternal()
+                && Objects.equals(old.topicId(), topicId)) { // an id learned late is news: it reveals re-creation
             return old;
         }
-        return TopicMetadata.of(t.name(), t.topicId() != null ? t.topicId() : old.topicId(), t.isInternal(),
-                t.errorCode(), partitions);
+        return TopicMetadata.of(t.name(), topicId, t.isInternal(), t.errorCode(), partitions);
     }
 
     private PartitionMetadata choose(String topic, int index, PartitionMetadata o, PartitionMetadata n,
