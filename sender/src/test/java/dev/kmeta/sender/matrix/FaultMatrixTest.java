@@ -147,12 +147,11 @@ class FaultMatrixTest {
         c.createTopic("dark-all", 2, 3);
         try (MatrixRun run = run("dark-all", targets("dark-all", 2))) {
             run.awaitReady("dark-all");
-            long failed = run.survivor().counters().requestsFailed();
+            long failed = run.survivorFailures();
             everyProxy(FaultProxy::blackhole);
             c.createTopic("dark-all-new", 1, 3); // on the INTERNAL listeners: only the clients' path is dark
             CompletableFuture<Cluster> send = run.send("dark-all-new", -1, 40_000);
-            await("a request lost in the dark").atMost(Duration.ofSeconds(15))
-                    .until(() -> run.survivor().counters().requestsFailed() > failed);
+            run.awaitFaultSeen(failed); // a request or a connection lost in the dark
             run.closeCloser();
             everyProxy(FaultProxy::pass);
             assertEquals(1, send.get(30, TimeUnit.SECONDS).partitionCount("dark-all-new"),
@@ -192,10 +191,9 @@ class FaultMatrixTest {
         c.createTopic("slow", 3, 3);
         try (MatrixRun run = run("slow", targets("slow", 3))) {
             run.awaitReady("slow");
-            long failed = run.survivor().counters().requestsFailed();
+            long failed = run.survivorFailures();
             everyProxy(p -> p.latencyMs(1_500)); // request.timeout.ms is 1 s
-            await("a request timed out").atMost(Duration.ofSeconds(15))
-                    .until(() -> run.survivor().counters().requestsFailed() > failed);
+            run.awaitFaultSeen(failed); // a request or a connection setup timed out
             hold(1_000); // and the load goes on waiting through slow answers a while longer
             run.closeCloser();
             everyProxy(p -> p.latencyMs(0));

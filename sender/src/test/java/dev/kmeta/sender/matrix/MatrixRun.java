@@ -1,6 +1,7 @@
 package dev.kmeta.sender.matrix;
 
 import dev.kmeta.cluster.Cluster;
+import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.sender.HostResolverHook;
@@ -163,11 +164,40 @@ final class MatrixRun implements AutoCloseable {
         return f;
     }
 
-    /** Both clients have metadata for {@code topic} (the scenario starts from a working client). */
+    /**
+     * Both clients have metadata for {@code topic}, and each has had an answer from a broker it learned (not only from
+     * a bootstrap address): the scenario starts from clients in their steady state.
+     */
     void awaitReady(String topic) {
         topicsAsked.add(topic);
-        survivor.awaitTopic(topic, Deadline.after(30_000));
-        closer.awaitTopic(topic, Deadline.after(30_000));
+        for (KafkaMetadata client : List.of(survivor, closer)) {
+            client.awaitTopic(topic, Deadline.after(30_000));
+            await().atMost(Duration.ofSeconds(20)).until(() -> client.evidence().records().stream()
+                    .anyMatch(r -> !r.isBootstrap() && r.answers() > 0));
+        }
+    }
+
+    /** Failed requests and failed connection attempts of the survivor so far. */
+    long survivorFailures() {
+        long n = survivor.counters().requestsFailed();
+        for (ConnectionEvidence.Record r : survivor.evidence().records()) {
+            n += r.failures();
+        }
+        return n;
+    }
+
+    /**
+     * Waits (bounded) until the survivor saw the fault: a request or a connection attempt failed after {@code before}
+     * (a value of {@link #survivorFailures()}).
+     */
+    void awaitFaultSeen(long before) {
+        try {
+            await().atMost(Duration.ofSeconds(15)).until(() -> survivorFailures() > before);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError(name + ": nothing failed within 15 s; state " + survivor.state() + ", sent "
+                    + survivor.counters().requestsSent() + ", failed " + survivor.counters().requestsFailed()
+                    + ", evidence " + survivor.evidence().records(), e);
+        }
     }
 
     /** A fault's duration (not a synchronization: the load runs meanwhile, whatever happens). */
