@@ -10,8 +10,8 @@ import java.util.concurrent.locks.LockSupport;
  * A hiccup meter (after jHiccup): what the platform - GC pauses, CPU starvation of a shared 2-core machine running
  * three brokers in the same JVM - does to any parked thread, kmeta's waiters included. One thread parks for 1 ms again
  * and again; two more wait as the load's threads do, without kmeta (park until a 100, 250 or 500 ms deadline, then
- * pause 20 ms). Each records how much later than asked it woke up; the matrix's overshoot bound is stated on top of
- * the worst of them.
+ * pause 20 ms), and the load's own threads report how late their pauses between waits woke up (the same threads'
+ * scheduling, outside kmeta). The matrix's overshoot bound is stated on top of the worst of them.
  *
  * <p>Thread-safe.
  */
@@ -60,7 +60,8 @@ final class Hiccups implements AutoCloseable {
         }
     }
 
-    private void record(long lateNs) {
+    /** Records how late a plain park (outside kmeta) woke up, on any thread: the load's pauses report here too. */
+    void record(long lateNs) {
         maxNs.accumulateAndGet(lateNs, Math::max);
     }
 

@@ -22,8 +22,7 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * Application threads that keep calling {@code awaitTopic} with short budgets, as producers' {@code send()}s do, for as
  * long as a scenario runs. Each thread goes round the targets (a topic, or one partition of it), one wait per target,
- * with its own budget; a wait that returns at once (a cache hit) is followed by a short pause so that the load does
- * not eat the two CPUs the brokers need.
+ * with its own budget, and pauses 20 ms between waits so that cache hits do not eat the two CPUs the brokers need.
  *
  * <p>Every wait is recorded: how late it returned past its deadline (the overshoot; 0 when it returned in time), and
  * how it ended (an answer, a timeout with its diagnosis, closed, or anything else, which is a failure). A thread
@@ -61,6 +60,7 @@ final class Load {
 
     private final KafkaMetadata client;
     private final List<Target> targets;
+    private final Hiccups stalls;
     private final List<Thread> threads = new ArrayList<>();
     private final Queue<Long> overshootsNs = new ConcurrentLinkedQueue<>();
     private final AtomicLong maxOvershootNs = new AtomicLong();
@@ -72,17 +72,19 @@ final class Load {
     private final Map<String, Long> endedByCloseNs = new ConcurrentHashMap<>();
     private volatile boolean running = true;
 
-    private Load(KafkaMetadata client, List<Target> targets) {
+    private Load(KafkaMetadata client, List<Target> targets, Hiccups stalls) {
         this.client = client;
         this.targets = List.copyOf(targets);
+        this.stalls = stalls;
     }
 
     /**
      * Starts {@code budgetsMs.length} threads on {@code client}, thread i waiting {@code budgetsMs[i]} ms at most per
-     * wait; each starts at another target so that all targets are asked from the first round.
+     * wait; each starts at another target so that all targets are asked from the first round. How late the pauses
+     * between waits wake up goes to {@code stalls}.
      */
-    static Load start(KafkaMetadata client, String name, List<Target> targets, long... budgetsMs) {
-        Load load = new Load(client, targets);
+    static Load start(KafkaMetadata client, String name, List<Target> targets, Hiccups stalls, long... budgetsMs) {
+        Load load = new Load(client, targets, stalls);
         for (int i = 0; i < budgetsMs.length; i++) {
             long budgetMs = budgetsMs[i];
             int first = i;
@@ -106,7 +108,6 @@ final class Load {
     /** One wait; false when the client is closed (the thread ends). */
     private boolean waitOnce(Target target, long budgetMs) {
         Deadline deadline = Deadline.after(budgetMs);
-        long beganNs = System.nanoTime();
         try {
             client.awaitTopic(target.topic, target.partition, deadline);
             answers.increment();
@@ -122,10 +123,17 @@ final class Load {
         } finally {
             record(System.nanoTime() - deadline.deadlineNs());
         }
-        if (System.nanoTime() - beganNs < PACE_NS) {
-            LockSupport.parkNanos(PACE_NS); // a cache hit: pace the loop, do not spin
-        }
+        pause();
         return true;
+    }
+
+    /** Paces the loop (a cache hit returns at once: do not spin), and measures this thread's own scheduling. */
+    private void pause() {
+        long dueNs = System.nanoTime() + PACE_NS;
+        for (long left = PACE_NS; left > 0; left = dueNs - System.nanoTime()) {
+            LockSupport.parkNanos(left);
+        }
+        stalls.record(System.nanoTime() - dueNs);
     }
 
     private void record(long overshootNs) {

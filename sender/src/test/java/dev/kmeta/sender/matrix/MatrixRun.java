@@ -105,10 +105,10 @@ final class MatrixRun implements AutoCloseable {
         targets.forEach(t -> run.topicsAsked.add(t.topic));
         String never = name + "-never";
         run.topicsAsked.add(never);
-        run.survivorLoad = Load.start(run.survivor, name + "-survivor", targets, 100, 250, 500);
-        run.closerLoad = Load.start(run.closer, name + "-closer", targets, 150, 400);
+        run.survivorLoad = Load.start(run.survivor, name + "-survivor", targets, run.hiccups, 100, 250, 500);
+        run.closerLoad = Load.start(run.closer, name + "-closer", targets, run.hiccups, 150, 400);
         run.closerParked = Load.start(run.closer, name + "-parked", List.of(Load.Target.topic(never)),
-                PARKED_BUDGET_MS);
+                run.hiccups, PARKED_BUDGET_MS);
         return run;
     }
 

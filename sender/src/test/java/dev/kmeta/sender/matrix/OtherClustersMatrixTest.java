@@ -39,7 +39,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class OtherClustersMatrixTest {
     @RegisterExtension
     static final KafkaClusterExtension A = KafkaClusterExtension.of(KafkaCluster.builder().brokers(3)
-            .childProcesses(true).withProxies());
+            .childProcesses(true).withProxies().startTimeout(Duration.ofSeconds(120)));
     @RegisterExtension
     static final KafkaClusterExtension B = KafkaClusterExtension.brokers(1);
 
@@ -77,14 +77,23 @@ class OtherClustersMatrixTest {
                 a.proxy(id).retarget("127.0.0.1", bPort).resetAll();
             }
             List<String> mixed = new ArrayList<>();
-            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(5)).until(() -> {
-                Cluster now = run.survivor().fetch();
-                if (b.clusterId().equals(now.clusterId())) {
-                    mixed.addAll(mixing(now, aShared, aPorts));
-                    return true;
-                }
-                return false;
-            });
+            try {
+                await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(5)).until(() -> {
+                    Cluster now = run.survivor().fetch();
+                    if (b.clusterId().equals(now.clusterId())) {
+                        mixed.addAll(mixing(now, aShared, aPorts));
+                        return true;
+                    }
+                    return false;
+                });
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                throw new AssertionError("the survivor never reached cluster B: state " + run.survivor().state()
+                        + ", sent " + run.survivor().counters().requestsSent() + ", failed "
+                        + run.survivor().counters().requestsFailed() + ", applied "
+                        + run.survivor().counters().responsesApplied() + ", rebootstraps "
+                        + run.survivor().rebootstraps() + ", evidence " + run.survivor().evidence().records()
+                        + "; the closer: " + run.closer().fetch().clusterId(), e);
+            }
             assertEquals(List.of(), mixed, "a snapshot of cluster B held metadata of cluster A");
             run.closeCloser();
             run.converge(b, List.of("shared", "a-only"), id -> bPort);
@@ -124,7 +133,9 @@ class OtherClustersMatrixTest {
             int victim = a.leader("killed", 0);
             a.killBroker(victim); // kill -9: no controlled shutdown, its connections die with it
             run.closeCloser();
-            // The controller fences it after broker.session.timeout.ms (2 s); leaders move; the client follows.
+            // The controller fences it after broker.session.timeout.ms (2 s) and moves its leaderships: that is
+            // the end of the fault, as Admin sees it; the client follows.
+            await().atMost(Duration.ofSeconds(30)).until(() -> !Convergence.adminBrokers(a).contains(victim));
             run.converge(a, List.of("killed"));
             assertNull(run.survivor().fetch().node(victim));
             run.finish();
