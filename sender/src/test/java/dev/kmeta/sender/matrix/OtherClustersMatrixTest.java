@@ -17,6 +17,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -65,8 +66,12 @@ class OtherClustersMatrixTest {
         int bPort = b.brokerAddress(b.brokerIds().get(0)).getPort();
         List<Load.Target> targets = List.of(Load.Target.topic("shared"), Load.Target.partition("shared", 0),
                 Load.Target.partition("shared", 2), Load.Target.topic("a-only"));
-        try (MatrixRun run = MatrixRun.start("other-cluster", MatrixRun.props(a.proxiedBootstrapServers()),
-                loopbackOnly(), proxies(a), everyClientPort(), targets)) {
+        Map<String, Object> props = MatrixRun.props(a.proxiedBootstrapServers());
+        // The move is found by the brokers' cluster check (REBOOTSTRAP_REQUIRED), not by the trigger: a 2 s trigger
+        // firing again while the first bootstrap attempt is still under way on a loaded machine would cut it.
+        props.put("metadata.recovery.rebootstrap.trigger.ms", 10_000);
+        try (MatrixRun run = MatrixRun.start("other-cluster", props, loopbackOnly(), proxies(a), everyClientPort(),
+                targets)) {
             run.awaitReady("shared");
             run.awaitReady("a-only");
             UUID aShared = run.survivor().fetch().topicId("shared");
