@@ -274,6 +274,43 @@ public final class KafkaCluster implements AutoCloseable {
         startBroker(brokerId);
     }
 
+    /**
+     * Stops the KRaft controller cleanly and starts it again on its former port (in a single combined node: the
+     * node, as {@link #restartBroker(int) restartBroker(0)}). While it is down the brokers keep serving the
+     * metadata they have; returns once the controller leads the quorum again and every running broker sees every
+     * other.
+     */
+    public synchronized void restartController() {
+        requireRunning();
+        KafkaNode controller = nodes.get(CONTROLLER_ID);
+        if (controller == null) {
+            restartBroker(brokerIds.get(0));
+            return;
+        }
+        long begin = System.nanoTime();
+        controller.stop();
+        long stopped = System.nanoTime();
+        try {
+            controller.start(configOf(controller), settings.startTimeout);
+        } catch (Exception e) {
+            throw new IllegalStateException("the controller did not start again", e);
+        }
+        waitUntil("the controller leads the quorum again", () -> {
+            try {
+                return admin().describeMetadataQuorum().quorumInfo().get(POLL_MS * 50, TimeUnit.MILLISECONDS)
+                        .leaderId() == CONTROLLER_ID;
+            } catch (ExecutionException | TimeoutException e) {
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for the controller", e);
+            }
+        }, () -> "no quorum leader");
+        awaitBrokersSeeEachOther();
+        LOG.info("controller stopped in {} ms, serving again {} ms later", TimeUnit.NANOSECONDS.toMillis(
+                stopped - begin), millisSince(stopped));
+    }
+
     // ------------------------------------------------------------------ topics
 
     /**
