@@ -70,7 +70,11 @@ public final class ExampleProducer implements AutoCloseable {
      * {@code batch.size}, {@code retry.backoff.ms}, {@code security.protocol}, {@code ssl.*}, {@code sasl.*}, ...)
      * plus {@code example.buffer.records} (records accepted and not yet acked, default 10000).
      *
-     * @throws IllegalArgumentException if a value is bad (the message names the key)
+     * @throws dev.kmeta.metadata.ConfigException (an {@link IllegalArgumentException}) if a value of one of kmeta's
+     *         keys is bad ({@code bootstrap.servers}, {@code max.block.ms}, {@code request.timeout.ms}, security, ...)
+     * @throws org.apache.kafka.common.config.ConfigException (Kafka's) if a value of one of the producer's own keys
+     *         ({@code acks}, {@code delivery.timeout.ms}, {@code batch.size}, {@code example.buffer.records}, ...)
+     *         or of a network key kafka-clients reads is bad; both messages name the key
      */
     public static ExampleProducer create(Map<String, ?> props) {
         ProducerSettings settings = ProducerSettings.from(props);
