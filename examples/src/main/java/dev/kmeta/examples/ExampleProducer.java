@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -52,7 +53,8 @@ public final class ExampleProducer implements AutoCloseable {
     private final Thread networkThread;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private ExampleProducer(KafkaMetadata metadata, NetworkClient client, Metrics metrics, ProducerSettings settings) {
+    private ExampleProducer(KafkaMetadata metadata, NetworkClient client, Metrics metrics, ProducerSettings settings,
+                            ThreadFactory threads) {
         this.metadata = metadata;
         this.client = client;
         this.metrics = metrics;
@@ -60,7 +62,8 @@ public final class ExampleProducer implements AutoCloseable {
         this.maxBlockMs = metadata.config().maxBlockMs();
         this.buffer = new Semaphore(settings.bufferRecords());
         this.loop = new NetworkLoop(client, metadata, settings, buffer, stats);
-        this.networkThread = new Thread(loop, "example-producer-network-thread | " + metadata.config().clientId());
+        this.networkThread = threads.newThread(loop);
+        this.networkThread.setName("example-producer-network-thread | " + metadata.config().clientId());
         this.networkThread.setDaemon(true);
     }
 
@@ -77,17 +80,30 @@ public final class ExampleProducer implements AutoCloseable {
      *         or of a network key kafka-clients reads is bad; both messages name the key
      */
     public static ExampleProducer create(Map<String, ?> props) {
+        return create(props, Thread::new);
+    }
+
+    /**
+     * {@link #create(Map)} with the network thread made by {@code threads} (tests: a thread that cannot start). If
+     * anything fails once the client is built (attach, the constructor, starting the thread - which throws an
+     * {@link Error} when the JVM has no thread to give), the client is closed too: its selector holds a descriptor.
+     */
+    static ExampleProducer create(Map<String, ?> props, ThreadFactory threads) {
         ProducerSettings settings = ProducerSettings.from(props);
         KafkaMetadata metadata = KafkaMetadata.driven(props); // no thread of its own: our poll drives it
         Metrics metrics = new Metrics();
+        NetworkClient client = null;
         try {
-            NetworkClient client = networkClient(metadata, metrics, settings);
+            client = networkClient(metadata, metrics, settings);
             metadata.attach(client); // kmeta sends its metadata requests on our client, woken by its wakeup()
-            ExampleProducer producer = new ExampleProducer(metadata, client, metrics, settings);
+            ExampleProducer producer = new ExampleProducer(metadata, client, metrics, settings, threads);
             producer.networkThread.start();
             return producer;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             metadata.close();
+            if (client != null) {
+                client.close();
+            }
             metrics.close();
             throw e;
         }

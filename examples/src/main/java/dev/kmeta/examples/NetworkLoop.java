@@ -72,6 +72,11 @@ final class NetworkLoop implements Runnable {
         this.stats = stats;
     }
 
+    /** True while the client is open (not yet closed); for tests (any thread). */
+    boolean clientActive() {
+        return client.active();
+    }
+
     /** Hands a record to the network thread (any thread). */
     void enqueue(PendingRecord record) {
         incoming.add(record);

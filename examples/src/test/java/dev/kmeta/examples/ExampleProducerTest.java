@@ -28,14 +28,18 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -197,6 +201,24 @@ class ExampleProducerTest {
             assertEquals(metadataRequestsBefore, producer.metadata().counters().requestsSent());
             assertEquals(2, endOffset("moved", 0));
         }
+    }
+
+    @Test
+    void aProducerWhoseThreadCannotStartClosesItsClient() {
+        AtomicReference<NetworkLoop> loop = new AtomicReference<>();
+        // What Thread.start throws when the JVM has no thread to give: an Error, not a RuntimeException.
+        OutOfMemoryError noThread = new OutOfMemoryError("unable to create native thread: possibly out of memory");
+        OutOfMemoryError e = assertThrows(OutOfMemoryError.class, () -> ExampleProducer.create(props(), r -> {
+            loop.set((NetworkLoop) r);
+            return new Thread(r, "never-started") {
+                @Override
+                public void start() {
+                    throw noThread;
+                }
+            };
+        }));
+        assertSame(noThread, e);
+        assertFalse(loop.get().clientActive(), "the client (and its selector) was closed");
     }
 
     private static long countOn(List<CompletableFuture<ExampleProducer.Ack>> futures, int partition) {
