@@ -1,6 +1,7 @@
 package dev.kmeta.examples;
 
 import dev.kmeta.metadata.Diagnosis;
+import dev.kmeta.metadata.RefreshState;
 import dev.kmeta.sender.KafkaMetadataTimeoutException;
 import dev.kmeta.testkit.KafkaCluster;
 import dev.kmeta.testkit.KafkaClusterExtension;
@@ -219,6 +220,52 @@ class ExampleProducerTest {
         }));
         assertSame(noThread, e);
         assertFalse(loop.get().clientActive(), "the client (and its selector) was closed");
+    }
+
+    /**
+     * The futures complete on the producer's network thread, which also runs kmeta: a callback that waited there
+     * (for metadata, for buffer room, for close() to join its own thread) would freeze the producer. Each step below
+     * waits at most 10 s; without the zero budget and the non-waiting close, the first one blocks max.block.ms
+     * (30 s) and the last delivery.timeout.ms + 5 s.
+     */
+    @Test
+    void aCallbackThatSendsOrClosesDoesNotFreezeTheProducer() throws Exception {
+        KafkaCluster cluster = KAFKA.cluster();
+        createTopic("callbacks", 1);
+        Map<String, Object> props = props();
+        props.put("max.block.ms", 30_000);
+        try (ExampleProducer producer = ExampleProducer.create(props)) {
+            producer.send("callbacks", 0, null, bytes("warm-up")).get(30, TimeUnit.SECONDS);
+            int leader = cluster.leader("callbacks", 0);
+            cluster.proxy(leader).blackhole(); // holds the next record in flight while its callbacks are attached
+            CompletableFuture<ExampleProducer.Ack> first = producer.send("callbacks", 0, null, bytes("first"));
+            CompletableFuture<String> callbackThread = first.thenApply(ack -> Thread.currentThread().getName());
+            CompletableFuture<CompletableFuture<ExampleProducer.Ack>> miss = first.thenApply(
+                    ack -> producer.send("not-in-the-cache", 0, null, bytes("miss")));
+            CompletableFuture<CompletableFuture<ExampleProducer.Ack>> hit = first.thenApply(
+                    ack -> producer.send("callbacks", 0, null, bytes("hit")));
+            // The hit's record is acked on the network thread too; its callback closes the producer there.
+            CompletableFuture<ExampleProducer.Ack> closedFromCallback = hit.thenCompose(f -> f).thenApply(ack -> {
+                producer.close();
+                return ack;
+            });
+            assertTrue(!first.isDone(), "the record is held in flight");
+            cluster.proxy(leader).pass().resetAll();
+
+            assertTrue(callbackThread.get(30, TimeUnit.SECONDS).startsWith("example-producer-network-thread"),
+                    callbackThread.join());
+            ExecutionException e = assertThrows(ExecutionException.class,
+                    () -> miss.get(10, TimeUnit.SECONDS).get(0, TimeUnit.SECONDS), "a miss fails at once");
+            assertInstanceOf(KafkaMetadataTimeoutException.class, e.getCause());
+            assertEquals(0, closedFromCallback.get(10, TimeUnit.SECONDS).partition(), "a hit is sent and acked");
+
+            // close() from the callback returned at once; the network thread then ended and closed kmeta.
+            await().atMost(Duration.ofSeconds(10)).until(() -> producer.metadata().state() == RefreshState.CLOSED);
+            ExecutionException refused = assertThrows(ExecutionException.class,
+                    () -> producer.send("callbacks", 0, null, bytes("late")).get(0, TimeUnit.SECONDS));
+            assertInstanceOf(IllegalStateException.class, refused.getCause());
+            assertEquals(3, producer.stats().recordsAcked(), producer.stats().toString());
+        }
     }
 
     private static long countOn(List<CompletableFuture<ExampleProducer.Ack>> futures, int partition) {
