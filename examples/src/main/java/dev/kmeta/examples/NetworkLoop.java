@@ -223,8 +223,8 @@ final class NetworkLoop implements Runnable {
         if (leader == null) {
             return null; // no leader now: kmeta refreshes leaderless partitions by itself
         }
-        if (!q.sendableTo(leader.id(), nowMs)) {
-            return null; // a batch in flight, or a retry backing off
+        if (!q.sendableTo(leader.id(), cluster.version(), nowMs)) {
+            return null; // a batch in flight, or a retry backing off (or waiting for news of a stale leader)
         }
         if (!client.ready(leader, nowMs)) {
             return null; // connecting (ready() starts the connection)
@@ -262,7 +262,7 @@ final class NetworkLoop implements Runnable {
             // The leader went away (or did not answer within request.timeout.ms): doubt it, and retry.
             batches.forEach(b -> {
                 invalidate(b);
-                retry(b, nowMs);
+                retryOnNewMetadata(b, nowMs);
             });
         } else if (!response.hasResponse()) {
             batches.forEach(b -> ackBatch(b, -1)); // acks=0: no answer, no offsets
@@ -295,10 +295,10 @@ final class NetworkLoop implements Runnable {
             ackBatch(b, p.baseOffset());
         } else if (!(error.exception() instanceof RetriableException)) {
             failBatch(b, error.exception(p.errorMessage()));
+        } else if (error.exception() instanceof InvalidMetadataException) {
+            onStaleLeader(b, error, p.currentLeader(), data);
+            retryOnNewMetadata(b, nowMs);
         } else {
-            if (error.exception() instanceof InvalidMetadataException) {
-                onStaleLeader(b, error, p.currentLeader(), data);
-            }
             retry(b, nowMs);
         }
     }
@@ -332,6 +332,16 @@ final class NetworkLoop implements Runnable {
     private void retry(ProduceBatch b, long nowMs) {
         stats.retries.increment();
         b.queue.retry(b.records, b.leader.id(), nowMs + retryBackoffMs); // the delivery timeout still applies
+    }
+
+    /**
+     * A retry after the leader was found stale (refused, or gone): the hint or invalidation just posted to kmeta is
+     * applied in the next poll, so until a snapshot newer than this one is out, the same leader does not get the
+     * batch again, however long this thread was descheduled (every applied answer or hint makes a new version).
+     */
+    private void retryOnNewMetadata(ProduceBatch b, long nowMs) {
+        stats.retries.increment();
+        b.queue.retry(b.records, b.leader.id(), nowMs + retryBackoffMs, metadata.fetch().version());
     }
 
     // ------------------------------------------------------------------------------------------------ completion

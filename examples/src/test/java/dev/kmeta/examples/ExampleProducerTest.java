@@ -195,8 +195,10 @@ class ExampleProducerTest {
             ExampleProducer.Ack ack = producer.send("moved", 0, null, bytes("after")).get(30, TimeUnit.SECONDS);
 
             assertEquals(newLeader, ack.leaderId(), "the retry went to the leader the hint named");
-            assertEquals(1, producer.stats().leaderHintsFed(), producer.stats().toString());
-            assertEquals(1, producer.metadata().counters().leaderHintsApplied());
+            // At least one: a metadata answer naming the old leader could land between the refusal and the hint
+            // (then the old leader is asked again and hints again). The ack's leader shows the hint was followed.
+            assertTrue(producer.stats().leaderHintsFed() >= 1, producer.stats().toString());
+            assertTrue(producer.metadata().counters().leaderHintsApplied() >= 1);
             // Ignoring the hint would mean an invalidation and a metadata request to find the new leader.
             assertEquals(0, producer.stats().invalidations(), producer.stats().toString());
             assertEquals(metadataRequestsBefore, producer.metadata().counters().requestsSent());
