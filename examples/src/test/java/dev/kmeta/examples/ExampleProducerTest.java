@@ -113,8 +113,15 @@ class ExampleProducerTest {
                     assertEquals(leader, ack.leaderId(), "acked by the leader");
                     previous = ack.offset();
                 }
-                assertEquals(99, previous, "100 records, offsets 0..99 on partition " + p);
-                assertEquals(100, endOffset("orders", p), "the log holds exactly the 100 records of partition " + p);
+                // A produce request that timed out on a loaded machine is retried, and this producer is not
+                // idempotent: the retry may write the records again. Without retries the log is exactly the 100.
+                long end = endOffset("orders", p);
+                assertTrue(previous >= 99 && end >= 100 && previous < end, "offsets up to " + previous + ", log end "
+                        + end + " on partition " + p);
+                if (producer.stats().retries() == 0) {
+                    assertEquals(99, previous, "100 records, offsets 0..99 on partition " + p);
+                    assertEquals(100, end, "the log holds exactly the 100 records of partition " + p);
+                }
             }
             ExampleProducer.Stats stats = producer.stats();
             assertEquals(600, stats.recordsSent());
@@ -151,6 +158,7 @@ class ExampleProducerTest {
                 sending.set(false);
                 load.join(10_000);
             }
+            assertFalse(load.isAlive(), "the load thread ended (it may be blocked in send): its list is complete");
             int newLeader = -1;
             for (CompletableFuture<ExampleProducer.Ack> f : futures) {
                 ExampleProducer.Ack ack = f.get(30, TimeUnit.SECONDS); // throws if any record failed
