@@ -203,8 +203,9 @@ public final class ExampleProducer implements AutoCloseable {
     /**
      * Closes the producer: refuses new records, gives those already accepted until their delivery timeout to be
      * acked, then stops the network thread, which on its way out closes kmeta (releasing its waiters), fails what is
-     * left and closes the connections; returns once it has (or, if a callback holds it, logs that and returns after
-     * {@value #CLOSE_GRACE_MS} ms more: the thread cleans up when the callback returns). Idempotent.
+     * left and closes the connections; returns once it has (or, if a callback holds it, logs that, closes kmeta and
+     * returns after {@value #CLOSE_GRACE_MS} ms more: the thread cleans up the rest when the callback returns).
+     * Idempotent.
      *
      * <p>From a callback (the futures complete on the producer's network thread) it does not wait, as kafka-clients'
      * close from a callback: the thread would wait for itself. It stops the producer at once; records not yet acked
@@ -227,8 +228,9 @@ public final class ExampleProducer implements AutoCloseable {
         loop.stop();
         join(CLOSE_GRACE_MS);
         if (networkThread.isAlive()) { // a callback blocks, or this thread was interrupted: never clean up beside it
-            log.warn("[{}] the network thread is still running after close(); it closes kmeta and the connections "
-                    + "when it ends", metadata.config().clientId());
+            log.warn("[{}] the network thread is still running after close(); it fails what is left and closes the "
+                    + "connections when it ends", metadata.config().clientId());
+            metadata.close(); // thread-safe: kmeta's waiters are released now all the same
         }
     }
 

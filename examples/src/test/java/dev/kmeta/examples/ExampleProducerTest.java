@@ -25,6 +25,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -275,6 +276,58 @@ class ExampleProducerTest {
                     () -> producer.send("callbacks", 0, null, bytes("late")).get(0, TimeUnit.SECONDS));
             assertInstanceOf(IllegalStateException.class, refused.getCause());
             assertEquals(3, producer.stats().recordsAcked(), producer.stats().toString());
+        }
+    }
+
+    /**
+     * A callback that holds the network thread past close()'s waits: close() must not clean up beside the running
+     * thread (its queues are confined to it, client.close() would race its poll). It releases kmeta's waiters and
+     * returns; the thread closes the client when the callback lets it go. close() waits delivery.timeout.ms (2 s)
+     * plus twice its 5 s grace here: the one slow test of the class.
+     */
+    @Test
+    void closeWhileACallbackHoldsTheNetworkThreadLeavesTheCleanupToThatThread() throws Exception {
+        KafkaCluster cluster = KAFKA.cluster();
+        createTopic("held-callback", 1);
+        Map<String, Object> props = props();
+        props.put("delivery.timeout.ms", 2_000);
+        AtomicReference<NetworkLoop> loop = new AtomicReference<>();
+        ExampleProducer producer = ExampleProducer.create(props, r -> {
+            loop.set((NetworkLoop) r);
+            return new Thread(r);
+        });
+        CountDownLatch letGo = new CountDownLatch(1);
+        try {
+            producer.send("held-callback", 0, null, bytes("warm-up")).get(30, TimeUnit.SECONDS);
+            int leader = cluster.leader("held-callback", 0);
+            cluster.proxy(leader).blackhole(); // holds the record in flight while its callback is attached
+            CompletableFuture<ExampleProducer.Ack> held = producer.send("held-callback", 0, null, bytes("held"));
+            CompletableFuture<String> inCallback = new CompletableFuture<>();
+            held.whenComplete((ack, error) -> {
+                inCallback.complete(Thread.currentThread().getName());
+                awaitUninterruptibly(letGo);
+            });
+            cluster.proxy(leader).pass().resetAll();
+            assertTrue(inCallback.get(30, TimeUnit.SECONDS).startsWith("example-producer-network-thread"));
+
+            producer.close(); // gives up waiting for the held thread
+
+            assertEquals(RefreshState.CLOSED, producer.metadata().state(), "kmeta's waiters released all the same");
+            assertTrue(loop.get().clientActive(), "the client is not closed beside the thread still polling");
+        } finally {
+            letGo.countDown();
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> !loop.get().clientActive());
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        while (true) {
+            try {
+                latch.await();
+                return;
+            } catch (InterruptedException e) {
+                // a test latch: wait on
+            }
         }
     }
 
