@@ -1,6 +1,7 @@
 package dev.kmeta.cli;
 
 import dev.kmeta.examples.ExampleProducer;
+import dev.kmeta.metadata.Deadline;
 import dev.kmeta.testkit.KafkaCluster;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -30,6 +31,7 @@ import java.util.regex.Pattern;
         description = "Runs 3 in-process Kafka brokers and a producer embedding kmeta; stops a leader midway.")
 final class DemoCommand implements Callable<Integer> {
     private static final String TOPIC = "kmeta-demo";
+    private static final long TOPIC_WAIT_MS = 60_000;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -87,6 +89,9 @@ final class DemoCommand implements Callable<Integer> {
         DemoLoad load = new DemoLoad(producer, TOPIC, partitions, rate);
         DemoFailover failover = new DemoFailover(cluster, producer, load, TOPIC, out);
         try {
+            // The status line's age is the topic's metadata age: known from the first tick on, so -1 there can only
+            // mean kmeta's MBean is missing (DemoStatus).
+            producer.metadata().awaitTopic(TOPIC, Deadline.after(TOPIC_WAIT_MS));
             load.start();
             tickEverySecond(new DemoStatus(producer, TOPIC, partitions), failover, out);
         } finally {

@@ -11,8 +11,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The demo's fault: a clean stop of partition 0's leader while records flow, then its restart. {@link #check} is
  * called once per second and prints each event once, as it happens: the stop, the leader move kmeta saw, the first
- * record acknowledged by the new leader (sends continue), the restart once the broker is down, and its return. The broker stops and starts
- * on a thread of its own (it takes seconds), so the status lines keep coming.
+ * record acknowledged by the new leader (sends continue), the restart once the broker is down, and its return. The
+ * broker stops and starts on a thread of its own (it takes seconds), so the status lines keep coming.
  *
  * <p>Not thread-safe: used by the demo's thread only.
  */
@@ -56,10 +56,19 @@ final class DemoFailover {
         }
         checkMove();
         checkSendsContinue();
-        if (restart == null && stop.isDone() && continued) {
+        restartOnceStopped(continued);
+        checkBack();
+    }
+
+    /** Restarts the stopped broker, once: when sends went on after the move, or when {@code force}d. */
+    private void restartOnceStopped(boolean force) {
+        if (restart == null && stop.isDone() && force) {
             print("broker %d stopped (that took %d ms); restarting it", oldLeader, stop.join());
             restart = timed(() -> cluster.startBroker(oldLeader));
         }
+    }
+
+    private void checkBack() {
         if (restart != null && restart.isDone() && !back) {
             print("broker %d is back after %d ms (%d brokers running); it rejoins as a follower", oldLeader,
                     restart.join(), cluster.runningBrokerIds().size());
@@ -93,15 +102,18 @@ final class DemoFailover {
             return;
         }
         stop.get(2, TimeUnit.MINUTES);
-        continued = true; // the load is over: restart whatever was seen
-        check();
+        // Every record is acked or failed by now: a move or a first ack by the new leader that came after the last
+        // status line is printed now, before the restart is forced (the load is over: restart whatever was seen).
+        checkMove();
+        checkSendsContinue();
+        restartOnceStopped(true);
         restart.get(2, TimeUnit.MINUTES);
-        check();
+        checkBack();
     }
 
-    /** True once the leader moved and records were acknowledged by the new one. */
+    /** True once the leader moved and records were acknowledged by the new one (then it was printed). */
     boolean sendsContinued() {
-        return moved && load.lastLeaderOfPartition0() == newLeader;
+        return continued;
     }
 
     int oldLeader() {

@@ -43,7 +43,9 @@ final class DemoStatus {
 
     /**
      * Seconds since kmeta last refreshed the demo topic, read the way an operator would: through kmeta's MBean
-     * ({@code dev.kmeta:type=metadata,client-id=...}, docs/metrics.md). -1 when the MBean is not there.
+     * ({@code dev.kmeta:type=metadata,client-id=...}, docs/metrics.md). -1 when the MBean is not there (the demo
+     * awaits the topic before the first line, and kmeta writes a topic's age before it publishes the snapshot that
+     * describes it, so the MBean itself never says -1 here).
      */
     private long metadataAgeSeconds(KafkaMetadata metadata) {
         if (mbean == null && metadata.mbeanName() != null) {

@@ -11,11 +11,14 @@ import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.internals.LogContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -36,14 +39,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * of a partition are written in send order (one batch per partition in flight). What it leaves out: idempotence
  * (a retry after a lost answer may write a record twice), compression, linger, transactions, a partitioner.
  *
- * <p>Thread-safe: {@link #send} may be called from any number of threads; {@link #close()} is idempotent.
+ * <p>Thread-safe: {@link #send} may be called from any number of threads; {@link #close()} is idempotent. The
+ * futures complete on the producer's network thread, so their callbacks run there: they must not block; a
+ * {@link #send} from a callback gets a zero budget (it fails at once on a metadata miss or a full buffer) and a
+ * {@link #close()} from a callback does not wait.
  */
 public final class ExampleProducer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ExampleProducer.class);
     private static final long CLOSE_GRACE_MS = 5_000;
 
     private final KafkaMetadata metadata;
-    private final NetworkClient client;
-    private final Metrics metrics;
     private final ProducerSettings settings;
     private final long maxBlockMs;
     private final Semaphore buffer;
@@ -52,15 +57,15 @@ public final class ExampleProducer implements AutoCloseable {
     private final Thread networkThread;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private ExampleProducer(KafkaMetadata metadata, NetworkClient client, Metrics metrics, ProducerSettings settings) {
+    private ExampleProducer(KafkaMetadata metadata, NetworkClient client, Metrics metrics, ProducerSettings settings,
+                            ThreadFactory threads) {
         this.metadata = metadata;
-        this.client = client;
-        this.metrics = metrics;
         this.settings = settings;
         this.maxBlockMs = metadata.config().maxBlockMs();
         this.buffer = new Semaphore(settings.bufferRecords());
-        this.loop = new NetworkLoop(client, metadata, settings, buffer, stats);
-        this.networkThread = new Thread(loop, "example-producer-network-thread | " + metadata.config().clientId());
+        this.loop = new NetworkLoop(client, metrics, metadata, settings, buffer, stats);
+        this.networkThread = threads.newThread(loop);
+        this.networkThread.setName("example-producer-network-thread | " + metadata.config().clientId());
         this.networkThread.setDaemon(true);
     }
 
@@ -70,20 +75,37 @@ public final class ExampleProducer implements AutoCloseable {
      * {@code batch.size}, {@code retry.backoff.ms}, {@code security.protocol}, {@code ssl.*}, {@code sasl.*}, ...)
      * plus {@code example.buffer.records} (records accepted and not yet acked, default 10000).
      *
-     * @throws IllegalArgumentException if a value is bad (the message names the key)
+     * @throws dev.kmeta.metadata.ConfigException (an {@link IllegalArgumentException}) if a value of one of kmeta's
+     *         keys is bad ({@code bootstrap.servers}, {@code max.block.ms}, {@code request.timeout.ms}, security, ...)
+     * @throws org.apache.kafka.common.config.ConfigException (Kafka's) if a value of one of the producer's own keys
+     *         ({@code acks}, {@code delivery.timeout.ms}, {@code batch.size}, {@code example.buffer.records}, ...)
+     *         or of a network key kafka-clients reads is bad; both messages name the key
      */
     public static ExampleProducer create(Map<String, ?> props) {
+        return create(props, Thread::new);
+    }
+
+    /**
+     * {@link #create(Map)} with the network thread made by {@code threads} (tests: a thread that cannot start). If
+     * anything fails once the client is built (attach, the constructor, starting the thread - which throws an
+     * {@link Error} when the JVM has no thread to give), the client is closed too: its selector holds a descriptor.
+     */
+    static ExampleProducer create(Map<String, ?> props, ThreadFactory threads) {
         ProducerSettings settings = ProducerSettings.from(props);
         KafkaMetadata metadata = KafkaMetadata.driven(props); // no thread of its own: our poll drives it
         Metrics metrics = new Metrics();
+        NetworkClient client = null;
         try {
-            NetworkClient client = networkClient(metadata, metrics, settings);
+            client = networkClient(metadata, metrics, settings);
             metadata.attach(client); // kmeta sends its metadata requests on our client, woken by its wakeup()
-            ExampleProducer producer = new ExampleProducer(metadata, client, metrics, settings);
+            ExampleProducer producer = new ExampleProducer(metadata, client, metrics, settings, threads);
             producer.networkThread.start();
             return producer;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             metadata.close();
+            if (client != null) {
+                client.close();
+            }
             metrics.close();
             throw e;
         }
@@ -114,10 +136,13 @@ public final class ExampleProducer implements AutoCloseable {
             throw new IllegalArgumentException("partition must be >= 0: " + partition);
         }
         stats.sent.increment();
-        Deadline deadline = Deadline.after(maxBlockMs); // ONE budget for both waits below
+        // On the network thread (a callback) nothing may wait: kmeta runs in that thread's poll and only its acks free
+        // buffer slots, so a wait there would freeze the producer and every kmeta waiter for max.block.ms.
+        long budgetMs = Thread.currentThread() == networkThread ? 0 : maxBlockMs;
+        Deadline deadline = Deadline.after(budgetMs); // ONE budget for both waits below
         try {
             awaitLeader(topic, partition, deadline);
-            awaitBufferSpace(deadline);
+            awaitBufferSpace(deadline, budgetMs);
         } catch (RuntimeException e) {
             stats.failed.increment();
             return CompletableFuture.failedFuture(e);
@@ -140,11 +165,13 @@ public final class ExampleProducer implements AutoCloseable {
     }
 
     /** The buffer wait, with what the metadata wait left of the deadline. */
-    private void awaitBufferSpace(Deadline deadline) {
+    private void awaitBufferSpace(Deadline deadline, long budgetMs) {
         long metadataMs = deadline.elapsedMs();
         try {
             if (!buffer.tryAcquire(deadline.remainingNs(), TimeUnit.NANOSECONDS)) {
-                throw new TimeoutException("No room in the buffer within max.block.ms=" + maxBlockMs + " ("
+                throw new TimeoutException("No room in the buffer within " + (budgetMs == maxBlockMs
+                        ? "max.block.ms=" + maxBlockMs : budgetMs + " ms (a send from the producer's network thread)")
+                        + " ("
                         + metadataMs + " ms went to the metadata wait): " + settings.bufferRecords()
                         + " records are waiting for acks (" + ProducerSettings.BUFFER_RECORDS + ")");
             }
@@ -175,8 +202,14 @@ public final class ExampleProducer implements AutoCloseable {
 
     /**
      * Closes the producer: refuses new records, gives those already accepted until their delivery timeout to be
-     * acked, then stops the network thread, fails what is left, closes kmeta (releasing its waiters) and the
-     * connections. Idempotent.
+     * acked, then stops the network thread, which on its way out closes kmeta (releasing its waiters), fails what is
+     * left and closes the connections; returns once it has (or, if a callback holds it, logs that, closes kmeta and
+     * returns after {@value #CLOSE_GRACE_MS} ms more: the thread cleans up the rest when the callback returns).
+     * Idempotent.
+     *
+     * <p>From a callback (the futures complete on the producer's network thread) it does not wait, as kafka-clients'
+     * close from a callback: the thread would wait for itself. It stops the producer at once; records not yet acked
+     * fail.
      */
     @Override
     public void close() {
@@ -185,13 +218,20 @@ public final class ExampleProducer implements AutoCloseable {
         }
         buffer.release(); // wakes a send waiting for room; it passes the wake-up on (awaitBufferSpace)
         loop.beginClose();
+        if (Thread.currentThread() == networkThread) {
+            log.warn("[{}] close() called from a callback on the network thread: not waiting for records in flight; "
+                    + "they fail", metadata.config().clientId());
+            loop.stop(); // the loop ends after this poll and cleans up (NetworkLoop.run)
+            return;
+        }
         join(settings.deliveryTimeoutMs() + CLOSE_GRACE_MS);
         loop.stop();
         join(CLOSE_GRACE_MS);
-        metadata.close();
-        loop.failEverything(new IllegalStateException("The producer closed before the record was acknowledged"));
-        client.close();
-        metrics.close();
+        if (networkThread.isAlive()) { // a callback blocks, or this thread was interrupted: never clean up beside it
+            log.warn("[{}] the network thread is still running after close(); it fails what is left and closes the "
+                    + "connections when it ends", metadata.config().clientId());
+            metadata.close(); // thread-safe: kmeta's waiters are released now all the same
+        }
     }
 
     private void join(long timeoutMs) {

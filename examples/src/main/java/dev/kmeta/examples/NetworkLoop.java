@@ -10,6 +10,7 @@ import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.InvalidMetadataException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.message.ProduceResponseData.LeaderIdAndEpoch;
 import org.apache.kafka.common.message.ProduceResponseData.NodeEndpoint;
@@ -43,12 +44,14 @@ import java.util.concurrent.locks.LockSupport;
  * requests go out and answers are applied on this thread.
  *
  * <p>Confined to the network thread, except {@link #enqueue}, {@link #beginClose} and {@link #stop} (any thread).
+ * The records' futures complete here, inside {@code client.poll}: their callbacks run on this thread.
  */
 final class NetworkLoop implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(NetworkLoop.class);
     private static final long MAX_POLL_MS = 1_000;
 
     private final NetworkClient client;
+    private final Metrics metrics;
     private final KafkaMetadata metadata;
     private final ProducerSettings settings;
     private final int requestTimeoutMs;
@@ -61,15 +64,21 @@ final class NetworkLoop implements Runnable {
     private volatile boolean closing;
     private volatile boolean stopped;
 
-    NetworkLoop(NetworkClient client, KafkaMetadata metadata, ProducerSettings settings, Semaphore buffer,
-                ProducerStats stats) {
+    NetworkLoop(NetworkClient client, Metrics metrics, KafkaMetadata metadata, ProducerSettings settings,
+                Semaphore buffer, ProducerStats stats) {
         this.client = client;
+        this.metrics = metrics;
         this.metadata = metadata;
         this.settings = settings;
         this.requestTimeoutMs = metadata.config().requestTimeoutMs();
         this.retryBackoffMs = metadata.config().retryBackoffMs();
         this.buffer = buffer;
         this.stats = stats;
+    }
+
+    /** True while the client is open (not yet closed); for tests (any thread). */
+    boolean clientActive() {
+        return client.active();
     }
 
     /** Hands a record to the network thread (any thread). */
@@ -87,7 +96,7 @@ final class NetworkLoop implements Runnable {
         client.wakeup();
     }
 
-    /** End the loop now, whatever it still holds ({@link #failEverything} then fails it). */
+    /** End the loop now, whatever it still holds (it then fails it: {@link #release}). */
     void stop() {
         stopped = true;
         client.wakeup();
@@ -95,19 +104,37 @@ final class NetworkLoop implements Runnable {
 
     @Override
     public void run() {
-        while (!stopped && !(closing && isIdle())) {
-            try {
-                runOnce();
-            } catch (RuntimeException e) {
-                log.error("unexpected error in the producer's network thread; going on", e);
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(retryBackoffMs)); // no hot loop of errors
+        try {
+            while (!stopped && !(closing && isIdle())) {
+                try {
+                    runOnce();
+                } catch (RuntimeException e) {
+                    log.error("unexpected error in the producer's network thread; going on", e);
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(retryBackoffMs)); // no hot loop of errors
+                }
             }
+        } finally {
+            stopped = true;
+            release();
         }
-        stopped = true;
+    }
+
+    /**
+     * After the loop, on this thread (so never beside a poll or a callback still running): closes kmeta (releasing
+     * its waiters), fails what is left, closes the connections and the metrics.
+     */
+    private void release() {
+        try {
+            metadata.close();
+            failEverything(new IllegalStateException("The producer closed before the record was acknowledged"));
+        } finally {
+            client.close();
+            metrics.close();
+        }
     }
 
     /** Fails what is left after the loop ended: accepted, waiting or in flight. */
-    void failEverything(RuntimeException cause) {
+    private void failEverything(RuntimeException cause) {
         failIncoming(cause);
         for (List<PartitionQueue> topic : queues.values()) {
             for (PartitionQueue q : topic) {
@@ -196,8 +223,8 @@ final class NetworkLoop implements Runnable {
         if (leader == null) {
             return null; // no leader now: kmeta refreshes leaderless partitions by itself
         }
-        if (!q.sendableTo(leader.id(), nowMs)) {
-            return null; // a batch in flight, or a retry backing off
+        if (!q.sendableTo(leader.id(), cluster.version(), nowMs)) {
+            return null; // a batch in flight, or a retry backing off (or waiting for news of a stale leader)
         }
         if (!client.ready(leader, nowMs)) {
             return null; // connecting (ready() starts the connection)
@@ -235,7 +262,7 @@ final class NetworkLoop implements Runnable {
             // The leader went away (or did not answer within request.timeout.ms): doubt it, and retry.
             batches.forEach(b -> {
                 invalidate(b);
-                retry(b, nowMs);
+                retryOnNewMetadata(b, nowMs);
             });
         } else if (!response.hasResponse()) {
             batches.forEach(b -> ackBatch(b, -1)); // acks=0: no answer, no offsets
@@ -268,10 +295,10 @@ final class NetworkLoop implements Runnable {
             ackBatch(b, p.baseOffset());
         } else if (!(error.exception() instanceof RetriableException)) {
             failBatch(b, error.exception(p.errorMessage()));
+        } else if (error.exception() instanceof InvalidMetadataException) {
+            onStaleLeader(b, error, p.currentLeader(), data);
+            retryOnNewMetadata(b, nowMs);
         } else {
-            if (error.exception() instanceof InvalidMetadataException) {
-                onStaleLeader(b, error, p.currentLeader(), data);
-            }
             retry(b, nowMs);
         }
     }
@@ -305,6 +332,16 @@ final class NetworkLoop implements Runnable {
     private void retry(ProduceBatch b, long nowMs) {
         stats.retries.increment();
         b.queue.retry(b.records, b.leader.id(), nowMs + retryBackoffMs); // the delivery timeout still applies
+    }
+
+    /**
+     * A retry after the leader was found stale (refused, or gone): the hint or invalidation just posted to kmeta is
+     * applied in the next poll, so until a snapshot newer than this one is out, the same leader does not get the
+     * batch again, however long this thread was descheduled (every applied answer or hint makes a new version).
+     */
+    private void retryOnNewMetadata(ProduceBatch b, long nowMs) {
+        stats.retries.increment();
+        b.queue.retry(b.records, b.leader.id(), nowMs + retryBackoffMs, metadata.fetch().version());
     }
 
     // ------------------------------------------------------------------------------------------------ completion

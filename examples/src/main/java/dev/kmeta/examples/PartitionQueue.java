@@ -12,12 +12,15 @@ import java.util.List;
  * <p>Confined to the network thread.
  */
 final class PartitionQueue {
+    private static final int NO_STALE_VERSION = Integer.MIN_VALUE;
+
     final String topic;
     final int partition;
     private final ArrayDeque<PendingRecord> records = new ArrayDeque<>();
     private List<PendingRecord> inFlight;
     private long retryAtMs;
     private int failedLeaderId = -1;
+    private int staleVersion = NO_STALE_VERSION;
 
     PartitionQueue(String topic, int partition) {
         this.topic = topic;
@@ -33,11 +36,17 @@ final class PartitionQueue {
     }
 
     /**
-     * True if a batch may go now to {@code leaderId}: none is in flight, and a failed one has waited out its backoff
-     * or the leader changed since (a leader hint or fresh metadata: no reason to wait, as in KIP-951).
+     * True if a batch may go now to {@code leaderId}, as named by the snapshot of version {@code snapshotVersion}:
+     * none is in flight, and either the leader changed since a batch failed (a leader hint or fresh metadata: no
+     * reason to wait, as in KIP-951) or the failed batch waited out its backoff - and, if that leader was found stale,
+     * a newer snapshot confirms it (else the retry would go to the leader that just refused it, on a snapshot that
+     * has not yet taken the hint in).
      */
-    boolean sendableTo(int leaderId, long nowMs) {
-        return inFlight == null && !records.isEmpty() && (nowMs >= retryAtMs || leaderId != failedLeaderId);
+    boolean sendableTo(int leaderId, int snapshotVersion, long nowMs) {
+        if (inFlight != null || records.isEmpty()) {
+            return false;
+        }
+        return leaderId != failedLeaderId || (nowMs >= retryAtMs && snapshotVersion > staleVersion);
     }
 
     /** True if records wait here with none in flight (for a leader, a connection or a retry backoff). */
@@ -62,16 +71,27 @@ final class PartitionQueue {
     void completed() {
         inFlight = null;
         failedLeaderId = -1;
+        staleVersion = NO_STALE_VERSION;
     }
 
     /** The batch in flight failed and will be retried: back to the head, in order, not before {@code retryAtMs}. */
     void retry(List<PendingRecord> batch, int leaderId, long retryAtMs) {
+        retry(batch, leaderId, retryAtMs, NO_STALE_VERSION);
+    }
+
+    /**
+     * Like {@link #retry(List, int, long)}, for a batch {@code leaderId} refused as not (or no longer) the leader:
+     * the same leader gets it again only from a snapshot newer than {@code staleVersion} (the hint or the refresh
+     * that the refusal triggered has been applied).
+     */
+    void retry(List<PendingRecord> batch, int leaderId, long retryAtMs, int staleVersion) {
         for (int i = batch.size() - 1; i >= 0; i--) {
             records.addFirst(batch.get(i));
         }
         inFlight = null;
         failedLeaderId = leaderId;
         this.retryAtMs = retryAtMs;
+        this.staleVersion = staleVersion;
     }
 
     /** Waiting (not in flight) records whose delivery timeout has passed, removed from the queue. */

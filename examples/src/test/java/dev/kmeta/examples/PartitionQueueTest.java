@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class PartitionQueueTest {
     private static final int LEADER = 1;
     private static final int OTHER = 2;
+    private static final int V = 7; // a snapshot version
 
     private static PendingRecord record(int i, long createdMs) {
         return new PendingRecord("t", 0, null, new byte[] {(byte) i}, createdMs, 1_000);
@@ -30,10 +31,10 @@ class PartitionQueueTest {
         }
         List<PendingRecord> first = q.drain(2 * record(0, 0).sizeInBytes());
         assertEquals(List.of(0, 1), values(first));
-        assertFalse(q.sendableTo(LEADER, 0), "a batch is in flight");
+        assertFalse(q.sendableTo(LEADER, V, 0), "a batch is in flight");
         q.retry(first, LEADER, 100);
-        assertFalse(q.sendableTo(LEADER, 99), "backing off");
-        assertTrue(q.sendableTo(LEADER, 100));
+        assertFalse(q.sendableTo(LEADER, V, 99), "backing off");
+        assertTrue(q.sendableTo(LEADER, V, 100));
         assertEquals(List.of(0, 1, 2, 3, 4), values(q.drain(Integer.MAX_VALUE)), "the retried batch first");
         q.completed();
         assertTrue(q.isEmpty());
@@ -44,8 +45,24 @@ class PartitionQueueTest {
         PartitionQueue q = new PartitionQueue("t", 0);
         q.add(record(0, 0));
         q.retry(q.drain(Integer.MAX_VALUE), LEADER, 100);
-        assertFalse(q.sendableTo(LEADER, 0));
-        assertTrue(q.sendableTo(OTHER, 0), "a leader hint or fresh metadata named another leader");
+        assertFalse(q.sendableTo(LEADER, V, 0));
+        assertTrue(q.sendableTo(OTHER, V, 0), "a leader hint or fresh metadata named another leader");
+    }
+
+    @Test
+    void aLeaderFoundStaleGetsTheBatchAgainOnlyFromANewerSnapshot() {
+        PartitionQueue q = new PartitionQueue("t", 0);
+        q.add(record(0, 0));
+        q.retry(q.drain(Integer.MAX_VALUE), LEADER, 100, V); // NOT_LEADER_OR_FOLLOWER: a hint posted to kmeta
+        assertFalse(q.sendableTo(LEADER, V, 100), "the backoff is over but the snapshot has not taken the hint in");
+        assertFalse(q.sendableTo(LEADER, V, 10_000), "not even long after: a thread descheduled past the backoff");
+        assertFalse(q.sendableTo(LEADER, V + 1, 99), "a newer snapshot, still backing off");
+        assertTrue(q.sendableTo(LEADER, V + 1, 100), "a newer snapshot still names it: it may go");
+        assertTrue(q.sendableTo(OTHER, V, 0), "the hint applied: another leader, at once");
+        q.drain(Integer.MAX_VALUE);
+        q.completed();
+        q.add(record(1, 0));
+        assertTrue(q.sendableTo(LEADER, V, 0), "an ack forgets the stale version");
     }
 
     @Test

@@ -460,10 +460,12 @@ public final class MetadataManager implements MetadataClient {
             previousClusterId = before.clusterId();
             clusterIdChangedNs = ticker.nanoTime();
         }
-        snapshot = next;
+        // The ages first, then the snapshot: a reader that sees the new version also sees the ages it brought.
         if (request.isFull()) {
             lastFullRefreshMs = nowMs;
         }
+        recordTopicAnswers(request, response, next, nowMs);
+        snapshot = next;
         counters.responsesApplied.incrementAndGet();
         counters.recordLatency(Math.max(0, nowMs - machine.inFlightSinceMs()));
         counters.staleEpochsRejected.addAndGet(result.staleEpochsRejected);
@@ -472,7 +474,6 @@ public final class MetadataManager implements MetadataClient {
         WorldChanges.log(log, clientId, before, next, result, counters);
         Set<String> concerned = new LinkedHashSet<>(request.topics());
         concerned.addAll(result.changedTopics);
-        recordTopicAnswers(request, response, next, nowMs);
         trackLeaderless(concerned, next);
         retryUnansweredWaits(request, next);
         boolean news = changedAnyTopic(result.changedTopics, before, next) || result.clusterIdChanged

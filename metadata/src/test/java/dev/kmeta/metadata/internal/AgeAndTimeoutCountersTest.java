@@ -1,11 +1,15 @@
 package dev.kmeta.metadata.internal;
 
 import dev.kmeta.cluster.Cluster;
+import dev.kmeta.cluster.TopicMetadata;
 import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.MetadataTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -95,6 +99,53 @@ class AgeAndTimeoutCountersTest {
                 assertEquals(expected, byCause.get(c), c.name());
             }
             assertEquals(2, counters.waitTimeouts());
+        }
+    }
+
+    /**
+     * A reader that sees the snapshot an answer produced also sees the ages that answer set (the MBean reads the
+     * version and the ages separately; JmxTest reads them right after a wait returns). White-box: the manager reads
+     * the answer's topics through {@code get} while it records the answer; each read probes what a reader would see
+     * at that moment. With the snapshot published first, a probe saw the new version with the topic never described
+     * and the metadata age still counting.
+     */
+    @Test
+    void aReaderThatSeesTheNewSnapshotSeesTheAgesItBrought() throws Exception {
+        try (Harness h = new Harness()) {
+            h.broker.topic("orders", 2, 0);
+            h.step();
+            h.advance(3_000);
+            CompletableFuture<Cluster> wait = h.waiting(() -> h.manager.awaitTopic("orders", h.deadline(1_000)));
+            h.manager.requestUpdate();
+            h.manager.poll(h.now());
+            RefreshRequest request = h.manager.beginRefresh(h.now());
+            assertTrue(request.isFull() && request.topics().contains("orders"), request.toString());
+            int versionBefore = h.manager.fetch().version();
+            List<String> seen = new ArrayList<>();
+            RefreshResponse answer = h.broker.respond(request);
+            Map<String, TopicMetadata> probed = new LinkedHashMap<>(answer.topics()) {
+                private static final long serialVersionUID = 1L;
+
+                @Override
+                public TopicMetadata get(Object key) {
+                    if (h.manager.fetch().version() > versionBefore) {
+                        seen.add("topic age " + h.manager.topicAgeMs("orders") + ", metadata age "
+                                + h.manager.metadataAgeMs());
+                    }
+                    return super.get(key);
+                }
+            };
+
+            h.manager.onResponse(request, new RefreshResponse(answer.clusterId(), answer.controllerId(),
+                    answer.brokers(), probed, answer.epochsTrusted(), answer.topLevelErrorCode()), h.now());
+
+            for (String s : seen) {
+                assertEquals("topic age 0, metadata age 0", s, "read with the new snapshot");
+            }
+            assertTrue(h.manager.fetch().version() > versionBefore);
+            assertEquals(0, h.manager.topicAgeMs("orders"));
+            assertEquals(0, h.manager.metadataAgeMs());
+            assertEquals(2, wait.get(10, TimeUnit.SECONDS).partitionCount("orders"));
         }
     }
 
