@@ -340,28 +340,45 @@ class SecurityTest {
         assertTrue(attempts <= bound, attempts + " attempts in " + STORM_WINDOW_MS + " ms, bound " + bound);
     }
 
+    /**
+     * Everything logged (kmeta and all of Kafka - clients and the in-process broker - at TRACE) while
+     * clients log in with SCRAM and PLAIN, then fail with a wrong password and an untrusted certificate: no password,
+     * no store password and no JAAS config line shows, in the logs, the exception chains, the diagnoses,
+     * {@code MetadataConfig.toString()} (which prints the keys with {@code [hidden]}) or the evidence.
+     */
     @Test
     void noSecretInLogsExceptionsOrToString() throws Exception {
         List<String> texts = new ArrayList<>();
+        Map<String, Object> plain = kafka.clientProperties(ClientSecurity.PLAIN, PLAIN_USER, PLAIN_PASSWORD);
+        List<String> secrets = List.of(PASSWORD, WRONG_PASSWORD, PLAIN_PASSWORD, certs.password(),
+                (String) good().get("sasl.jaas.config"), (String) plain.get("sasl.jaas.config"));
         String captured;
-        try (LogCapture logs = LogCapture.at("trace", "dev.kmeta", "org.apache.kafka.clients",
-                "org.apache.kafka.common.network", "org.apache.kafka.common.security")) {
-            try (KafkaMetadata m = KafkaMetadata.create(good())) {
-                assertEquals(3, m.awaitTopic(TOPIC, Deadline.after(30_000)).partitionCount(TOPIC));
-                texts.add(m.config().toString());
-                texts.add(m.toString());
-                texts.add(String.valueOf(m.evidence().summary()));
-                m.evidence().records().forEach(r -> texts.add(r.toString()));
+        try (LogCapture logs = LogCapture.at("trace", "dev.kmeta", "org.apache.kafka", "kafka")) {
+            for (Map<String, Object> p : List.of(good(), props(kafka.bootstrapServers(), plain))) {
+                try (KafkaMetadata m = KafkaMetadata.create(p)) {
+                    assertEquals(3, m.awaitTopic(TOPIC, Deadline.after(30_000)).partitionCount(TOPIC));
+                    String config = m.config().toString();
+                    assertTrue(config.contains("sasl.jaas.config=[hidden]"), config);
+                    assertTrue(config.contains("ssl.truststore.password=[hidden]"), config);
+                    assertTrue(config.contains("ssl.truststore.location=" + certs.truststore()), "other keys shown");
+                    texts.add(config);
+                    texts.add(m.toString());
+                    texts.add(String.valueOf(m.evidence().summary()));
+                    m.evidence().records().forEach(r -> texts.add(r.toString()));
+                }
             }
             Map<String, Object> untrusted = new HashMap<>(kafka.clientProperties(USER, PASSWORD));
             untrusted.putAll(certs.untrustingClientProperties());
-            for (Map<String, Object> security : List.of(kafka.clientProperties(USER, WRONG_PASSWORD), untrusted)) {
+            for (Map<String, Object> security : List.of(kafka.clientProperties(USER, WRONG_PASSWORD), untrusted,
+                    kafka.clientProperties(ClientSecurity.PLAIN, PLAIN_USER, WRONG_PASSWORD))) {
                 try (KafkaMetadata m = KafkaMetadata.create(props(kafka.bootstrapServers(), security))) {
                     MetadataFatalException e = assertThrows(MetadataFatalException.class,
                             () -> m.awaitTopic(TOPIC, Deadline.after(30_000)));
                     for (Throwable t = e; t != null; t = t.getCause()) {
                         texts.add(t.toString());
                     }
+                    texts.add(String.valueOf(e.diagnosis()));
+                    texts.add(String.join("\n", e.diagnosis().evidence()));
                     texts.add(m.config().toString());
                     texts.add(m.toString());
                     texts.add(String.valueOf(m.evidence().summary()));
@@ -374,9 +391,10 @@ class SecurityTest {
         assertTrue(captured.contains("kmeta metadata starting"), "the capture works: " + captured.length() + " chars");
         assertTrue(captured.contains(" TRACE "), "the capture is at TRACE");
         assertTrue(captured.contains("sasl.jaas.config=[hidden]"), "the config line is there, credentials hidden");
-        System.out.printf("checked %d lines of logs (%d chars) and %d strings for secrets%n",
-                captured.lines().count(), captured.length(), texts.size());
-        for (String secret : List.of(PASSWORD, WRONG_PASSWORD, certs.password())) {
+        assertTrue(captured.contains("invalid credentials"), "the failures are in the capture");
+        ItSupport.report("checked %d lines of logs (%d chars) and %d strings for %d secrets",
+                captured.lines().count(), captured.length(), texts.size(), secrets.size());
+        for (String secret : secrets) {
             assertNoSecret(secret, "logs", captured);
             for (String text : texts) {
                 assertNoSecret(secret, "a string", text);

@@ -164,8 +164,7 @@ class SecurityTlsTest {
     void noStorePasswordInLogsExceptionsOrToString() throws Exception {
         List<String> texts = new ArrayList<>();
         String captured;
-        try (LogCapture logs = LogCapture.at("trace", "dev.kmeta", "org.apache.kafka.clients",
-                "org.apache.kafka.common.network", "org.apache.kafka.common.security", "org.apache.kafka.common.config")) {
+        try (LogCapture logs = LogCapture.at("trace", "dev.kmeta", "org.apache.kafka", "kafka")) {
             try (KafkaMetadata m = KafkaMetadata.create(props(mutual.bootstrapServers(),
                     mutual.clientSecurity().clientProperties()))) {
                 assertEquals(2, m.awaitTopic(TOPIC, Deadline.after(30_000)).partitionCount(TOPIC));
