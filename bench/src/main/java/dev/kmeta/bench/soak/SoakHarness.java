@@ -156,6 +156,7 @@ public final class SoakHarness {
         report.worstUnexplained = waits.worstUnexplained();
         report.worstStallMs = stalls.worstMs();
         report.stalls = stalls.count();
+        report.lateStacks = stalls.lateStacks();
         report.mainRequests = main.counters().requestsSent() - mainRequestsBefore;
         report.allMetadataRequests = proxiedMetadataRequests(kafka) - proxiedBefore;
         // At most one request per retry.backoff.ms (-20% jitter), plus one backoff skipped per new topic.
@@ -201,6 +202,7 @@ public final class SoakHarness {
                 : random.nextInt(topics.partitions(topic));
         long budgetMs = 100 + random.nextInt(1_400);
         long begin = System.nanoTime();
+        stats.stalls().waiting(begin + TimeUnit.MILLISECONDS.toNanos(budgetMs));
         try {
             m.awaitTopic(topic, partition, Deadline.after(budgetMs));
             stats.record(topic + "-" + partition, begin, budgetMs, System.nanoTime(), null);
@@ -211,6 +213,8 @@ public final class SoakHarness {
         } catch (RuntimeException e) {
             stats.record(topic + "-" + partition, begin, budgetMs, System.nanoTime(), "ERROR");
             stats.unexpected(topic + "-" + partition + ": " + e);
+        } finally {
+            stats.stalls().done();
         }
         return false;
     }

@@ -30,6 +30,7 @@ public final class SoakReport {
     String worstUnexplained = "";
     double worstStallMs;
     int stalls;
+    String lateStacks = "";
     long waitersLeft;
     List<String> leakedThreads = List.of();
     long heapStartMb;
@@ -174,6 +175,9 @@ public final class SoakReport {
                 + "close began; problems %d", instancesOpened, instancesClosed, maxCloseMs, maxReleaseMs,
                 churnProblems);
         line(sb, "converged to the Admin's view: %s in %d ms %s", converged, convergeMs, convergence);
+        if (!lateStacks.isEmpty()) {
+            line(sb, "waits found running 200+ ms late, where they were:%n%s", lateStacks);
+        }
         List<String> broken = brokenInvariants();
         sb.append(broken.isEmpty() ? "RESULT: PASSED" : "RESULT: FAILED: " + String.join(" | ", broken));
         return sb.toString();

@@ -15,6 +15,13 @@ final class StallMeter implements Runnable {
     /** Stalls shorter than this are not kept. */
     private static final long KEPT_NS = TimeUnit.MILLISECONDS.toNanos(10);
 
+    /** Waits under way: thread -> its deadline (ns); checked each tick for a wait running late. */
+    private final Map<Thread, Long> running = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Where late waits were found, one stack trace each (the first few). */
+    private final java.util.Queue<String> lateStacks = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private static final long LATE_NS = TimeUnit.MILLISECONDS.toNanos(200);
+    private static final int KEPT_STACKS = 5;
+
     /** Stalls by the time they ended: end ns -> length ns. */
     private final ConcurrentSkipListMap<Long, Long> stalls = new ConcurrentSkipListMap<>();
     private volatile boolean stop;
@@ -33,11 +40,49 @@ final class StallMeter implements Runnable {
             }
             long end = System.nanoTime();
             long lateNs = end - begin - tickNs;
+            if (lateNs < KEPT_NS) {
+                checkRunningLate(end);
+            }
             if (lateNs >= KEPT_NS) {
                 stalls.put(end, lateNs);
                 worstNs = Math.max(worstNs, lateNs);
             }
         }
+    }
+
+    /** The calling thread begins a wait ending at {@code deadlineNs}. */
+    void waiting(long deadlineNs) {
+        running.put(Thread.currentThread(), deadlineNs);
+    }
+
+    /** The calling thread's wait returned. */
+    void done() {
+        running.remove(Thread.currentThread());
+    }
+
+    /**
+     * A wait still running {@value #LATE_NS} ns past its deadline while this thread itself runs on time is late
+     * for a reason of its own: keep where it is (its stack), the first few times.
+     */
+    private void checkRunningLate(long nowNs) {
+        if (lateStacks.size() >= KEPT_STACKS) {
+            return;
+        }
+        running.forEach((thread, deadlineNs) -> {
+            if (nowNs - deadlineNs > LATE_NS && running.remove(thread, deadlineNs)) {
+                StringBuilder sb = new StringBuilder(thread.getName()).append(' ')
+                        .append((nowNs - deadlineNs) / 1_000_000).append(" ms past its deadline:");
+                for (StackTraceElement e : thread.getStackTrace()) {
+                    sb.append("\n    at ").append(e);
+                }
+                lateStacks.add(sb.toString());
+            }
+        });
+    }
+
+    /** Stack traces of waits found running late (see {@link #checkRunningLate}). */
+    String lateStacks() {
+        return String.join("\n", lateStacks);
     }
 
     void stop() {

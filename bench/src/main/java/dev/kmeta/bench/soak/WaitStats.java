@@ -74,6 +74,10 @@ final class WaitStats {
         }
     }
 
+    StallMeter stalls() {
+        return stalls;
+    }
+
     long waits() {
         return waits.sum();
     }
