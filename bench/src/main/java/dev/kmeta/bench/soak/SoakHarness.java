@@ -153,6 +153,7 @@ public final class SoakHarness {
         meter.join(1_000);
         report.faultPhaseMs = elapsedMs(begin);
         report.unexplainedPastDeadline = waits.unexplained();
+        report.queuedExplained = waits.queuedExplained();
         report.worstUnexplained = waits.worstUnexplained();
         report.worstStallMs = stalls.worstMs();
         report.stalls = stalls.count();
@@ -201,15 +202,18 @@ public final class SoakHarness {
         int partition = random.nextInt(4) == 0 ? MetadataClient.ANY_PARTITION
                 : random.nextInt(topics.partitions(topic));
         long budgetMs = 100 + random.nextInt(1_400);
+        long queuedBefore = RunQueue.waitedNs();
         long begin = System.nanoTime();
         stats.stalls().waiting(begin + TimeUnit.MILLISECONDS.toNanos(budgetMs));
         try {
             m.awaitTopic(topic, partition, Deadline.after(budgetMs));
-            stats.record(topic + "-" + partition, begin, budgetMs, System.nanoTime(), null);
+            long end = System.nanoTime();
+            stats.record(topic + "-" + partition, begin, budgetMs, end, null, queued(queuedBefore));
             return true;
         } catch (KafkaMetadataTimeoutException e) {
-            stats.record(topic + "-" + partition, begin, budgetMs, System.nanoTime(),
-                    e.diagnosis() == null ? "NO_DIAGNOSIS" : e.diagnosis().cause().name());
+            long end = System.nanoTime();
+            stats.record(topic + "-" + partition, begin, budgetMs, end,
+                    e.diagnosis() == null ? "NO_DIAGNOSIS" : e.diagnosis().cause().name(), queued(queuedBefore));
         } catch (RuntimeException e) {
             stats.record(topic + "-" + partition, begin, budgetMs, System.nanoTime(), "ERROR");
             stats.unexpected(topic + "-" + partition + ": " + e);
@@ -217,6 +221,11 @@ public final class SoakHarness {
             stats.stalls().done();
         }
         return false;
+    }
+
+    /** Run-queue time of the calling thread since {@code before} (0 where unknown). */
+    private static long queued(long before) {
+        return before < 0 ? 0 : Math.max(0, RunQueue.waitedNs() - before);
     }
 
     /**

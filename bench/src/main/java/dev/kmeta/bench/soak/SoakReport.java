@@ -6,7 +6,8 @@ import java.util.Map;
 
 /**
  * What a soak run measured, and which invariants broke: every wait returned by its deadline + tolerance (beyond which
- * only a concurrent stall of the whole JVM, measured by a sleeping thread, may excuse it), no wait
+ * only a concurrent stall of the whole JVM, measured by a sleeping thread, or the waiting thread's own time runnable
+ * without a CPU, from Linux's schedstat, may excuse it), no wait
  * ended with an unexpected error, no waiter was left parked, no {@code kmeta-*} thread outlived its client, heap
  * growth stayed under the limit, the metadata request rate stayed under the backoff bound, every closed instance
  * released its waiters, and the metadata converged to the Admin's view once the faults ended.
@@ -27,6 +28,7 @@ public final class SoakReport {
     long pastDeadline;
     double worstOvershootMs;
     long unexplainedPastDeadline;
+    long queuedExplained;
     String worstUnexplained = "";
     double worstStallMs;
     int stalls;
@@ -57,7 +59,7 @@ public final class SoakReport {
         List<String> broken = new ArrayList<>();
         if (unexplainedPastDeadline > 0) {
             broken.add(unexplainedPastDeadline + " wait(s) returned later than deadline + " + settings.toleranceMs()
-                    + " ms with no JVM stall to explain it (worst: " + worstUnexplained + ")");
+                    + " ms with no JVM stall or wait for a CPU to explain it (worst: " + worstUnexplained + ")");
         }
         if (unexpectedErrors > 0) {
             broken.add(unexpectedErrors + " wait(s) ended with an unexpected error: " + firstUnexpected);
@@ -161,9 +163,10 @@ public final class SoakReport {
                 faultCount(), faults, faultErrors);
         line(sb, "waits: %d (answered %d, timed out %s, unexpected errors %d)", waits, answered, timeouts,
                 unexpectedErrors);
-        line(sb, "waits past deadline + %d ms: %d, of which %d not explained by a JVM stall %s; worst overshoot: "
-                + "%.1f ms", settings.toleranceMs(), pastDeadline, unexplainedPastDeadline, worstUnexplained,
-                worstOvershootMs);
+        line(sb, "waits past deadline + %d ms: %d (worst overshoot %.1f ms); %d of them late by more than a JVM stall "
+                + "or the thread's wait for a CPU explains %s; %d explained by the wait for a CPU rather than a stall",
+                settings.toleranceMs(), pastDeadline, worstOvershootMs, unexplainedPastDeadline, worstUnexplained,
+                queuedExplained);
         line(sb, "JVM stalls (a 5 ms sleep woken 10+ ms late): %d, worst %.1f ms", stalls, worstStallMs);
         line(sb, "waiters left parked: %d; leaked kmeta threads after close: %s", waitersLeft, leakedThreads);
         line(sb, "heap after GC: start %d MB, end %d MB (growth %d MB, limit %d MB)", heapStartMb, heapEndMb,

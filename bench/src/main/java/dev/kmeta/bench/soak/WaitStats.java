@@ -11,8 +11,9 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Counts of the soak's waits: how they ended (answer, timeout by diagnosis cause, unexpected error), how many
- * returned later than deadline + tolerance, how many of those the machine does not explain (no stall of the JVM
- * as long as the overshoot beyond the tolerance overlapped the wait, see {@link StallMeter}), and the worst
+ * returned later than deadline + tolerance, how many of those the machine does not explain (no stall of the JVM,
+ * see {@link StallMeter}, and no wait of the thread for a CPU, see {@link RunQueue}, as long as the overshoot beyond
+ * the tolerance), and the worst
  * overshoots. Thread-safe (adders and CAS maxima).
  */
 final class WaitStats {
@@ -23,6 +24,7 @@ final class WaitStats {
     private final LongAdder answered = new LongAdder();
     private final LongAdder pastDeadline = new LongAdder();
     private final LongAdder unexplained = new LongAdder();
+    private final LongAdder queuedExplained = new LongAdder();
     private final AtomicLong worstOvershootNs = new AtomicLong(Long.MIN_VALUE);
     private final AtomicLong worstUnexplainedNs = new AtomicLong();
     private volatile String worstUnexplained = "";
@@ -43,6 +45,14 @@ final class WaitStats {
      * @param timeoutCause the diagnosis cause if it timed out, else null
      */
     void record(String what, long startNs, long budgetMs, long endNs, String timeoutCause) {
+        record(what, startNs, budgetMs, endNs, timeoutCause, 0);
+    }
+
+    /**
+     * As {@link #record(String, long, long, long, String)}, with the time the waiting thread spent runnable but
+     * without a CPU during the wait ({@link RunQueue}), which explains as much lateness as a JVM stall does.
+     */
+    void record(String what, long startNs, long budgetMs, long endNs, String timeoutCause, long queuedNs) {
         waits.increment();
         if (timeoutCause == null) {
             answered.increment();
@@ -54,13 +64,16 @@ final class WaitStats {
         if (overshootNs > toleranceNs) {
             pastDeadline.increment();
             long stallNs = stalls.worstStallNs(startNs, endNs);
-            if (overshootNs > toleranceNs + stallNs) {
+            if (queuedNs > stallNs) {
+                queuedExplained.increment();
+            }
+            if (overshootNs > toleranceNs + Math.max(stallNs, queuedNs)) {
                 unexplained.increment();
                 if (overshootNs > worstUnexplainedNs.get()) {
                     worstUnexplainedNs.set(overshootNs);
-                    worstUnexplained = String.format("%s, budget %d ms, %s, %.1f ms late, JVM stall %.1f ms", what,
-                            budgetMs, timeoutCause == null ? "answered" : timeoutCause, overshootNs / 1e6,
-                            stallNs / 1e6);
+                    worstUnexplained = String.format("%s, budget %d ms, %s, %.1f ms late, JVM stall %.1f ms, "
+                            + "waited for a CPU %.1f ms", what, budgetMs, timeoutCause == null ? "answered"
+                            : timeoutCause, overshootNs / 1e6, stallNs / 1e6, queuedNs / 1e6);
                 }
             }
         }
@@ -93,6 +106,11 @@ final class WaitStats {
     /** Waits past deadline + tolerance by more than a concurrent JVM stall explains. */
     long unexplained() {
         return unexplained.sum();
+    }
+
+    /** Late waits whose thread waited for a CPU longer than any JVM stall lasted. */
+    long queuedExplained() {
+        return queuedExplained.sum();
     }
 
     /** The worst of {@link #unexplained()}, described; "" if none. */
