@@ -5,8 +5,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * How long the calling thread has spent runnable but waiting for a CPU, from Linux's
- * {@code /proc/thread-self/schedstat} (second field, ns). On a busy machine a thread woken at its deadline may wait
+ * How long the calling thread has spent runnable but waiting for a CPU (and, for the report, running on one), from
+ * Linux's {@code /proc/thread-self/schedstat} (second and first fields, ns). On a busy machine a thread woken at its deadline may wait
  * there for a CPU; that time is the machine's, not the woken code's. Returns -1 where the file does not exist.
  * Stateless and thread-safe.
  */
@@ -18,9 +18,18 @@ final class RunQueue {
 
     /** Nanoseconds the calling thread waited on a run queue since it started, or -1 if unknown. */
     static long waitedNs() {
+        return field(1);
+    }
+
+    /** Nanoseconds the calling thread ran on a CPU since it started, or -1 if unknown. */
+    static long ranNs() {
+        return field(0);
+    }
+
+    private static long field(int index) {
         try {
             String[] fields = Files.readString(SCHEDSTAT).trim().split("\\s+");
-            return Long.parseLong(fields[1]);
+            return Long.parseLong(fields[index]);
         } catch (IOException | RuntimeException e) {
             return -1;
         }

@@ -203,16 +203,17 @@ public final class SoakHarness {
                 : random.nextInt(topics.partitions(topic));
         long budgetMs = 100 + random.nextInt(1_400);
         long queuedBefore = RunQueue.waitedNs();
+        long ranBefore = RunQueue.ranNs();
         long begin = System.nanoTime();
         stats.stalls().waiting(begin + TimeUnit.MILLISECONDS.toNanos(budgetMs));
         try {
             m.awaitTopic(topic, partition, Deadline.after(budgetMs));
             long end = System.nanoTime();
-            stats.record(topic + "-" + partition, begin, budgetMs, end, null, queued(queuedBefore));
+            stats.record(topic + "-" + partition + ran(ranBefore), begin, budgetMs, end, null, queued(queuedBefore));
             return true;
         } catch (KafkaMetadataTimeoutException e) {
             long end = System.nanoTime();
-            stats.record(topic + "-" + partition, begin, budgetMs, end,
+            stats.record(topic + "-" + partition + ran(ranBefore), begin, budgetMs, end,
                     e.diagnosis() == null ? "NO_DIAGNOSIS" : e.diagnosis().cause().name(), queued(queuedBefore));
         } catch (RuntimeException e) {
             stats.record(topic + "-" + partition, begin, budgetMs, System.nanoTime(), "ERROR");
@@ -221,6 +222,12 @@ public final class SoakHarness {
             stats.stalls().done();
         }
         return false;
+    }
+
+    /** ", ran N ms": the calling thread's time on a CPU since {@code before}, for the report ("" where unknown). */
+    private static String ran(long before) {
+        long now = RunQueue.ranNs();
+        return before < 0 || now < 0 ? "" : String.format(" (ran %.1f ms on a CPU)", (now - before) / 1e6);
     }
 
     /** Run-queue time of the calling thread since {@code before} (0 where unknown). */
