@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,20 +47,29 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * kmeta over SASL_SSL (SCRAM-SHA-512) against a real broker whose CLIENT listener is secured, with certificates made
- * at runtime: metadata is fetched; a wrong password, an untrusted CA and a host name the certificate does not name
- * each fail every waiter at once with {@link MetadataFatalException} (not at the deadline) without a retry storm;
- * and no secret shows in logs or in {@code toString()}.
+ * kmeta over SASL_SSL (SCRAM-SHA-512 and PLAIN, one-way TLS) against a real broker whose CLIENT listener is secured,
+ * with certificates made at runtime: metadata is fetched; a wrong password, an untrusted CA and a host name the
+ * certificate does not name each fail every waiter at once with {@link MetadataFatalException} (not at the deadline)
+ * whose diagnosis names the problem, and the client then reconnects no faster than its reconnect backoff allows;
+ * and no secret shows in logs, exception messages or {@code toString()}. TLS-only listeners (one-way, mutual,
+ * expired certificates) are in {@link SecurityTlsTest}.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class SecurityTest {
     private static final String USER = "kmeta-user";
     private static final String PASSWORD = "scram-" + UUID.randomUUID();
     private static final String WRONG_PASSWORD = "wrong-" + UUID.randomUUID();
+    private static final String PLAIN_USER = "kmeta-plain";
+    private static final String PLAIN_PASSWORD = "plain-" + UUID.randomUUID();
     private static final String TOPIC = "secure-orders";
-    private static final int WAITERS = 5;
+    private static final int WAITERS = 6;
     /** Budget of every waiter: failing "at once" means long before it. */
     private static final long BUDGET_MS = 60_000;
+    /** The reconnect backoff of the failing clients: 100 ms doubling (jitter 0.2) up to 1 s. */
+    private static final long RECONNECT_BACKOFF_MS = 100;
+    private static final long RECONNECT_BACKOFF_MAX_MS = 1_000;
+    /** How long the reconnects after a fatal failure are counted. */
+    private static final long STORM_WINDOW_MS = 3_000;
 
     private static TestCertificates certs;
     private static KafkaCluster kafka;
@@ -67,7 +77,9 @@ class SecurityTest {
     @BeforeAll
     static void start() {
         certs = TestCertificates.create(Path.of("target"));
-        kafka = KafkaCluster.builder().clientSecurity(ClientSecurity.saslSsl(certs)).build().start();
+        kafka = KafkaCluster.builder()
+                .clientSecurity(ClientSecurity.saslSsl(certs).withPlainUser(PLAIN_USER, PLAIN_PASSWORD))
+                .build().start();
         kafka.createScramUser(USER, PASSWORD);
         kafka.createTopic(TOPIC, 3, 1);
     }
@@ -82,11 +94,16 @@ class SecurityTest {
         }
     }
 
-    /** Kafka client properties for {@code bootstrap} with the given security, and a fresh client id. */
-    private static Map<String, Object> props(String bootstrap, Map<String, Object> security) {
+    /**
+     * Kafka client properties for {@code bootstrap} with the given security, a fresh client id and the reconnect
+     * backoff {@link #maxConnectionsIn} assumes.
+     */
+    static Map<String, Object> props(String bootstrap, Map<String, Object> security) {
         Map<String, Object> p = new HashMap<>(security);
         p.put("bootstrap.servers", bootstrap);
         p.put("client.id", "security-" + System.nanoTime());
+        p.put("reconnect.backoff.ms", RECONNECT_BACKOFF_MS);
+        p.put("reconnect.backoff.max.ms", RECONNECT_BACKOFF_MAX_MS);
         return p;
     }
 
@@ -117,10 +134,33 @@ class SecurityTest {
     }
 
     @Test
+    void fetchesMetadataOverSaslSslWithPlain() throws Exception {
+        Map<String, Object> p = props(kafka.bootstrapServers(),
+                kafka.clientProperties(ClientSecurity.PLAIN, PLAIN_USER, PLAIN_PASSWORD));
+        assertEquals("PLAIN", p.get("sasl.mechanism"));
+        try (KafkaMetadata m = KafkaMetadata.create(p)) {
+            Cluster c = m.awaitTopic(TOPIC, Deadline.after(30_000));
+            assertEquals(3, c.partitionCount(TOPIC));
+            assertEquals(kafka.leader(TOPIC, 0), c.leader(TOPIC, 0).id());
+            assertEquals(kafka.clusterId(), c.clusterId());
+        }
+    }
+
+    @Test
     void wrongPasswordFailsEveryWaiterAtOnceWithoutARetryStorm() throws Exception {
-        Failure f = everyWaiterFailsAtOnce(proxy -> KafkaMetadata.create(
+        Failure f = everyWaiterFailsAtOnce(kafka.brokerAddress(0), TOPIC, proxy -> KafkaMetadata.create(
                 props(proxy.address(), kafka.clientProperties(USER, WRONG_PASSWORD))),
-                ConnectionEvidence.Problem.AUTHENTICATION);
+                ConnectionEvidence.Problem.AUTHENTICATION, "invalid credentials with SASL mechanism SCRAM-SHA-512");
+        for (Throwable cause : f.causes) {
+            assertInstanceOf(SaslAuthenticationException.class, cause);
+        }
+    }
+
+    @Test
+    void wrongPlainPasswordFailsEveryWaiterAtOnceWithoutARetryStorm() throws Exception {
+        Failure f = everyWaiterFailsAtOnce(kafka.brokerAddress(0), TOPIC, proxy -> KafkaMetadata.create(
+                props(proxy.address(), kafka.clientProperties(ClientSecurity.PLAIN, PLAIN_USER, WRONG_PASSWORD))),
+                ConnectionEvidence.Problem.AUTHENTICATION, "Invalid username or password");
         for (Throwable cause : f.causes) {
             assertInstanceOf(SaslAuthenticationException.class, cause);
         }
@@ -130,8 +170,9 @@ class SecurityTest {
     void untrustedCertificateFailsEveryWaiterAtOnce() throws Exception {
         Map<String, Object> security = new HashMap<>(kafka.clientProperties(USER, PASSWORD));
         security.putAll(certs.untrustingClientProperties());
-        Failure f = everyWaiterFailsAtOnce(proxy -> KafkaMetadata.create(props(proxy.address(), security)),
-                ConnectionEvidence.Problem.TLS_HANDSHAKE);
+        Failure f = everyWaiterFailsAtOnce(kafka.brokerAddress(0), TOPIC,
+                proxy -> KafkaMetadata.create(props(proxy.address(), security)),
+                ConnectionEvidence.Problem.TLS_HANDSHAKE, "unable to find valid certification path");
         for (Throwable cause : f.causes) {
             assertInstanceOf(SslAuthenticationException.class, cause);
             assertTrue(chain(cause).contains("unable to find valid certification path"), chain(cause));
@@ -145,9 +186,10 @@ class SecurityTest {
         HostResolverHook hook = host -> host.equals("kafka.wrong.test")
                 ? new InetAddress[] {InetAddress.getByAddress(host, new byte[] {127, 0, 0, 1})}
                 : throwUnknown(host);
-        Failure f = everyWaiterFailsAtOnce(proxy -> KafkaMetadata.builder(
+        Failure f = everyWaiterFailsAtOnce(kafka.brokerAddress(0), TOPIC, proxy -> KafkaMetadata.builder(
                 props("kafka.wrong.test:" + proxy.port(), kafka.clientProperties(USER, PASSWORD)))
-                .hostResolver(hook).build(), ConnectionEvidence.Problem.TLS_HANDSHAKE);
+                .hostResolver(hook).build(), ConnectionEvidence.Problem.TLS_HANDSHAKE,
+                "No subject alternative DNS name matching kafka.wrong.test");
         for (Throwable cause : f.causes) {
             assertInstanceOf(SslAuthenticationException.class, cause);
             assertTrue(chain(cause).contains("No subject alternative DNS name matching kafka.wrong.test"),
@@ -156,7 +198,7 @@ class SecurityTest {
     }
 
     /** Every message of a cause chain, one per line. */
-    private static String chain(Throwable t) {
+    static String chain(Throwable t) {
         StringBuilder sb = new StringBuilder();
         for (; t != null; t = t.getCause()) {
             sb.append(t).append('\n');
@@ -169,20 +211,44 @@ class SecurityTest {
     }
 
     /** What {@link #everyWaiterFailsAtOnce} saw: the wire's error under each waiter's MetadataFatalException. */
-    private record Failure(List<Throwable> causes) {
+    record Failure(List<Throwable> causes, List<MetadataFatalException> errors) {
     }
 
     /**
-     * {@value #WAITERS} threads wait for a topic with a {@value #BUDGET_MS} ms budget while a proxy refuses
-     * connections (so all are parked); then the proxy lets the client through to the broker, which rejects it.
-     * Every waiter must fail within a few seconds with a MetadataFatalException whose cause is the wire's
-     * AuthenticationException, all within a short spread; a later wait fails at once; and over the next 3 s the
-     * client connects only a few times (reconnect backoff), not in a loop.
+     * The most connections a client can open in {@code windowMs} with the reconnect backoff of {@link #props}: one,
+     * then one after each backoff (100 ms doubling to 1 s), each backoff taken at its shortest (-20% jitter) and the
+     * doubling started over from 100 ms (the worst case: the count of failures in a row is never reset by a failed
+     * handshake), plus one for a connection under way when the window opened.
      */
-    private static Failure everyWaiterFailsAtOnce(Function<FaultProxy, KafkaMetadata> open,
-                                                  ConnectionEvidence.Problem expected) throws Exception {
+    static int maxConnectionsIn(long windowMs) {
+        int connections = 2;
+        double elapsedMs = 0;
+        for (long backoffMs = RECONNECT_BACKOFF_MS; ; backoffMs = Math.min(backoffMs * 2, RECONNECT_BACKOFF_MAX_MS)) {
+            elapsedMs += 0.8 * backoffMs;
+            if (elapsedMs > windowMs) {
+                return connections;
+            }
+            connections++;
+        }
+    }
+
+    /**
+     * {@value #WAITERS} threads wait for a topic with a {@value #BUDGET_MS} ms budget while a proxy in front of
+     * {@code broker} refuses connections (so all are parked); then the proxy lets the client through to the broker,
+     * which (or whose certificate) rejects it. Every waiter must fail within a few seconds with a
+     * MetadataFatalException whose cause is the wire's AuthenticationException and whose diagnosis has the expected
+     * cause and names the problem ({@code detail}, in the diagnosis and the exception message), all within a short
+     * spread; a later wait fails at once; and over the next {@value #STORM_WINDOW_MS} ms the client opens no more
+     * connections than its reconnect backoff allows ({@link #maxConnectionsIn}), counted both by the proxy (TCP
+     * connections, each a new handshake) and by kmeta's own evidence.
+     */
+    static Failure everyWaiterFailsAtOnce(InetSocketAddress broker, String topic,
+                                          Function<FaultProxy, KafkaMetadata> open,
+                                          ConnectionEvidence.Problem expected, String detail) throws Exception {
+        Diagnosis.Cause expectedCause = expected == ConnectionEvidence.Problem.TLS_HANDSHAKE
+                ? Diagnosis.Cause.TLS_HANDSHAKE_FAILED : Diagnosis.Cause.AUTHENTICATION_FAILED;
         ExecutorService pool = Executors.newFixedThreadPool(WAITERS);
-        try (FaultProxy proxy = FaultProxy.to(kafka.brokerAddress(0)).refuse();
+        try (FaultProxy proxy = FaultProxy.to(broker).refuse();
              KafkaMetadata m = open.apply(proxy)) {
             List<Future<long[]>> waits = new ArrayList<>();
             List<Throwable[]> errors = new ArrayList<>();
@@ -192,7 +258,7 @@ class SecurityTest {
                 waits.add(pool.submit(() -> {
                     Deadline deadline = Deadline.after(BUDGET_MS);
                     try {
-                        m.awaitTopic(TOPIC, deadline);
+                        m.awaitTopic(topic, deadline);
                     } catch (RuntimeException e) {
                         error[0] = e;
                     }
@@ -205,6 +271,7 @@ class SecurityTest {
             long released = System.nanoTime();
             proxy.pass();
             List<Throwable> causes = new ArrayList<>();
+            List<MetadataFatalException> fatals = new ArrayList<>();
             long first = Long.MAX_VALUE;
             long last = Long.MIN_VALUE;
             for (int i = 0; i < WAITERS; i++) {
@@ -214,67 +281,104 @@ class SecurityTest {
                 assertTrue(done[1] > TimeUnit.MILLISECONDS.toNanos(BUDGET_MS - 20_000),
                         "failed long before the deadline");
                 Throwable e = errors.get(i)[0];
-                assertInstanceOf(MetadataFatalException.class, e, "waiter " + i);
+                MetadataFatalException fatal = assertInstanceOf(MetadataFatalException.class, e, "waiter " + i);
                 assertInstanceOf(AuthenticationException.class, e.getCause(), "waiter " + i);
+                assertNamesTheProblem(fatal, expectedCause, detail);
                 causes.add(e.getCause());
+                fatals.add(fatal);
             }
             long failMs = TimeUnit.NANOSECONDS.toMillis(last - released);
             long spreadMs = TimeUnit.NANOSECONDS.toMillis(last - first);
-            System.out.printf("%s: %d waiters failed %d ms after the broker became reachable, spread %d ms%n",
-                    causes.get(0).getClass().getSimpleName(), WAITERS, failMs, spreadMs);
+            ItSupport.report("%s: %d waiters failed %d ms after the broker became reachable, spread %d ms: %s",
+                    causes.get(0).getClass().getSimpleName(), WAITERS, failMs, spreadMs,
+                    fatals.get(0).diagnosis().seen());
             assertTrue(failMs < 10_000, "failed " + failMs + " ms after release");
             assertTrue(spreadMs < 1_000, "all at once: spread " + spreadMs + " ms");
 
             long before = System.nanoTime();
             MetadataFatalException later = assertThrows(MetadataFatalException.class,
-                    () -> m.awaitTopic(TOPIC, Deadline.after(BUDGET_MS)));
-            assertEquals(expected == ConnectionEvidence.Problem.TLS_HANDSHAKE
-                    ? Diagnosis.Cause.TLS_HANDSHAKE_FAILED : Diagnosis.Cause.AUTHENTICATION_FAILED,
-                    later.diagnosis().cause(), later.getMessage());
+                    () -> m.awaitTopic(topic, Deadline.after(BUDGET_MS)));
+            assertNamesTheProblem(later, expectedCause, detail);
             assertTrue(System.nanoTime() - before < TimeUnit.SECONDS.toNanos(1), "a later wait fails at once");
 
             ConnectionEvidence.Record record = m.evidence().get("-1");
             assertEquals(expected, record.lastProblem(), record.toString());
-            long acceptedAtFailure = proxy.acceptedConnections();
-            int attemptsAtFailure = record.attempts();
-            // Holds for 3 s: with reconnect.backoff.ms 50 doubling to 1000 ms, a handful of attempts, not hundreds.
-            await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).until(
-                    () -> proxy.acceptedConnections() - acceptedAtFailure < 20
-                            && m.evidence().get("-1").attempts() - attemptsAtFailure < 20);
-            long accepted = proxy.acceptedConnections() - acceptedAtFailure;
-            int attempts = m.evidence().get("-1").attempts() - attemptsAtFailure;
-            System.out.printf("  then in 3 s: %d connections accepted by the proxy, %d attempts recorded%n",
-                    accepted, attempts);
-            assertTrue(accepted < 20, accepted + " connections in 3 s");
-            assertTrue(attempts < 20, attempts + " attempts in 3 s");
-            return new Failure(causes);
+            assertNoRetryStorm(m, proxy);
+            return new Failure(causes, fatals);
         } finally {
             pool.shutdownNow();
         }
     }
 
+    /** The diagnosis has the cause and names the problem; so does the exception message. */
+    private static void assertNamesTheProblem(MetadataFatalException e, Diagnosis.Cause cause, String detail) {
+        Diagnosis d = e.diagnosis();
+        assertNotNull(d, e.getMessage());
+        assertEquals(cause, d.cause(), e.getMessage());
+        assertTrue(d.seen().contains(detail), "the diagnosis names the problem (" + detail + "): " + d.seen());
+        assertTrue(e.getMessage().contains(cause.name()), e.getMessage());
+        assertTrue(e.getMessage().contains(detail), "the message names the problem (" + detail + "): "
+                + e.getMessage());
+    }
+
+    /**
+     * Over {@value #STORM_WINDOW_MS} ms the client keeps trying (a refresh is still wanted) but opens at most
+     * {@link #maxConnectionsIn} connections: the proxy's count of TCP connections and kmeta's count of attempts.
+     */
+    private static void assertNoRetryStorm(KafkaMetadata m, FaultProxy proxy) {
+        int bound = maxConnectionsIn(STORM_WINDOW_MS);
+        long acceptedAtFailure = proxy.acceptedConnections();
+        int attemptsAtFailure = m.evidence().get("-1").attempts();
+        await().during(Duration.ofMillis(STORM_WINDOW_MS)).atMost(Duration.ofMillis(STORM_WINDOW_MS + 2_000)).until(
+                () -> proxy.acceptedConnections() - acceptedAtFailure <= bound
+                        && m.evidence().get("-1").attempts() - attemptsAtFailure <= bound);
+        long accepted = proxy.acceptedConnections() - acceptedAtFailure;
+        int attempts = m.evidence().get("-1").attempts() - attemptsAtFailure;
+        ItSupport.report("  then in %d ms: %d connections accepted by the proxy, %d attempts recorded (bound %d)",
+                STORM_WINDOW_MS, accepted, attempts, bound);
+        assertTrue(accepted <= bound, accepted + " connections in " + STORM_WINDOW_MS + " ms, bound " + bound);
+        assertTrue(attempts <= bound, attempts + " attempts in " + STORM_WINDOW_MS + " ms, bound " + bound);
+    }
+
+    /**
+     * Everything logged (kmeta and all of Kafka - clients and the in-process broker - at TRACE) while
+     * clients log in with SCRAM and PLAIN, then fail with a wrong password and an untrusted certificate: no password,
+     * no store password and no JAAS config line shows, in the logs, the exception chains, the diagnoses,
+     * {@code MetadataConfig.toString()} (which prints the keys with {@code [hidden]}) or the evidence.
+     */
     @Test
     void noSecretInLogsExceptionsOrToString() throws Exception {
         List<String> texts = new ArrayList<>();
+        Map<String, Object> plain = kafka.clientProperties(ClientSecurity.PLAIN, PLAIN_USER, PLAIN_PASSWORD);
+        List<String> secrets = List.of(PASSWORD, WRONG_PASSWORD, PLAIN_PASSWORD, certs.password(),
+                (String) good().get("sasl.jaas.config"), (String) plain.get("sasl.jaas.config"));
         String captured;
-        try (LogCapture logs = LogCapture.at("trace", "dev.kmeta", "org.apache.kafka.clients",
-                "org.apache.kafka.common.network", "org.apache.kafka.common.security")) {
-            try (KafkaMetadata m = KafkaMetadata.create(good())) {
-                assertEquals(3, m.awaitTopic(TOPIC, Deadline.after(30_000)).partitionCount(TOPIC));
-                texts.add(m.config().toString());
-                texts.add(m.toString());
-                texts.add(String.valueOf(m.evidence().summary()));
-                m.evidence().records().forEach(r -> texts.add(r.toString()));
+        try (LogCapture logs = LogCapture.at("trace", "dev.kmeta", "org.apache.kafka", "kafka")) {
+            for (Map<String, Object> p : List.of(good(), props(kafka.bootstrapServers(), plain))) {
+                try (KafkaMetadata m = KafkaMetadata.create(p)) {
+                    assertEquals(3, m.awaitTopic(TOPIC, Deadline.after(30_000)).partitionCount(TOPIC));
+                    String config = m.config().toString();
+                    assertTrue(config.contains("sasl.jaas.config=[hidden]"), config);
+                    assertTrue(config.contains("ssl.truststore.password=[hidden]"), config);
+                    assertTrue(config.contains("ssl.truststore.location=" + certs.truststore()), "other keys shown");
+                    texts.add(config);
+                    texts.add(m.toString());
+                    texts.add(String.valueOf(m.evidence().summary()));
+                    m.evidence().records().forEach(r -> texts.add(r.toString()));
+                }
             }
             Map<String, Object> untrusted = new HashMap<>(kafka.clientProperties(USER, PASSWORD));
             untrusted.putAll(certs.untrustingClientProperties());
-            for (Map<String, Object> security : List.of(kafka.clientProperties(USER, WRONG_PASSWORD), untrusted)) {
+            for (Map<String, Object> security : List.of(kafka.clientProperties(USER, WRONG_PASSWORD), untrusted,
+                    kafka.clientProperties(ClientSecurity.PLAIN, PLAIN_USER, WRONG_PASSWORD))) {
                 try (KafkaMetadata m = KafkaMetadata.create(props(kafka.bootstrapServers(), security))) {
                     MetadataFatalException e = assertThrows(MetadataFatalException.class,
                             () -> m.awaitTopic(TOPIC, Deadline.after(30_000)));
                     for (Throwable t = e; t != null; t = t.getCause()) {
                         texts.add(t.toString());
                     }
+                    texts.add(String.valueOf(e.diagnosis()));
+                    texts.add(String.join("\n", e.diagnosis().evidence()));
                     texts.add(m.config().toString());
                     texts.add(m.toString());
                     texts.add(String.valueOf(m.evidence().summary()));
@@ -287,9 +391,10 @@ class SecurityTest {
         assertTrue(captured.contains("kmeta metadata starting"), "the capture works: " + captured.length() + " chars");
         assertTrue(captured.contains(" TRACE "), "the capture is at TRACE");
         assertTrue(captured.contains("sasl.jaas.config=[hidden]"), "the config line is there, credentials hidden");
-        System.out.printf("checked %d lines of logs (%d chars) and %d strings for secrets%n",
-                captured.lines().count(), captured.length(), texts.size());
-        for (String secret : List.of(PASSWORD, WRONG_PASSWORD, certs.password())) {
+        assertTrue(captured.contains("invalid credentials"), "the failures are in the capture");
+        ItSupport.report("checked %d lines of logs (%d chars) and %d strings for %d secrets",
+                captured.lines().count(), captured.length(), texts.size(), secrets.size());
+        for (String secret : secrets) {
             assertNoSecret(secret, "logs", captured);
             for (String text : texts) {
                 assertNoSecret(secret, "a string", text);
@@ -297,7 +402,7 @@ class SecurityTest {
         }
     }
 
-    private static void assertNoSecret(String secret, String where, String text) {
+    static void assertNoSecret(String secret, String where, String text) {
         int at = text.indexOf(secret);
         if (at >= 0) {
             int from = text.lastIndexOf('\n', at) + 1;

@@ -18,9 +18,12 @@ import java.util.Objects;
  *   <li>{@link #saslSsl(TestCertificates)} / {@link #saslPlaintext()}: SASL with SCRAM-SHA-512 and SCRAM-SHA-256
  *       (users made at runtime: {@link KafkaCluster#createScramUser}), plus PLAIN if {@link #withPlainUser PLAIN
  *       users} are given (PLAIN users live in the broker's JAAS config, so they are fixed before the start).</li>
+ *   <li>{@link #requireClientCertificates()}: mutual TLS ({@code ssl.client.auth=required}, client certificates
+ *       verified against the CA of {@link TestCertificates#createWithClientCertificates}).</li>
+ *   <li>{@link #withExpiredBrokerCertificate()}: the listener serves the broker certificate that expired.</li>
  * </ul>
  *
- * <p>Immutable and thread-safe; {@link #withPlainUser} returns a new instance.
+ * <p>Immutable and thread-safe; {@link #withPlainUser} and the other {@code with...} methods return a new instance.
  */
 public final class ClientSecurity {
     /** SCRAM with SHA-512. */
@@ -38,11 +41,20 @@ public final class ClientSecurity {
     private final String protocol;
     private final TestCertificates certificates;
     private final Map<String, String> plainUsers;
+    private final boolean clientAuth;
+    private final boolean expiredBrokerCertificate;
 
     private ClientSecurity(String protocol, TestCertificates certificates, Map<String, String> plainUsers) {
+        this(protocol, certificates, plainUsers, false, false);
+    }
+
+    private ClientSecurity(String protocol, TestCertificates certificates, Map<String, String> plainUsers,
+                           boolean clientAuth, boolean expiredBrokerCertificate) {
         this.protocol = protocol;
         this.certificates = certificates;
         this.plainUsers = Collections.unmodifiableMap(new LinkedHashMap<>(plainUsers));
+        this.clientAuth = clientAuth;
+        this.expiredBrokerCertificate = expiredBrokerCertificate;
     }
 
     /** No security: the default. */
@@ -72,7 +84,38 @@ public final class ClientSecurity {
         }
         Map<String, String> users = new LinkedHashMap<>(plainUsers);
         users.put(jaasSafe("user", user), jaasSafe("password", password));
-        return new ClientSecurity(protocol, certificates, users);
+        return new ClientSecurity(protocol, certificates, users, clientAuth, expiredBrokerCertificate);
+    }
+
+    /**
+     * Mutual TLS: the listener requires a client certificate signed by the CA ({@code ssl.client.auth=required}),
+     * and {@link #clientProperties} include the client key store. Needs TLS and certificates made by
+     * {@link TestCertificates#createWithClientCertificates}.
+     */
+    public ClientSecurity requireClientCertificates() {
+        requireClientMaterial("client certificates");
+        return new ClientSecurity(protocol, certificates, plainUsers, true, expiredBrokerCertificate);
+    }
+
+    /**
+     * The listener serves {@link TestCertificates#expiredBrokerKeystore()}: every client that checks certificates
+     * fails the handshake. Needs TLS and certificates made by {@link TestCertificates#createWithClientCertificates}.
+     */
+    public ClientSecurity withExpiredBrokerCertificate() {
+        requireClientMaterial("an expired broker certificate");
+        return new ClientSecurity(protocol, certificates, plainUsers, clientAuth, true);
+    }
+
+    private void requireClientMaterial(String what) {
+        if (certificates == null || !certificates.hasClientCertificates()) {
+            throw new IllegalStateException(what + " need TLS with TestCertificates.createWithClientCertificates, not "
+                    + protocol + (certificates == null ? "" : " with TestCertificates.create"));
+        }
+    }
+
+    /** True if the listener requires client certificates ({@link #requireClientCertificates()}). */
+    public boolean requiresClientCertificates() {
+        return clientAuth;
     }
 
     /** {@code security.protocol} of the CLIENT listener. */
@@ -148,6 +191,9 @@ public final class ClientSecurity {
         if (certificates != null) {
             p.putAll(certificates.trustingClientProperties());
         }
+        if (clientAuth) {
+            p.putAll(certificates.keystoreClientProperties(certificates.clientKeystore()));
+        }
         return p;
     }
 
@@ -155,7 +201,12 @@ public final class ClientSecurity {
     Map<String, String> brokerConfigs() {
         Map<String, String> c = new LinkedHashMap<>();
         if (certificates != null) {
-            c.putAll(certificates.brokerKeystoreConfigs(LISTENER_PREFIX));
+            c.putAll(expiredBrokerCertificate ? certificates.expiredBrokerKeystoreConfigs(LISTENER_PREFIX)
+                    : certificates.brokerKeystoreConfigs(LISTENER_PREFIX));
+        }
+        if (clientAuth) {
+            c.putAll(certificates.brokerTruststoreConfigs(LISTENER_PREFIX));
+            c.put(LISTENER_PREFIX + "ssl.client.auth", "required");
         }
         if (isSasl()) {
             List<String> mechanisms = mechanisms();
@@ -177,7 +228,9 @@ public final class ClientSecurity {
     @Override
     public String toString() {
         return "ClientSecurity(" + protocol + (isSasl() ? " " + mechanisms() : "")
-                + (plainUsers.isEmpty() ? "" : ", PLAIN users " + plainUsers.keySet()) + ")";
+                + (plainUsers.isEmpty() ? "" : ", PLAIN users " + plainUsers.keySet())
+                + (clientAuth ? ", client certificates required" : "")
+                + (expiredBrokerCertificate ? ", expired broker certificate" : "") + ")";
     }
 
     /** Rejects what would break a JAAS config line (quotes, backslashes, semicolons, blanks in names). */

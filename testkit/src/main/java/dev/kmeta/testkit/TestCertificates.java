@@ -40,6 +40,11 @@ import org.slf4j.LoggerFactory;
  * KafkaCluster.builder().clientSecurity(ClientSecurity.saslSsl(certs)).build().start();
  * }</pre>
  *
+ * <p>{@link #createWithClientCertificates} also makes what mutual TLS and the expiry cases need: a client key with a
+ * certificate signed by the CA, the same key with a certificate signed by the unrelated CA, the same key with an
+ * expired certificate signed by the CA, and the broker key with an expired certificate ({@link #EXPIRED_NOT_AFTER_DAYS}
+ * days ago). These cost a few more keytool runs, so {@link #create} does not make them.
+ *
  * <p>Immutable and thread-safe once made. {@link #close()} deletes the directory.
  */
 public final class TestCertificates implements AutoCloseable {
@@ -53,6 +58,10 @@ public final class TestCertificates implements AutoCloseable {
     private static final String CA = "ca";
     private static final String OTHER_CA = "other-ca";
     private static final String BROKER = "broker";
+    private static final String CLIENT = "client";
+    /** The expired certificates were valid from 60 days ago for 30 days: they expired this many days ago. */
+    public static final int EXPIRED_NOT_AFTER_DAYS = 30;
+    private static final String[] EXPIRED_VALIDITY = {"-startdate", "-60d", "-validity", "30"};
 
     private final Path dir;
     private final String password;
@@ -60,14 +69,16 @@ public final class TestCertificates implements AutoCloseable {
     private final Path truststore;
     private final Path untrustedTruststore;
     private final X509Certificate caCertificate;
+    private final boolean withClientCertificates;
 
-    private TestCertificates(Path dir, String password, X509Certificate caCertificate) {
+    private TestCertificates(Path dir, String password, X509Certificate caCertificate, boolean withClientCertificates) {
         this.dir = dir;
         this.password = password;
         this.brokerKeystore = dir.resolve("broker-keystore.p12");
         this.truststore = dir.resolve("truststore.p12");
         this.untrustedTruststore = dir.resolve("untrusted-truststore.p12");
         this.caCertificate = caCertificate;
+        this.withClientCertificates = withClientCertificates;
     }
 
     /**
@@ -76,6 +87,20 @@ public final class TestCertificates implements AutoCloseable {
      * @throws IllegalStateException if keytool fails (its output is in the message)
      */
     public static TestCertificates create(Path root) {
+        return create(root, false);
+    }
+
+    /**
+     * As {@link #create(Path)}, plus client certificates (trusted, from the unrelated CA, expired) and an expired
+     * broker certificate, for mutual TLS and the expiry cases.
+     *
+     * @throws IllegalStateException if keytool fails (its output is in the message)
+     */
+    public static TestCertificates createWithClientCertificates(Path root) {
+        return create(root, true);
+    }
+
+    private static TestCertificates create(Path root, boolean clients) {
         long begin = System.nanoTime();
         Path dir;
         String password;
@@ -99,11 +124,18 @@ public final class TestCertificates implements AutoCloseable {
             CompletableFuture<Void> brokerKey = keytool.async(BROKER,
                     "-genkeypair", "-alias", BROKER, "-dname", "CN=localhost")
                     .thenRun(() -> keytool.run(BROKER, "-certreq", "-alias", BROKER, "-file", "broker.csr"));
+            CompletableFuture<Void> clientKey = !clients ? CompletableFuture.completedFuture(null)
+                    : keytool.async(CLIENT, "-genkeypair", "-alias", CLIENT, "-dname", "CN=kmeta-client")
+                    .thenRun(() -> keytool.run(CLIENT, "-certreq", "-alias", CLIENT, "-file", "client.csr"));
             CompletableFuture.allOf(ca, brokerKey).join();
             keytool.run(CA, "-gencert", "-alias", CA, "-infile", "broker.csr", "-outfile", "broker.pem",
                     "-ext", "san=dns:localhost,ip:127.0.0.1", "-ext", "ku:c=digitalSignature",
                     "-ext", "eku=serverAuth,clientAuth");
             otherCa.join();
+            if (clients) {
+                clientKey.join();
+                signClientAndExpired(keytool);
+            }
         } catch (CompletionException e) {
             deleteQuietly(dir);
             throw e.getCause() instanceof RuntimeException r ? r : e;
@@ -121,12 +153,15 @@ public final class TestCertificates implements AutoCloseable {
             try (InputStream in = Files.newInputStream(dir.resolve("broker.pem"))) {
                 brokerCert = (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
             }
-            TestCertificates certs = new TestCertificates(dir, password, caCert);
+            TestCertificates certs = new TestCertificates(dir, password, caCert, clients);
             KeyStore brokerSelfSigned = load(dir.resolve(BROKER + ".p12"), pw);
             Key key = brokerSelfSigned.getKey(BROKER, pw);
             KeyStore broker = empty();
             broker.setKeyEntry(BROKER, key, pw, new Certificate[] {brokerCert, caCert});
             store(broker, certs.brokerKeystore, pw);
+            if (clients) {
+                certs.storeClientAndExpired(key, caCert, otherCaCert);
+            }
             KeyStore trust = empty();
             trust.setCertificateEntry(CA, caCert);
             store(trust, certs.truststore, pw);
@@ -172,6 +207,100 @@ public final class TestCertificates implements AutoCloseable {
         return caCertificate;
     }
 
+    /**
+     * The client's key store: the client key with a certificate signed by the CA (CN=kmeta-client), and the CA
+     * certificate. Needs {@link #createWithClientCertificates}.
+     */
+    public Path clientKeystore() {
+        return requireClientCertificates("client-keystore.p12");
+    }
+
+    /** The client key with a certificate signed by the unrelated CA: a broker trusting the CA rejects it. */
+    public Path untrustedClientKeystore() {
+        return requireClientCertificates("untrusted-client-keystore.p12");
+    }
+
+    /** The client key with a certificate signed by the CA that expired {@link #EXPIRED_NOT_AFTER_DAYS} days ago. */
+    public Path expiredClientKeystore() {
+        return requireClientCertificates("expired-client-keystore.p12");
+    }
+
+    /**
+     * The broker key with a certificate signed by the CA for {@link #BROKER_NAMES} that expired
+     * {@link #EXPIRED_NOT_AFTER_DAYS} days ago: a client trusting the CA rejects it.
+     */
+    public Path expiredBrokerKeystore() {
+        return requireClientCertificates("expired-broker-keystore.p12");
+    }
+
+    /** {@code ssl.keystore.location/password/type} and {@code ssl.key.password} for a client presenting this store. */
+    public Map<String, Object> keystoreClientProperties(Path keystore) {
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("ssl.keystore.location", keystore.toString());
+        p.put("ssl.keystore.password", password);
+        p.put("ssl.key.password", password);
+        p.put("ssl.keystore.type", STORE_TYPE);
+        return p;
+    }
+
+    /** True if made by {@link #createWithClientCertificates}. */
+    public boolean hasClientCertificates() {
+        return withClientCertificates;
+    }
+
+    private Path requireClientCertificates(String file) {
+        if (!withClientCertificates) {
+            throw new IllegalStateException("no client or expired certificates: make them with "
+                    + "TestCertificates.createWithClientCertificates");
+        }
+        return dir.resolve(file);
+    }
+
+    /** The client certificate by the CA, by the other CA, expired; the broker's expired certificate (keytool). */
+    private static void signClientAndExpired(Keytool keytool) {
+        CompletableFuture<Void> byOther = keytool.async(OTHER_CA, "-gencert", "-alias", OTHER_CA,
+                "-infile", "client.csr", "-outfile", "untrusted-client.pem", "-ext", "eku=clientAuth");
+        CompletableFuture<Void> expiredBroker = keytool.async(CA, concat(new String[] {"-gencert", "-alias", CA,
+                "-infile", "broker.csr", "-outfile", "expired-broker.pem", "-ext", "san=dns:localhost,ip:127.0.0.1",
+                "-ext", "eku=serverAuth,clientAuth"}, EXPIRED_VALIDITY));
+        // Two runs on the CA store at once are fine: gencert only reads it.
+        keytool.run(CA, "-gencert", "-alias", CA, "-infile", "client.csr", "-outfile", "client.pem",
+                "-ext", "eku=clientAuth");
+        keytool.run(CA, concat(new String[] {"-gencert", "-alias", CA, "-infile", "client.csr",
+                "-outfile", "expired-client.pem", "-ext", "eku=clientAuth"}, EXPIRED_VALIDITY));
+        CompletableFuture.allOf(byOther, expiredBroker).join();
+    }
+
+    private void storeClientAndExpired(Key brokerKey, X509Certificate caCert, X509Certificate otherCaCert)
+            throws IOException, GeneralSecurityException {
+        char[] pw = password.toCharArray();
+        Key clientKey = load(dir.resolve(CLIENT + ".p12"), pw).getKey(CLIENT, pw);
+        storeKey(CLIENT, clientKey, pem("client.pem"), caCert, clientKeystore());
+        storeKey(CLIENT, clientKey, pem("untrusted-client.pem"), otherCaCert, untrustedClientKeystore());
+        storeKey(CLIENT, clientKey, pem("expired-client.pem"), caCert, expiredClientKeystore());
+        storeKey(BROKER, brokerKey, pem("expired-broker.pem"), caCert, expiredBrokerKeystore());
+    }
+
+    private void storeKey(String alias, Key key, X509Certificate cert, X509Certificate issuer, Path file)
+            throws IOException, GeneralSecurityException {
+        char[] pw = password.toCharArray();
+        KeyStore ks = empty();
+        ks.setKeyEntry(alias, key, pw, new Certificate[] {cert, issuer});
+        store(ks, file, pw);
+    }
+
+    private X509Certificate pem(String file) throws IOException, GeneralSecurityException {
+        try (InputStream in = Files.newInputStream(dir.resolve(file))) {
+            return (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(in);
+        }
+    }
+
+    private static String[] concat(String[] a, String[] b) {
+        String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
+    }
+
     /** {@code ssl.truststore.location/password/type} for a client that trusts the broker. */
     public Map<String, Object> trustingClientProperties() {
         return trustProperties(truststore);
@@ -200,6 +329,25 @@ public final class TestCertificates implements AutoCloseable {
         c.put(prefix + "ssl.keystore.password", password);
         c.put(prefix + "ssl.key.password", password);
         c.put(prefix + "ssl.keystore.type", STORE_TYPE);
+        return c;
+    }
+
+    /**
+     * Broker configs for a listener that verifies client certificates against the CA (truststore only; the caller
+     * sets {@code ssl.client.auth}), each key prefixed with {@code prefix}.
+     */
+    Map<String, String> brokerTruststoreConfigs(String prefix) {
+        Map<String, String> c = new LinkedHashMap<>();
+        c.put(prefix + "ssl.truststore.location", truststore.toString());
+        c.put(prefix + "ssl.truststore.password", password);
+        c.put(prefix + "ssl.truststore.type", STORE_TYPE);
+        return c;
+    }
+
+    /** As {@link #brokerKeystoreConfigs} with the broker's expired certificate. */
+    Map<String, String> expiredBrokerKeystoreConfigs(String prefix) {
+        Map<String, String> c = brokerKeystoreConfigs(prefix);
+        c.put(prefix + "ssl.keystore.location", expiredBrokerKeystore().toString());
         return c;
     }
 
@@ -266,12 +414,15 @@ public final class TestCertificates implements AutoCloseable {
             command.add("-J-XX:+UseSerialGC");
             command.add("-J-Xmx64m");
             command.addAll(List.of(args));
+            boolean dated = List.of(args).contains("-validity");
             if (args[0].equals("-genkeypair")) {
-                command.addAll(List.of("-keyalg", "EC", "-groupname", "secp256r1", "-validity", "30",
-                        "-startdate", "-1d"));
+                command.addAll(List.of("-keyalg", "EC", "-groupname", "secp256r1"));
             }
             if (args[0].equals("-gencert")) {
-                command.addAll(List.of("-rfc", "-validity", "30", "-startdate", "-1d"));
+                command.add("-rfc");
+            }
+            if (!dated && (args[0].equals("-genkeypair") || args[0].equals("-gencert"))) {
+                command.addAll(List.of("-validity", "30", "-startdate", "-1d"));
             }
             command.addAll(List.of("-keystore", store + ".p12", "-storetype", STORE_TYPE, "-noprompt"));
             // The password goes through the environment, never on a command line other processes could see.

@@ -96,7 +96,8 @@ final class Diagnoser {
         if (tls != null || fatalText.startsWith("Ssl")) {
             return new Decision(Cause.TLS_HANDSHAKE_FAILED, "TLS handshake with " + address(tls) + " failed: "
                     + detail(tls, fatalText), "check ssl.truststore.* trusts the brokers' CA, the certificate names "
-                    + "the host you connect to, and that the port is a TLS listener");
+                    + "the host you connect to and has not expired, that the port is a TLS listener, and, if the "
+                    + "listener requires client certificates, that ssl.keystore.* holds one its CA signed, not expired");
         }
         if (sasl != null || f.fatal != null) {
             return new Decision(Cause.AUTHENTICATION_FAILED, "authentication with " + address(sasl) + " failed: "

@@ -322,8 +322,10 @@ public final class MetadataManager implements MetadataClient {
         Throwable f = fatal;
         if (f != null) {
             Diagnosis d = diagnose(null, ANY_PARTITION, 0, null, null);
+            // The diagnosis's one line names the real problem (e.g. the TLS root cause: expired, untrusted, wrong
+            // host name), where the wire's error alone often says only "SSL handshake failed".
             throw new MetadataFatalException("Metadata unavailable for client " + clientId + ": " + d.cause() + ": "
-                    + f + ". Fix: " + d.fix(), f, d);
+                    + d.seen() + " (" + f + "). Fix: " + d.fix(), f, d);
         }
     }
 

@@ -243,12 +243,17 @@ public final class MetadataDriver implements NodeProvider.Listener {
         }
     }
 
-    /** The innermost message: for TLS it names the real problem ("unable to find valid certification path"). */
+    /**
+     * The innermost message: for TLS it names the real problem ("unable to find valid certification path"). A
+     * certificate exception's message alone can be only a date ("NotAfter: ..."), so its type goes first
+     * ("CertificateExpiredException: NotAfter: ...").
+     */
     private static String rootMessage(Throwable t) {
         String message = t.getMessage();
         for (Throwable c = t.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
             if (c.getMessage() != null) {
-                message = c.getMessage();
+                message = c instanceof java.security.cert.CertificateException
+                        ? c.getClass().getSimpleName() + ": " + c.getMessage() : c.getMessage();
             }
         }
         return message;

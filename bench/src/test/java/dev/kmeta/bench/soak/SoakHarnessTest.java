@@ -1,0 +1,52 @@
+package dev.kmeta.bench.soak;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The soak in CI: {@link SoakHarness#run} for {@value #FAULT_PHASE_S} s of faults (about two minutes in all, with the
+ * cluster's start and the checks), the same code as the 30-minute run, asserting its report: every invariant held,
+ * and it did exercise something (faults of several kinds, waits answered and timed out, instances closed).
+ */
+class SoakHarnessTest {
+    private static final long FAULT_PHASE_S = 60;
+    /** Fixed, so that a failure can be replayed: {@code SoakHarness --seconds 60 --seed 20261129}. */
+    private static final long SEED = 20261129L;
+
+    @Test
+    @Timeout(value = 6, unit = TimeUnit.MINUTES)
+    void twoMinuteSoakKeepsEveryInvariant() {
+        SoakReport report = SoakHarness.run(SoakSettings.ofSeconds(FAULT_PHASE_S, SEED));
+        System.out.println(report.format());
+        assertTrue(report.passed(), "seed " + SEED + ":\n" + report.format());
+        assertTrue(report.faultCount() >= 6, "faults injected: " + report.faults());
+        assertTrue(report.faults().values().stream().filter(n -> n > 0).count() >= 4,
+                "several kinds of fault: " + report.faults());
+        assertTrue(report.answered() > 100, "waits answered: " + report.answered());
+        assertTrue(report.waits() > report.answered(), "some waits timed out during faults");
+        assertTrue(report.instancesClosed() >= 5, "instances opened and closed: " + report.instancesClosed());
+        assertTrue(report.converged(), report.format());
+        assertEquals(0, report.waitersLeft());
+        assertTrue(report.leakedThreads().isEmpty(), report.leakedThreads().toString());
+    }
+
+    @Test
+    void argumentsAreParsedAndBadOnesNamed() {
+        SoakSettings s = SoakSettings.parse("--minutes", "10", "--seed", "42", "--senders", "6");
+        assertEquals(600_000, s.durationMs());
+        assertEquals(42, s.seed());
+        assertEquals(6, s.senders());
+        assertEquals(SoakSettings.DEFAULT_MINUTES * 60_000, SoakSettings.parse().durationMs());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> SoakSettings.parse("--minute", "3"))
+                .getMessage().contains("--minute"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> SoakSettings.parse("--seed", "x"))
+                .getMessage().contains("--seed"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> SoakSettings.parse("--minutes"))
+                .getMessage().contains("--minutes"));
+    }
+}
