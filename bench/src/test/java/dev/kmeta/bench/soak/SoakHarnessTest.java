@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Timeout;
  * and it did exercise something (faults of several kinds, waits answered and timed out, instances closed).
  */
 class SoakHarnessTest {
-    private static final long FAULT_PHASE_S = 60;
-    /** Fixed, so that a failure can be replayed: {@code SoakHarness --seconds 60 --seed 20261129}. */
+    private static final long FAULT_PHASE_S = 90;
+    /** Fixed, so that a failure can be replayed: {@code SoakHarness --seconds 90 --seed 20261129}. */
     private static final long SEED = 20261129L;
 
     @Test
