@@ -2,6 +2,7 @@ package dev.kmeta.sender.internal;
 
 import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.metadata.MetadataConfig;
+import dev.kmeta.metadata.RefreshState;
 import dev.kmeta.metadata.internal.MetadataManager;
 import dev.kmeta.metadata.internal.RefreshRequest;
 import dev.kmeta.metadata.internal.RefreshResponse;
@@ -99,7 +100,9 @@ public final class MetadataDriver implements NodeProvider.Listener {
             if (inFlight == null && waitMs == 0) {
                 return trySend(nowMs, time.milliseconds());
             }
-            if (inFlight == null) {
+            if (inFlight == null && manager.state() == RefreshState.STABLE) {
+                // Nothing wanted any more. A request waiting out its backoff after a failure is still wanted: the
+                // rebootstrap clock runs on until an answer (answered()) or the rebootstrap itself.
                 wantingSinceMs = -1;
             }
             return Math.max(0, Math.min(waitMs, MAX_POLL_MS));
