@@ -195,8 +195,10 @@ public final class MetadataDriver implements NodeProvider.Listener {
             return;
         }
         RefreshResponse translated = ResponseTranslator.translate(response, manager.fetch());
-        manager.onResponse(request, translated, nowMs);
+        // The evidence first, then the snapshot: a thread that sees the snapshot this answer brings also sees that
+        // this address answered (the manager publishes the snapshot with a volatile store and wakes its waiters).
         evidence.answer(record, nowMs);
+        manager.onResponse(request, translated, nowMs);
         if (manager.inFlight() == null && manager.fetch().nodes().size() > 0) {
             wantingSinceMs = -1;
             nodes.setNodes(kafkaNodes());
