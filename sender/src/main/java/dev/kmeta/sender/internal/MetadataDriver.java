@@ -2,6 +2,7 @@ package dev.kmeta.sender.internal;
 
 import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.metadata.MetadataConfig;
+import dev.kmeta.metadata.RefreshState;
 import dev.kmeta.metadata.internal.MetadataManager;
 import dev.kmeta.metadata.internal.RefreshRequest;
 import dev.kmeta.metadata.internal.RefreshResponse;
@@ -99,7 +100,9 @@ public final class MetadataDriver implements NodeProvider.Listener {
             if (inFlight == null && waitMs == 0) {
                 return trySend(nowMs, time.milliseconds());
             }
-            if (inFlight == null) {
+            if (inFlight == null && manager.state() == RefreshState.STABLE) {
+                // Nothing wanted any more. A request waiting out its backoff after a failure is still wanted: the
+                // rebootstrap clock runs on until an answer (answered()) or the rebootstrap itself.
                 wantingSinceMs = -1;
             }
             return Math.max(0, Math.min(waitMs, MAX_POLL_MS));
@@ -192,8 +195,10 @@ public final class MetadataDriver implements NodeProvider.Listener {
             return;
         }
         RefreshResponse translated = ResponseTranslator.translate(response, manager.fetch());
-        manager.onResponse(request, translated, nowMs);
+        // The evidence first, then the snapshot: a thread that sees the snapshot this answer brings also sees that
+        // this address answered (the manager publishes the snapshot with a volatile store and wakes its waiters).
         evidence.answer(record, nowMs);
+        manager.onResponse(request, translated, nowMs);
         if (manager.inFlight() == null && manager.fetch().nodes().size() > 0) {
             wantingSinceMs = -1;
             nodes.setNodes(kafkaNodes());
