@@ -11,7 +11,8 @@ import java.util.concurrent.locks.LockSupport;
  * three brokers in the same JVM - does to any parked thread, kmeta's waiters included. One thread parks for 1 ms again
  * and again; two more wait as the load's threads do, without kmeta (park until a 100, 250 or 500 ms deadline, then
  * pause 20 ms), and the load's own threads report how late their pauses between waits woke up (the same threads'
- * scheduling, outside kmeta). The matrix's overshoot bound is stated on top of the worst of them.
+ * scheduling, outside kmeta). The matrix's overshoot bound ({@link OvershootBound}) is stated on top of the worst of
+ * them, or of the waiting thread's own run-queue time, whichever is larger.
  *
  * <p>Thread-safe.
  */
@@ -67,7 +68,12 @@ final class Hiccups implements AutoCloseable {
 
     /** The longest any of its parks overslept so far, in ms. */
     long maxMs() {
-        return TimeUnit.NANOSECONDS.toMillis(maxNs.get());
+        return TimeUnit.NANOSECONDS.toMillis(maxNs());
+    }
+
+    /** The longest any of its parks overslept so far, in ns. */
+    long maxNs() {
+        return maxNs.get();
     }
 
     @Override

@@ -25,8 +25,9 @@ import java.util.concurrent.locks.LockSupport;
  * with its own budget, and pauses 20 ms between waits so that cache hits do not eat the two CPUs the brokers need.
  *
  * <p>Every wait is recorded: how late it returned past its deadline (the overshoot; 0 when it returned in time), and
- * how it ended (an answer, a timeout with its diagnosis, closed, or anything else, which is a failure). A thread
- * stops at {@link #stop()}, or when its client is closed.
+ * how it ended (an answer, a timeout with its diagnosis, closed, or anything else, which is a failure), and how long
+ * the waiting thread spent runnable without a CPU, and on one, during the wait ({@link RunQueue}), for
+ * {@link OvershootBound}. A thread stops at {@link #stop()}, or when its client is closed.
  *
  * <p>Thread-safe: the counters are written by the load threads and read by the test at any time.
  */
@@ -62,8 +63,9 @@ final class Load {
     private final List<Target> targets;
     private final Hiccups stalls;
     private final List<Thread> threads = new ArrayList<>();
-    private final Queue<Long> overshootsNs = new ConcurrentLinkedQueue<>();
+    private final Queue<OvershootBound.Wait> recorded = new ConcurrentLinkedQueue<>();
     private final AtomicLong maxOvershootNs = new AtomicLong();
+    private final AtomicLong maxRunQueueNs = new AtomicLong(-1);
     private final LongAdder waits = new LongAdder();
     private final LongAdder answers = new LongAdder();
     private final LongAdder timeouts = new LongAdder();
@@ -107,6 +109,8 @@ final class Load {
 
     /** One wait; false when the client is closed (the thread ends). */
     private boolean waitOnce(Target target, long budgetMs) {
+        long runQueueBeforeNs = RunQueue.waitedNs();
+        long ranBeforeNs = RunQueue.ranNs();
         Deadline deadline = Deadline.after(budgetMs);
         try {
             client.awaitTopic(target.topic, target.partition, deadline);
@@ -121,7 +125,9 @@ final class Load {
         } catch (RuntimeException | Error e) {
             unexpected.add(new AssertionError("wait for " + target + " (" + budgetMs + " ms) failed", e));
         } finally {
-            record(System.nanoTime() - deadline.deadlineNs());
+            long overshootNs = System.nanoTime() - deadline.deadlineNs();
+            record(target + " (" + budgetMs + " ms)", overshootNs, since(runQueueBeforeNs, RunQueue.waitedNs()),
+                    since(ranBeforeNs, RunQueue.ranNs()));
         }
         pause();
         return true;
@@ -136,11 +142,17 @@ final class Load {
         stalls.record(System.nanoTime() - dueNs);
     }
 
-    private void record(long overshootNs) {
+    /** {@code afterNs - beforeNs} of a {@link RunQueue} counter, or -1 where it is unknown. */
+    private static long since(long beforeNs, long afterNs) {
+        return beforeNs < 0 || afterNs < 0 ? -1 : Math.max(0, afterNs - beforeNs);
+    }
+
+    private void record(String what, long overshootNs, long runQueueNs, long ranNs) {
         waits.increment();
         long late = Math.max(0, overshootNs);
-        overshootsNs.add(late);
+        recorded.add(new OvershootBound.Wait(what, late, runQueueNs, ranNs));
         maxOvershootNs.accumulateAndGet(late, Math::max);
+        maxRunQueueNs.accumulateAndGet(runQueueNs, Math::max);
     }
 
     /** Stops every thread after its current wait (each ends within its budget) and waits for them. */
@@ -206,13 +218,19 @@ final class Load {
         return Map.copyOf(endedByCloseNs);
     }
 
+    /** Every wait recorded so far: its overshoot and run-queue time, for {@link OvershootBound}. */
+    List<OvershootBound.Wait> recorded() {
+        return new ArrayList<>(recorded);
+    }
+
     long maxOvershootMs() {
         return TimeUnit.NANOSECONDS.toMillis(maxOvershootNs.get());
     }
 
     /** The overshoot at this quantile (0..1) of every wait recorded, in ms. */
     double overshootQuantileMs(double q) {
-        List<Long> sorted = new ArrayList<>(overshootsNs);
+        List<Long> sorted = new ArrayList<>();
+        recorded.forEach(w -> sorted.add(w.overshootNs()));
         if (sorted.isEmpty()) {
             return 0;
         }
@@ -223,7 +241,10 @@ final class Load {
 
     @Override
     public String toString() {
-        return String.format("%d waits (%d answered, %d timed out), overshoot p50 %.1f / p99 %.1f / max %d ms",
-                waits(), answers(), timeouts(), overshootQuantileMs(0.5), overshootQuantileMs(0.99), maxOvershootMs());
+        long runQueueNs = maxRunQueueNs.get();
+        return String.format("%d waits (%d answered, %d timed out), overshoot p50 %.1f / p99 %.1f / max %d ms,"
+                        + " longest run-queue time of a wait %s",
+                waits(), answers(), timeouts(), overshootQuantileMs(0.5), overshootQuantileMs(0.99), maxOvershootMs(),
+                runQueueNs < 0 ? "unknown" : String.format("%.1f ms", runQueueNs / 1e6));
     }
 }
