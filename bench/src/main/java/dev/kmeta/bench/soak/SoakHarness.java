@@ -1,5 +1,6 @@
 package dev.kmeta.bench.soak;
 
+import dev.kmeta.testkit.RunQueue;
 import dev.kmeta.cluster.Cluster;
 import dev.kmeta.cluster.Node;
 import dev.kmeta.metadata.Deadline;

@@ -1,5 +1,6 @@
 package dev.kmeta.sender.matrix;
 
+import dev.kmeta.testkit.RunQueue;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.MetadataClient;

@@ -1,5 +1,6 @@
 package dev.kmeta.sender.matrix;
 
+import dev.kmeta.testkit.RunQueue;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.kmeta.sender.matrix;
+package dev.kmeta.testkit;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -8,22 +8,22 @@ import java.nio.file.Path;
  * How long the calling thread has spent runnable but waiting for a CPU, and running on one, from Linux's
  * {@code /proc/thread-self/schedstat} (second and first fields, ns). On a busy machine a thread woken at its deadline
  * may wait there for a CPU; that time is the machine's, not the woken code's, while a thread kept parked or blocked
- * accumulates none. Returns -1 where the file does not exist. A copy of the soak harness's helper
- * ({@code dev.kmeta.bench.soak.RunQueue}; bench is another module). Stateless and thread-safe.
+ * accumulates none. The fault matrix and the soak harness use it to tell a late wake-up from CPU starvation.
+ * Returns -1 where the file does not exist. Stateless and thread-safe.
  */
-final class RunQueue {
+public final class RunQueue {
     private static final Path SCHEDSTAT = Path.of("/proc/thread-self/schedstat");
 
     private RunQueue() {
     }
 
     /** Nanoseconds the calling thread waited on a run queue since it started, or -1 if unknown. */
-    static long waitedNs() {
+    public static long waitedNs() {
         return field(1);
     }
 
     /** Nanoseconds the calling thread ran on a CPU since it started, or -1 if unknown. */
-    static long ranNs() {
+    public static long ranNs() {
         return field(0);
     }
 
