@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 /** Shared bits of the integration tests: client properties, thread checks, waits on their own threads. */
-final class ItSupport {
+public final class ItSupport {
     private static final AtomicInteger IDS = new AtomicInteger();
 
     private ItSupport() {
@@ -33,7 +33,7 @@ final class ItSupport {
     }
 
     /** Live threads a kmeta client made ({@code kmeta-...}), leaving out the testkit's own. */
-    static List<String> kmetaThreads() {
+    public static List<String> kmetaThreads() {
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(Thread::isAlive)
                 .map(Thread::getName)
@@ -43,7 +43,7 @@ final class ItSupport {
     }
 
     /** True while the sender thread of {@code clientId} runs. */
-    static boolean senderThreadAlive(String clientId) {
+    public static boolean senderThreadAlive(String clientId) {
         String name = "kmeta-metadata-sender | " + clientId;
         return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.isAlive() && t.getName().equals(name));
     }

@@ -1,5 +1,6 @@
 package dev.kmeta.sender.matrix;
 
+import dev.kmeta.sender.ItSupport;
 import dev.kmeta.sender.KafkaMetadata;
 import org.apache.kafka.common.network.KafkaChannel;
 import org.apache.kafka.common.network.Selector;
@@ -34,18 +35,12 @@ final class Leaks {
 
     /** Live threads kmeta clients made ({@code kmeta-...}), leaving out the testkit's own ({@code kmeta-testkit-...}). */
     static List<String> kmetaThreads() {
-        return Thread.getAllStackTraces().keySet().stream()
-                .filter(Thread::isAlive)
-                .map(Thread::getName)
-                .filter(n -> n.startsWith("kmeta-") && !n.startsWith("kmeta-testkit"))
-                .sorted()
-                .collect(Collectors.toList());
+        return ItSupport.kmetaThreads();
     }
 
     /** True while the sender thread of this client runs. */
     static boolean senderThreadAlive(KafkaMetadata client) {
-        String name = "kmeta-metadata-sender | " + client.config().clientId();
-        return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.isAlive() && t.getName().equals(name));
+        return ItSupport.senderThreadAlive(client.config().clientId());
     }
 
     /**
