@@ -182,6 +182,7 @@ public final class MetadataManager implements MetadataClient {
         TopicEntry e = subscriptions.subscribe(topic, startNs);
         e.activeWaiters.incrementAndGet();
         counters.waitersNow.increment();
+        boolean asked = false;
         try {
             for (;;) {
                 Cluster c = snapshot;
@@ -194,10 +195,17 @@ public final class MetadataManager implements MetadataClient {
                     e.activeWaiters.decrementAndGet();
                     e = subscriptions.subscribe(topic, ticker.nanoTime());
                     e.activeWaiters.incrementAndGet();
+                    asked = false;
                 }
                 // Ask before looking at the budget: a zero-budget send must still make the topic known for the next.
+                // But not again once this wait has asked and its budget is spent: waking the sender takes the JDK
+                // selector's wakeup lock, and a holder waiting for a CPU (the sender, another waker) would keep this
+                // timed-out wait past its deadline.
                 e.touch(ticker.nanoTime());
-                requestTopic(e);
+                if (!asked || !deadline.isExpired()) {
+                    requestTopic(e);
+                    asked = true;
+                }
                 long remainingNs = deadline.remainingNs();
                 if (remainingNs <= 0) {
                     counters.waitTimeouts.increment();
