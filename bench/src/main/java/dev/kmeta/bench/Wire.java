@@ -21,6 +21,7 @@ import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBrok
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponsePartition;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopicCollection;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.utils.internals.LogContext;
 
@@ -75,6 +76,19 @@ final class Wire {
         }
         d.setTopics(topics);
         return d;
+    }
+
+    /**
+     * Adds to {@code data} an {@code UNKNOWN_TOPIC_OR_PARTITION} entry (no partitions) for each of {@code missing}: a
+     * broker's answer for topics that do not exist. Returns {@code data}.
+     */
+    static MetadataResponseData withUnknown(MetadataResponseData data, Iterable<String> missing) {
+        for (String name : missing) {
+            data.topics().add(new MetadataResponseTopic().setName(new String(name.toCharArray()))
+                    .setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()).setTopicId(Uuid.ZERO_UUID)
+                    .setIsInternal(false).setPartitions(new ArrayList<>()));
+        }
+        return data;
     }
 
     /** The leader of partition {@code p} of topic {@code t} at epoch {@code epoch}. */
