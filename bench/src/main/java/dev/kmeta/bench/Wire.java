@@ -127,7 +127,11 @@ final class Wire {
      * {@code data} through {@link ResponseTranslator} and {@code onResponse}.
      */
     static MetadataManager manager(String[] names, MetadataResponseData data) {
-        Ticker ticker = Ticker.system();
+        return manager(names, data, Ticker.system());
+    }
+
+    /** {@link #manager(String[], MetadataResponseData)} on {@code ticker}. */
+    static MetadataManager manager(String[] names, MetadataResponseData data, Ticker ticker) {
         MetadataManager m = new MetadataManager(MetadataConfig.from(Map.of("client.id", "bench")), ticker);
         for (String name : names) {
             try {
