@@ -127,12 +127,14 @@ final class Wire {
      * {@code data} through {@link ResponseTranslator} and {@code onResponse}.
      */
     static MetadataManager manager(String[] names, MetadataResponseData data) {
-        return manager(names, data, Ticker.system());
+        return manager(names, data, Ticker.system(), Map.of());
     }
 
-    /** {@link #manager(String[], MetadataResponseData)} on {@code ticker}. */
-    static MetadataManager manager(String[] names, MetadataResponseData data, Ticker ticker) {
-        MetadataManager m = new MetadataManager(MetadataConfig.from(Map.of("client.id", "bench")), ticker);
+    /** {@link #manager(String[], MetadataResponseData)} on {@code ticker}, with {@code config} (a client id added). */
+    static MetadataManager manager(String[] names, MetadataResponseData data, Ticker ticker, Map<String, ?> config) {
+        Map<String, Object> props = new java.util.HashMap<>(config);
+        props.put("client.id", "bench");
+        MetadataManager m = new MetadataManager(MetadataConfig.from(props), ticker);
         for (String name : names) {
             try {
                 m.awaitTopic(name, MetadataClient.ANY_PARTITION, Deadline.after(0, ticker));
