@@ -56,11 +56,7 @@ public final class RetainedHeap {
         int top = Args.intOpt(opts, "top");
         System.out.printf(Locale.ROOT, "RetainedHeap: %d partitions (%d topics), names %s, %s%n", partitions, topics,
                 opts.get("names"), Args.jvm());
-        Map<String, Supplier<Object>> impls = new java.util.LinkedHashMap<>();
-        impls.put(Wire.IMPL_KAFKA, () -> Wire.producerMetadata(names, Wire.data(names, 0, topics, 0)));
-        impls.put(Wire.IMPL_KMETA, () -> Wire.manager(names, Wire.data(names, 0, topics, 0)));
-        impls.put("kmeta-snapshot", () -> new MergePath().apply(Cluster.empty(),
-                ResponseTranslator.translate(Wire.response(Wire.data(names, 0, topics, 0)), Cluster.empty())));
+        Map<String, Supplier<Object>> impls = states(names);
         // One unmeasured round: class loading and JIT'd code must not count against the first impl.
         for (Supplier<Object> s : impls.values()) {
             held = s.get();
@@ -105,6 +101,17 @@ public final class RetainedHeap {
                     .forEach(c -> System.out.printf(Locale.ROOT, "  %,12d B %,10d instances  %s%n", c.getValue()[1],
                             c.getValue()[0], c.getKey()));
         }
+    }
+
+    /** What is measured, by name: each supplier builds its state anew from a fresh response of all {@code names}. */
+    static Map<String, Supplier<Object>> states(String[] names) {
+        int topics = names.length;
+        Map<String, Supplier<Object>> impls = new java.util.LinkedHashMap<>();
+        impls.put(Wire.IMPL_KAFKA, () -> Wire.producerMetadata(names, Wire.data(names, 0, topics, 0)));
+        impls.put(Wire.IMPL_KMETA, () -> Wire.manager(names, Wire.data(names, 0, topics, 0)));
+        impls.put("kmeta-snapshot", () -> new MergePath().apply(Cluster.empty(),
+                ResponseTranslator.translate(Wire.response(Wire.data(names, 0, topics, 0)), Cluster.empty())));
+        return impls;
     }
 
     private static double median(List<Double> values) {

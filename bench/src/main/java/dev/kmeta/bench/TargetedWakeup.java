@@ -376,7 +376,11 @@ public final class TargetedWakeup {
                 long waitMs = m.timeToNextUpdate(now);
                 if (waitMs == 0) {
                     inFlight = m.newMetadataRequestAndVersion(now);
-                    return inFlight.requestBuilder.topics();
+                    List<String> topics = inFlight.requestBuilder.topics();
+                    if (topics == null) {
+                        throw new IllegalStateException("kafka-clients asked for all topics");
+                    }
+                    return topics;
                 }
                 Thread.sleep(Math.max(1, Math.min(waitMs, 20)));
             }
