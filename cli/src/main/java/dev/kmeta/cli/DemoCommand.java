@@ -1,13 +1,168 @@
 package dev.kmeta.cli;
 
-import java.util.concurrent.Callable;
+import dev.kmeta.examples.ExampleProducer;
+import dev.kmeta.testkit.KafkaCluster;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
-/** {@code kmeta demo}: not built yet. Not thread-safe. */
-@Command(name = "demo", mixinStandardHelpOptions = true, description = "Not built yet.")
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * {@code kmeta demo}: three Kafka brokers in this JVM, a topic, and the example producer (kmeta embedded) sending at
+ * a steady rate; one status line per second; midway the leader of partition 0 stops cleanly, the leader moves and
+ * sends continue; the broker restarts; a summary. Exit code 0 iff every record sent was acknowledged.
+ *
+ * <p>Not thread-safe: one instance per invocation.
+ */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = "Runs 3 in-process Kafka brokers and a producer embedding kmeta; stops a leader midway.")
 final class DemoCommand implements Callable<Integer> {
+    private static final String TOPIC = "kmeta-demo";
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--partitions", defaultValue = "6", description = "Partitions of the demo topic (default 6).")
+    int partitions;
+
+    @Option(names = "--rate", defaultValue = "200", description = "Records per second (default 200).")
+    int rate;
+
+    @Option(names = "--duration", defaultValue = "30s", converter = DurationConverter.class,
+            description = "How long to send: 20s, 1m or plain seconds (default 30s).")
+    Duration duration;
+
     @Override
-    public Integer call() {
-        return 2;
+    public Integer call() throws Exception {
+        validate();
+        PrintWriter out = spec.commandLine().getOut();
+        Path storage = Files.createTempDirectory("kmeta-demo");
+        print(out, "kmeta demo: starting 3 Kafka brokers in this JVM (KRaft, plus a controller)...");
+        try (KafkaCluster cluster = KafkaCluster.builder().brokers(3).storageRoot(storage).build().start()) {
+            cluster.createTopic(TOPIC, partitions, 3, Map.of("min.insync.replicas", "2"));
+            print(out, "topic %s: %d partitions, replication factor 3, min.insync.replicas 2; sending %d records/s "
+                    + "for %d s with acks=all", TOPIC, partitions, rate, duration.toSeconds());
+            return run(cluster, out);
+        } finally {
+            deleteQuietly(storage);
+        }
+    }
+
+    /** The cluster deletes its own storage on close; this removes the (then empty) directory it lived in. */
+    private static void deleteQuietly(Path directory) {
+        try {
+            Files.deleteIfExists(directory);
+        } catch (IOException e) {
+            // not empty (a broker left files behind): leave it in the temp directory
+        }
+    }
+
+    private void validate() {
+        if (partitions < 1) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--partitions must be >= 1: " + partitions);
+        }
+        if (rate < 1 || rate > 100_000) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--rate must be in 1..100000: " + rate);
+        }
+        if (duration.toSeconds() < 10) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    "--duration must be at least 10s (time for a leader to stop and return): " + duration);
+        }
+    }
+
+    private int run(KafkaCluster cluster, PrintWriter out) throws Exception {
+        ExampleProducer producer = ExampleProducer.create(producerProps(cluster));
+        DemoLoad load = new DemoLoad(producer, TOPIC, partitions, rate);
+        DemoFailover failover = new DemoFailover(cluster, producer, load, TOPIC, out);
+        try {
+            load.start();
+            tickEverySecond(new DemoStatus(producer, TOPIC, partitions), failover, out);
+        } finally {
+            load.close();
+            producer.close(); // gives records in flight their delivery timeout, then stops
+            failover.finish();
+        }
+        return summary(producer, failover, out);
+    }
+
+    private static Map<String, Object> producerProps(KafkaCluster cluster) {
+        Map<String, Object> props = new HashMap<>();
+        props.put("bootstrap.servers", cluster.bootstrapServers());
+        props.put("client.id", "kmeta-demo");
+        props.put("acks", "all");
+        props.put("request.timeout.ms", 10_000);
+        props.put("delivery.timeout.ms", 60_000);
+        return props;
+    }
+
+    /** One status line per second; the leader stops at half time; the failover prints its own steps. */
+    private void tickEverySecond(DemoStatus status, DemoFailover failover, PrintWriter out) {
+        long seconds = duration.toSeconds();
+        long startNs = System.nanoTime();
+        for (long second = 1; second <= seconds; second++) {
+            long waitNs = startNs + TimeUnit.SECONDS.toNanos(second) - System.nanoTime();
+            if (waitNs > 0) {
+                LockSupport.parkNanos(waitNs);
+            }
+            print(out, status.line(second));
+            if (second == seconds / 2) {
+                failover.stopLeader();
+            }
+            failover.check();
+        }
+    }
+
+    private static int summary(ExampleProducer producer, DemoFailover failover, PrintWriter out) {
+        ExampleProducer.Stats stats = producer.stats();
+        var kmeta = producer.metadata().counters();
+        print(out, "summary: sent %d, acked %d, failed %d; retries %d; leader hints fed back %d (kmeta applied %d); "
+                        + "invalidations %d; metadata requests %d; metadata wait p50 %dus p99 %dus",
+                stats.recordsSent(), stats.recordsAcked(), stats.recordsFailed(), stats.retries(),
+                stats.leaderHintsFed(), kmeta.leaderHintsApplied(), stats.invalidations(), kmeta.requestsSent(),
+                stats.metadataWaitP50Us(), stats.metadataWaitP99Us());
+        print(out, "partition 0's leader: broker %d -> broker %d; sends continued after the move: %s",
+                failover.oldLeader(), failover.newLeader(), failover.sendsContinued() ? "yes" : "no");
+        boolean allAcked = stats.recordsSent() > 0 && stats.recordsAcked() == stats.recordsSent();
+        print(out, allAcked ? "OK: every record was acknowledged"
+                : "FAILED: " + (stats.recordsSent() - stats.recordsAcked()) + " record(s) not acknowledged");
+        return allAcked ? 0 : 1;
+    }
+
+    private static void print(PrintWriter out, String format, Object... args) {
+        out.println(args.length == 0 ? format : String.format(format, args));
+        out.flush();
+    }
+
+    /** {@code 20s}, {@code 1m}, {@code 90} (seconds), {@code 1500ms}. */
+    static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+        private static final Pattern FORMAT = Pattern.compile("(\\d{1,9})\\s*(ms|s|m)?");
+
+        @Override
+        public Duration convert(String value) {
+            Matcher m = FORMAT.matcher(value.trim());
+            if (!m.matches()) {
+                throw new CommandLine.TypeConversionException(
+                        "'" + value + "' is not a duration: use 20s, 1m or plain seconds");
+            }
+            long amount = Long.parseLong(m.group(1));
+            String unit = m.group(2) == null ? "s" : m.group(2);
+            return switch (unit) {
+                case "ms" -> Duration.ofMillis(amount);
+                case "m" -> Duration.ofMinutes(amount);
+                default -> Duration.ofSeconds(amount);
+            };
+        }
     }
 }

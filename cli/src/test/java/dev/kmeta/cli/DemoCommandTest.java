@@ -1,0 +1,72 @@
+package dev.kmeta.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code kmeta demo} end to end: real brokers, a leader stopped midway, every record acknowledged. */
+class DemoCommandTest {
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void theDemoMovesALeaderAndAcknowledgesEveryRecord() {
+        StringWriter output = new StringWriter();
+        StringWriter errors = new StringWriter();
+        CommandLine cli = KmetaCli.commandLine();
+        cli.setOut(new PrintWriter(output));
+        cli.setErr(new PrintWriter(errors));
+
+        int exit = cli.execute("demo", "--duration", "15s", "--rate", "300", "--partitions", "3");
+
+        String out = output.toString();
+        System.out.println(out); // the demo's output, in the build log
+        assertEquals(0, exit, out + errors);
+        long statusLines = Pattern.compile("(?m)^\\[ *\\d+s\\] v\\d+ +\\w+ +age +\\d+s \\| leaders .* \\| acked +\\d+ of +\\d+ "
+                + "\\| metadata wait p50 \\d+us p99 \\d+us$").matcher(out).results().count();
+        assertEquals(15, statusLines, "one status line per second:\n" + out);
+        assertTrue(Pattern.compile("leader of kmeta-demo-0 moved: broker (\\d) -> broker (?!\\1)\\d").matcher(out).find(),
+                out);
+        assertTrue(out.contains("sends continue: partition 0 is acknowledged by broker"), out);
+        assertTrue(Pattern.compile("broker \\d is back after \\d+ ms \\(3 brokers running\\)").matcher(out).find(), out);
+
+        Matcher summary = Pattern.compile("summary: sent (\\d+), acked (\\d+), failed (\\d+)").matcher(out);
+        assertTrue(summary.find(), out);
+        long sent = Long.parseLong(summary.group(1));
+        assertEquals(sent, Long.parseLong(summary.group(2)), "acked == sent:\n" + out);
+        assertEquals(0, Long.parseLong(summary.group(3)));
+        assertTrue(sent >= 15 * 300 * 8 / 10, "about 300 records/s for 15 s: " + sent);
+        assertTrue(out.contains("OK: every record was acknowledged"), out);
+    }
+
+    @Test
+    void durationsAreSecondsMinutesOrPlainNumbers() {
+        DemoCommand.DurationConverter converter = new DemoCommand.DurationConverter();
+        assertEquals(Duration.ofSeconds(20), converter.convert("20s"));
+        assertEquals(Duration.ofMinutes(1), converter.convert("1m"));
+        assertEquals(Duration.ofSeconds(45), converter.convert("45"));
+        assertEquals(Duration.ofMillis(1500), converter.convert("1500ms"));
+        assertThrows(CommandLine.TypeConversionException.class, () -> converter.convert("soon"));
+    }
+
+    @Test
+    void badOptionsAreRefusedNamingTheOption() {
+        StringWriter errors = new StringWriter();
+        CommandLine cli = KmetaCli.commandLine();
+        cli.setErr(new PrintWriter(errors));
+        assertEquals(2, cli.execute("demo", "--duration", "soon"));
+        assertTrue(errors.toString().contains("--duration"), errors.toString());
+        assertEquals(2, cli.execute("demo", "--rate", "0"));
+        assertTrue(errors.toString().contains("--rate must be"), errors.toString());
+    }
+}

@@ -1,0 +1,347 @@
+package dev.kmeta.examples;
+
+import dev.kmeta.cluster.Cluster;
+import dev.kmeta.sender.KafkaMetadata;
+import org.apache.kafka.clients.ClientRequest;
+import org.apache.kafka.clients.ClientResponse;
+import org.apache.kafka.clients.NetworkClient;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.InvalidMetadataException;
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.message.ProduceResponseData.LeaderIdAndEpoch;
+import org.apache.kafka.common.message.ProduceResponseData.NodeEndpoint;
+import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
+import org.apache.kafka.common.message.ProduceResponseData.TopicProduceResponse;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.ProduceResponse;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The producer's one network thread: it takes the records {@code send()} accepted, sends each partition's records to
+ * the partition's leader as kmeta's snapshot names it, and handles the answers - acks, leader hints (KIP-951),
+ * invalidations, retries and delivery timeouts. Its {@code client.poll} also runs kmeta (driven mode): metadata
+ * requests go out and answers are applied on this thread.
+ *
+ * <p>Confined to the network thread, except {@link #enqueue}, {@link #beginClose} and {@link #stop} (any thread).
+ */
+final class NetworkLoop implements Runnable {
+    private static final Logger log = LoggerFactory.getLogger(NetworkLoop.class);
+    private static final long MAX_POLL_MS = 1_000;
+
+    private final NetworkClient client;
+    private final KafkaMetadata metadata;
+    private final ProducerSettings settings;
+    private final int requestTimeoutMs;
+    private final long retryBackoffMs;
+    private final Semaphore buffer;
+    private final ProducerStats stats;
+    private final Time time = Time.SYSTEM;
+    private final Queue<PendingRecord> incoming = new ConcurrentLinkedQueue<>();
+    private final Map<String, List<PartitionQueue>> queues = new HashMap<>(); // by topic, then partition index
+    private volatile boolean closing;
+    private volatile boolean stopped;
+
+    NetworkLoop(NetworkClient client, KafkaMetadata metadata, ProducerSettings settings, Semaphore buffer,
+                ProducerStats stats) {
+        this.client = client;
+        this.metadata = metadata;
+        this.settings = settings;
+        this.requestTimeoutMs = metadata.config().requestTimeoutMs();
+        this.retryBackoffMs = metadata.config().retryBackoffMs();
+        this.buffer = buffer;
+        this.stats = stats;
+    }
+
+    /** Hands a record to the network thread (any thread). */
+    void enqueue(PendingRecord record) {
+        incoming.add(record);
+        client.wakeup();
+        if (stopped) {
+            failIncoming(new IllegalStateException("The producer is closed"));
+        }
+    }
+
+    /** Accept no more records; the loop ends once every record it has is acked or failed. */
+    void beginClose() {
+        closing = true;
+        client.wakeup();
+    }
+
+    /** End the loop now, whatever it still holds ({@link #failEverything} then fails it). */
+    void stop() {
+        stopped = true;
+        client.wakeup();
+    }
+
+    @Override
+    public void run() {
+        while (!stopped && !(closing && isIdle())) {
+            try {
+                runOnce();
+            } catch (RuntimeException e) {
+                log.error("unexpected error in the producer's network thread; going on", e);
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(retryBackoffMs)); // no hot loop of errors
+            }
+        }
+        stopped = true;
+    }
+
+    /** Fails what is left after the loop ended: accepted, waiting or in flight. */
+    void failEverything(RuntimeException cause) {
+        failIncoming(cause);
+        for (List<PartitionQueue> topic : queues.values()) {
+            for (PartitionQueue q : topic) {
+                fail(q.drainAll(), cause);
+            }
+        }
+    }
+
+    private void runOnce() {
+        long nowMs = time.milliseconds();
+        takeIncoming();
+        expire(nowMs);
+        long pollMs = sendReady(nowMs);
+        client.poll(pollMs, nowMs); // also kmeta's turn: its requests, its answers, leader hints
+    }
+
+    private void takeIncoming() {
+        for (PendingRecord r = incoming.poll(); r != null; r = incoming.poll()) {
+            queueFor(r.topic, r.partition).add(r);
+        }
+    }
+
+    private PartitionQueue queueFor(String topic, int partition) {
+        List<PartitionQueue> partitions = queues.computeIfAbsent(topic, t -> new ArrayList<>());
+        while (partitions.size() <= partition) {
+            partitions.add(new PartitionQueue(topic, partitions.size()));
+        }
+        return partitions.get(partition);
+    }
+
+    private boolean isIdle() {
+        if (!incoming.isEmpty()) {
+            return false;
+        }
+        for (List<PartitionQueue> topic : queues.values()) {
+            for (PartitionQueue q : topic) {
+                if (!q.isEmpty()) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private void expire(long nowMs) {
+        for (List<PartitionQueue> topic : queues.values()) {
+            for (PartitionQueue q : topic) {
+                List<PendingRecord> expired = q.expire(nowMs);
+                if (!expired.isEmpty()) {
+                    fail(expired, new TimeoutException("Expiring " + expired.size() + " record(s) for " + q.topic
+                            + "-" + q.partition + ": not acknowledged within delivery.timeout.ms="
+                            + settings.deliveryTimeoutMs()));
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ sending
+
+    /**
+     * Sends, to every ready leader, one produce request with the head batch of each partition it leads that may go
+     * now. Returns how long to poll: briefly when records wait (for a connection, a leader, a backoff), else long
+     * (a new record wakes the client).
+     */
+    private long sendReady(long nowMs) {
+        Cluster cluster = metadata.fetch(); // one volatile read: the snapshot this pass works from
+        Map<Node, List<ProduceBatch>> byLeader = new LinkedHashMap<>();
+        boolean waiting = false;
+        for (List<PartitionQueue> topic : queues.values()) {
+            for (PartitionQueue q : topic) {
+                ProduceBatch batch = nextBatch(cluster, q, nowMs);
+                if (batch != null) {
+                    byLeader.computeIfAbsent(batch.leader, n -> new ArrayList<>()).add(batch);
+                } else {
+                    waiting |= q.hasWaitingRecords();
+                }
+            }
+        }
+        byLeader.forEach((leader, batches) -> send(leader, batches, nowMs));
+        return waiting ? Math.max(1, retryBackoffMs) : MAX_POLL_MS;
+    }
+
+    /** The partition's next batch if it may go now to a leader that is ready; null otherwise. */
+    private ProduceBatch nextBatch(Cluster cluster, PartitionQueue q, long nowMs) {
+        Node leader = leaderNode(cluster, q.topic, q.partition);
+        if (leader == null) {
+            return null; // no leader now: kmeta refreshes leaderless partitions by itself
+        }
+        if (!q.sendableTo(leader.id(), nowMs)) {
+            return null; // a batch in flight, or a retry backing off
+        }
+        if (!client.ready(leader, nowMs)) {
+            return null; // connecting (ready() starts the connection)
+        }
+        return new ProduceBatch(q, q.drain(settings.batchSizeBytes()), leader, topicId(cluster, q.topic));
+    }
+
+    private void send(Node leader, List<ProduceBatch> batches, long nowMs) {
+        short acks = settings.acks();
+        ClientRequest request = client.newClientRequest(leader.idString(),
+                ProduceBatch.request(batches, acks, requestTimeoutMs), nowMs, acks != 0, requestTimeoutMs,
+                response -> onResponse(response, batches));
+        client.send(request, nowMs);
+    }
+
+    /** The partition's leader in kmeta's snapshot as kafka-clients' {@link Node} (id, host, port); null if none. */
+    private static Node leaderNode(Cluster cluster, String topic, int partition) {
+        dev.kmeta.cluster.Node n = cluster.leader(topic, partition);
+        return n == null ? null : new Node(n.id(), n.host(), n.port(), n.rack());
+    }
+
+    private static Uuid topicId(Cluster cluster, String topic) {
+        UUID id = cluster.topicId(topic);
+        return id == null ? Uuid.ZERO_UUID : new Uuid(id.getMostSignificantBits(), id.getLeastSignificantBits());
+    }
+
+    // ------------------------------------------------------------------------------------------------ answers
+
+    /** Runs inside {@code client.poll}, on this thread. */
+    private void onResponse(ClientResponse response, List<ProduceBatch> batches) {
+        long nowMs = time.milliseconds();
+        if (response.versionMismatch() != null) {
+            batches.forEach(b -> failBatch(b, response.versionMismatch()));
+        } else if (response.wasDisconnected()) {
+            // The leader went away (or did not answer within request.timeout.ms): doubt it, and retry.
+            batches.forEach(b -> {
+                invalidate(b);
+                retry(b, nowMs);
+            });
+        } else if (!response.hasResponse()) {
+            batches.forEach(b -> ackBatch(b, -1)); // acks=0: no answer, no offsets
+        } else {
+            onProduceResponse(((ProduceResponse) response.responseBody()).data(), batches, nowMs);
+        }
+    }
+
+    private void onProduceResponse(ProduceResponseData data, List<ProduceBatch> batches, long nowMs) {
+        Set<ProduceBatch> answered = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (TopicProduceResponse topic : data.responses()) {
+            for (PartitionProduceResponse p : topic.partitionResponses()) {
+                ProduceBatch b = ProduceBatch.find(batches, topic, p.index());
+                if (b != null && answered.add(b)) {
+                    onPartitionResponse(b, p, data, nowMs);
+                }
+            }
+        }
+        for (ProduceBatch b : batches) {
+            if (!answered.contains(b)) {
+                retry(b, nowMs); // the broker said nothing about it
+            }
+        }
+    }
+
+    private void onPartitionResponse(ProduceBatch b, PartitionProduceResponse p, ProduceResponseData data,
+                                     long nowMs) {
+        Errors error = Errors.forCode(p.errorCode());
+        if (error == Errors.NONE) {
+            ackBatch(b, p.baseOffset());
+        } else if (!(error.exception() instanceof RetriableException)) {
+            failBatch(b, error.exception(p.errorMessage()));
+        } else {
+            if (error.exception() instanceof InvalidMetadataException) {
+                onStaleLeader(b, error, p.currentLeader(), data);
+            }
+            retry(b, nowMs);
+        }
+    }
+
+    /**
+     * The leader kmeta named is not (or no longer) the leader. With a KIP-951 hint (the current leader and its
+     * endpoint), kmeta takes the new leader at once; without one, kmeta refreshes the partition.
+     */
+    private void onStaleLeader(ProduceBatch b, Errors error, LeaderIdAndEpoch hint, ProduceResponseData data) {
+        boolean hintable = error == Errors.NOT_LEADER_OR_FOLLOWER || error == Errors.LEADER_NOT_AVAILABLE
+                || error == Errors.FENCED_LEADER_EPOCH;
+        if (hintable && hint != null && hint.leaderId() >= 0 && hint.leaderEpoch() >= 0) {
+            metadata.onLeaderHint(b.queue.topic, b.queue.partition, hint.leaderId(), hint.leaderEpoch(),
+                    endpoint(data, hint.leaderId()));
+            stats.leaderHints.increment();
+        } else {
+            invalidate(b);
+        }
+    }
+
+    private static dev.kmeta.cluster.Node endpoint(ProduceResponseData data, int nodeId) {
+        NodeEndpoint e = data.nodeEndpoints().find(nodeId);
+        return e == null ? null : new dev.kmeta.cluster.Node(e.nodeId(), e.host(), e.port(), e.rack());
+    }
+
+    private void invalidate(ProduceBatch b) {
+        metadata.invalidate(b.queue.topic, b.queue.partition);
+        stats.invalidations.increment();
+    }
+
+    private void retry(ProduceBatch b, long nowMs) {
+        stats.retries.increment();
+        b.queue.retry(b.records, b.leader.id(), nowMs + retryBackoffMs); // the delivery timeout still applies
+    }
+
+    // ------------------------------------------------------------------------------------------------ completion
+
+    private void ackBatch(ProduceBatch b, long baseOffset) {
+        b.queue.completed();
+        for (int i = 0; i < b.records.size(); i++) {
+            PendingRecord r = b.records.get(i);
+            if (r.finish()) {
+                stats.acked.increment();
+                buffer.release();
+                r.future.complete(new ExampleProducer.Ack(r.topic, r.partition,
+                        baseOffset < 0 ? -1 : baseOffset + i, b.leader.id()));
+            }
+        }
+    }
+
+    private void failBatch(ProduceBatch b, RuntimeException cause) {
+        b.queue.completed();
+        fail(b.records, cause);
+    }
+
+    private void fail(List<PendingRecord> records, RuntimeException cause) {
+        for (PendingRecord r : records) {
+            if (r.finish()) {
+                stats.failed.increment();
+                buffer.release();
+                r.future.completeExceptionally(cause);
+            }
+        }
+    }
+
+    private void failIncoming(RuntimeException cause) {
+        List<PendingRecord> left = new ArrayList<>();
+        for (PendingRecord r = incoming.poll(); r != null; r = incoming.poll()) {
+            left.add(r);
+        }
+        fail(left, cause);
+    }
+}

@@ -1,0 +1,98 @@
+package dev.kmeta.examples;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The records waiting for one partition, oldest first. At most one batch of a partition is in flight, and a batch
+ * that must be retried goes back to the head: so records are written in the order they were sent, retries included
+ * (duplicates are possible after a lost response: this producer is not idempotent).
+ *
+ * <p>Confined to the network thread.
+ */
+final class PartitionQueue {
+    final String topic;
+    final int partition;
+    private final ArrayDeque<PendingRecord> records = new ArrayDeque<>();
+    private List<PendingRecord> inFlight;
+    private long retryAtMs;
+    private int failedLeaderId = -1;
+
+    PartitionQueue(String topic, int partition) {
+        this.topic = topic;
+        this.partition = partition;
+    }
+
+    void add(PendingRecord record) {
+        records.addLast(record);
+    }
+
+    boolean isEmpty() {
+        return records.isEmpty() && inFlight == null;
+    }
+
+    /**
+     * True if a batch may go now to {@code leaderId}: none is in flight, and a failed one has waited out its backoff
+     * or the leader changed since (a leader hint or fresh metadata: no reason to wait, as in KIP-951).
+     */
+    boolean sendableTo(int leaderId, long nowMs) {
+        return inFlight == null && !records.isEmpty() && (nowMs >= retryAtMs || leaderId != failedLeaderId);
+    }
+
+    /** True if records wait here with none in flight (for a leader, a connection or a retry backoff). */
+    boolean hasWaitingRecords() {
+        return inFlight == null && !records.isEmpty();
+    }
+
+    /** Takes the head of the queue, up to {@code maxBytes} (at least one record), as the batch in flight. */
+    List<PendingRecord> drain(int maxBytes) {
+        List<PendingRecord> batch = new ArrayList<>();
+        int bytes = 0;
+        while (!records.isEmpty() && (batch.isEmpty() || bytes + records.peekFirst().sizeInBytes() <= maxBytes)) {
+            PendingRecord r = records.pollFirst();
+            bytes += r.sizeInBytes();
+            batch.add(r);
+        }
+        inFlight = batch;
+        return batch;
+    }
+
+    /** The batch in flight was answered (acked or failed for good). */
+    void completed() {
+        inFlight = null;
+        failedLeaderId = -1;
+    }
+
+    /** The batch in flight failed and will be retried: back to the head, in order, not before {@code retryAtMs}. */
+    void retry(List<PendingRecord> batch, int leaderId, long retryAtMs) {
+        for (int i = batch.size() - 1; i >= 0; i--) {
+            records.addFirst(batch.get(i));
+        }
+        inFlight = null;
+        failedLeaderId = leaderId;
+        this.retryAtMs = retryAtMs;
+    }
+
+    /** Waiting (not in flight) records whose delivery timeout has passed, removed from the queue. */
+    List<PendingRecord> expire(long nowMs) {
+        List<PendingRecord> expired = new ArrayList<>();
+        if (inFlight == null) {
+            while (!records.isEmpty() && records.peekFirst().deliveryDeadlineMs <= nowMs) {
+                expired.add(records.pollFirst());
+            }
+        }
+        return expired;
+    }
+
+    /** Every record not yet completed, in flight or waiting, removed (when the producer stops). */
+    List<PendingRecord> drainAll() {
+        List<PendingRecord> all = new ArrayList<>(records);
+        if (inFlight != null) {
+            all.addAll(0, inFlight);
+        }
+        records.clear();
+        inFlight = null;
+        return all;
+    }
+}

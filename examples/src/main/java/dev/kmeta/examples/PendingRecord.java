@@ -1,0 +1,41 @@
+package dev.kmeta.examples;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One record between {@code send()} and its acknowledgement: where it goes, its bytes, when it must be delivered by,
+ * and the future its sender holds.
+ *
+ * <p>Thread-safe: immutable except its completion, which happens once ({@link #finish()}), on the network thread or
+ * in {@code close()}.
+ */
+final class PendingRecord {
+    final String topic;
+    final int partition;
+    final byte[] key;
+    final byte[] value;
+    final long createdMs;
+    final long deliveryDeadlineMs;
+    final CompletableFuture<ExampleProducer.Ack> future = new CompletableFuture<>();
+    private final AtomicBoolean finished = new AtomicBoolean();
+
+    PendingRecord(String topic, int partition, byte[] key, byte[] value, long createdMs, long deliveryTimeoutMs) {
+        this.topic = topic;
+        this.partition = partition;
+        this.key = key;
+        this.value = value;
+        this.createdMs = createdMs;
+        this.deliveryDeadlineMs = createdMs + deliveryTimeoutMs;
+    }
+
+    /** Bytes this record takes in a batch (a rough count: key, value and a record's overhead). */
+    int sizeInBytes() {
+        return (key == null ? 0 : key.length) + (value == null ? 0 : value.length) + 16;
+    }
+
+    /** True for the one caller that gets to complete this record (and count it, and free its buffer slot). */
+    boolean finish() {
+        return finished.compareAndSet(false, true);
+    }
+}

@@ -1,0 +1,283 @@
+package dev.kmeta.examples;
+
+import dev.kmeta.metadata.Diagnosis;
+import dev.kmeta.sender.KafkaMetadataTimeoutException;
+import dev.kmeta.testkit.KafkaCluster;
+import dev.kmeta.testkit.KafkaClusterExtension;
+import org.apache.kafka.clients.admin.NewPartitionReassignment;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.ElectionType;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The example producer against three real brokers (plus a controller) behind fault proxies: every record acked and in
+ * order, a leader stopped under load, a missing topic, and the one budget of a send.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ExampleProducerTest {
+    @RegisterExtension
+    static final KafkaClusterExtension KAFKA = KafkaClusterExtension.of(KafkaCluster.builder().brokers(3).withProxies());
+    private static final AtomicInteger IDS = new AtomicInteger();
+
+    @BeforeEach
+    @AfterEach
+    void healthyCluster() {
+        KafkaCluster cluster = KAFKA.cluster();
+        for (int id : cluster.brokerIds()) {
+            cluster.proxy(id).pass();
+            if (!cluster.runningBrokerIds().contains(id)) {
+                cluster.startBroker(id);
+            }
+        }
+    }
+
+    private static Map<String, Object> props() {
+        Map<String, Object> p = new HashMap<>();
+        p.put("bootstrap.servers", KAFKA.cluster().proxiedBootstrapServers());
+        p.put("client.id", "example-" + IDS.incrementAndGet());
+        p.put("request.timeout.ms", 5_000);
+        p.put("delivery.timeout.ms", 30_000);
+        p.put("reconnect.backoff.ms", 50);
+        p.put("reconnect.backoff.max.ms", 200);
+        p.put("allow.auto.create.topics", false);
+        return p;
+    }
+
+    private static void createTopic(String name, int partitions) {
+        KAFKA.cluster().createTopic(name, partitions, 3, Map.of("min.insync.replicas", "2"));
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static long endOffset(String topic, int partition) throws Exception {
+        TopicPartition tp = new TopicPartition(topic, partition);
+        return KAFKA.cluster().admin().listOffsets(Map.of(tp, OffsetSpec.latest())).all()
+                .get(30, TimeUnit.SECONDS).get(tp).offset();
+    }
+
+    @Test
+    void everyRecordIsAckedInSendOrderPerPartition() throws Exception {
+        createTopic("orders", 6);
+        try (ExampleProducer producer = ExampleProducer.create(props())) {
+            List<List<CompletableFuture<ExampleProducer.Ack>>> sent = new ArrayList<>();
+            for (int p = 0; p < 6; p++) {
+                sent.add(new ArrayList<>());
+            }
+            for (int i = 0; i < 600; i++) {
+                int p = i % 6;
+                sent.get(p).add(producer.send("orders", p, bytes("k" + i), bytes("v" + i)));
+            }
+            for (int p = 0; p < 6; p++) {
+                long previous = -1;
+                int leader = KAFKA.cluster().leader("orders", p);
+                for (CompletableFuture<ExampleProducer.Ack> f : sent.get(p)) {
+                    ExampleProducer.Ack ack = f.get(30, TimeUnit.SECONDS);
+                    assertEquals(p, ack.partition());
+                    assertTrue(ack.offset() > previous, "offsets follow send order on partition " + p);
+                    assertEquals(leader, ack.leaderId(), "acked by the leader");
+                    previous = ack.offset();
+                }
+                assertEquals(99, previous, "100 records, offsets 0..99 on partition " + p);
+                assertEquals(100, endOffset("orders", p), "the log holds exactly the 100 records of partition " + p);
+            }
+            ExampleProducer.Stats stats = producer.stats();
+            assertEquals(600, stats.recordsSent());
+            assertEquals(600, stats.recordsAcked());
+            assertEquals(0, stats.recordsFailed());
+            assertTrue(stats.metadataWaitP99Us() >= stats.metadataWaitP50Us());
+        }
+    }
+
+    @Test
+    void aCleanStopOfTheLeaderUnderLoadLosesNothing() throws Exception {
+        KafkaCluster cluster = KAFKA.cluster();
+        createTopic("failover", 3);
+        int oldLeader = cluster.leader("failover", 0);
+        try (ExampleProducer producer = ExampleProducer.create(props())) {
+            List<CompletableFuture<ExampleProducer.Ack>> futures = new ArrayList<>();
+            AtomicBoolean sending = new AtomicBoolean(true);
+            Thread load = new Thread(() -> {
+                for (int i = 0; sending.get(); i++) {
+                    futures.add(producer.send("failover", i % 4 == 3 ? 1 : 0, null, bytes("v" + i)));
+                    if (i % 10 == 9) {
+                        LockSupport.parkNanos(5_000_000); // pacing (~2000 records/s), not synchronization
+                    }
+                }
+            }, "it-load");
+            // The list is read only after load.join().
+            load.start();
+            try {
+                await().atMost(Duration.ofSeconds(20)).until(() -> producer.stats().recordsAcked() >= 200);
+                cluster.stopBroker(oldLeader); // controlled shutdown: leadership moves away first
+                long ackedAtStop = producer.stats().recordsAcked();
+                await().atMost(Duration.ofSeconds(30)).until(() -> producer.stats().recordsAcked() >= ackedAtStop + 500);
+            } finally {
+                sending.set(false);
+                load.join(10_000);
+            }
+            int newLeader = -1;
+            for (CompletableFuture<ExampleProducer.Ack> f : futures) {
+                ExampleProducer.Ack ack = f.get(30, TimeUnit.SECONDS); // throws if any record failed
+                if (ack.partition() == 0) {
+                    newLeader = ack.leaderId();
+                }
+            }
+            assertNotEquals(oldLeader, newLeader, "partition 0's last records were acked by the new leader");
+            ExampleProducer.Stats stats = producer.stats();
+            assertEquals(futures.size(), stats.recordsAcked(), "every record acked: " + stats);
+            assertEquals(0, stats.recordsFailed());
+            // The producer noticed the stale leader: a KIP-951 hint (NOT_LEADER_OR_FOLLOWER with the new leader, if a
+            // request reached the old leader after it resigned) or a disconnect (it closed first), which invalidates.
+            // Which one depends on the broker's timing; aLeaderMovedWhileTheOldOneLivesIsFollowedThroughItsHint
+            // covers the hint deterministically.
+            assertTrue(stats.leaderHintsFed() + stats.invalidations() >= 1, stats.toString());
+            assertTrue(endOffset("failover", 0) >= stats.recordsAcked() - countOn(futures, 1));
+            System.out.println("[measured] failover: " + futures.size() + " records, " + stats);
+        }
+    }
+
+    @Test
+    void aLeaderMovedWhileTheOldOneLivesIsFollowedThroughItsHint() throws Exception {
+        KafkaCluster cluster = KAFKA.cluster();
+        createTopic("moved", 1);
+        TopicPartition tp = new TopicPartition("moved", 0);
+        try (ExampleProducer producer = ExampleProducer.create(props())) {
+            int oldLeader = producer.send("moved", 0, null, bytes("before")).get(30, TimeUnit.SECONDS).leaderId();
+            int newLeader = (oldLeader + 1) % 3;
+            // Same replicas, another preferred leader, then a preferred election: the old leader stays up, as a
+            // follower that answers NOT_LEADER_OR_FOLLOWER with the current leader (KIP-951).
+            List<Integer> replicas = List.of(newLeader, oldLeader, (oldLeader + 2) % 3);
+            cluster.admin().alterPartitionReassignments(Map.of(tp,
+                    Optional.of(new NewPartitionReassignment(replicas)))).all().get(30, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                cluster.admin().electLeaders(ElectionType.PREFERRED, Set.of(tp)).partitions()
+                        .get(30, TimeUnit.SECONDS);
+                return cluster.leader("moved", 0) == newLeader;
+            });
+            long metadataRequestsBefore = producer.metadata().counters().requestsSent();
+
+            ExampleProducer.Ack ack = producer.send("moved", 0, null, bytes("after")).get(30, TimeUnit.SECONDS);
+
+            assertEquals(newLeader, ack.leaderId(), "the retry went to the leader the hint named");
+            assertEquals(1, producer.stats().leaderHintsFed(), producer.stats().toString());
+            assertEquals(1, producer.metadata().counters().leaderHintsApplied());
+            // Ignoring the hint would mean an invalidation and a metadata request to find the new leader.
+            assertEquals(0, producer.stats().invalidations(), producer.stats().toString());
+            assertEquals(metadataRequestsBefore, producer.metadata().counters().requestsSent());
+            assertEquals(2, endOffset("moved", 0));
+        }
+    }
+
+    private static long countOn(List<CompletableFuture<ExampleProducer.Ack>> futures, int partition) {
+        return futures.stream().filter(f -> f.join().partition() == partition).count();
+    }
+
+    @Test
+    void aMissingTopicFailsTheSendByItsDeadlineWithADiagnosis() {
+        Map<String, Object> props = props();
+        props.put("max.block.ms", 1_500);
+        try (ExampleProducer producer = ExampleProducer.create(props)) {
+            long start = System.nanoTime();
+            CompletableFuture<ExampleProducer.Ack> f = producer.send("no-such-topic", 0, null, bytes("v"));
+            long blockedMs = (System.nanoTime() - start) / 1_000_000;
+            ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+                    () -> f.get(0, TimeUnit.SECONDS), "send() returns a failed future once the budget is spent");
+            KafkaMetadataTimeoutException timeout = assertInstanceOf(KafkaMetadataTimeoutException.class,
+                    e.getCause());
+            assertEquals(Diagnosis.Cause.TOPIC_NOT_FOUND, timeout.diagnosis().cause(), timeout.getMessage());
+            assertTrue(timeout.getMessage().contains("no-such-topic"), timeout.getMessage());
+            // Generous bounds (shared 2-core machine): it blocked for the budget, not more than a little beyond it.
+            assertTrue(blockedMs >= 1_400 && blockedMs < 4_500, "blocked " + blockedMs + " ms for a 1500 ms budget");
+            assertEquals(1, producer.stats().recordsFailed());
+        }
+    }
+
+    @Test
+    void theMetadataWaitAndTheBufferWaitShareOneDeadline() throws Exception {
+        KafkaCluster cluster = KAFKA.cluster();
+        createTopic("held", 3);
+        Map<String, Object> props = props();
+        props.put("max.block.ms", 6_000);
+        props.put("request.timeout.ms", 20_000); // the blackholed request stays in flight for the whole test
+        props.put(ProducerSettings.BUFFER_RECORDS, 1);
+        try (ExampleProducer producer = ExampleProducer.create(props)) {
+            for (int p = 0; p < 3; p++) { // connect to the leaders while all is well
+                producer.send("held", p, null, bytes("warm-up")).get(30, TimeUnit.SECONDS);
+            }
+            int blackholed = cluster.leader("held", 0);
+            cluster.proxy(blackholed).blackhole();
+            CompletableFuture<ExampleProducer.Ack> held = producer.send("held", 0, null, bytes("held"));
+            // The only buffer slot is now taken by a record whose leader never answers. A topic appears in 2 s.
+            CompletableFuture<Void> created = CompletableFuture.runAsync(() -> createTopic("late", 1),
+                    CompletableFuture.delayedExecutor(2, TimeUnit.SECONDS));
+
+            long start = System.nanoTime();
+            CompletableFuture<ExampleProducer.Ack> late = producer.send("late", 0, null, bytes("late"));
+            long blockedMs = (System.nanoTime() - start) / 1_000_000;
+
+            ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+                    () -> late.get(0, TimeUnit.SECONDS));
+            TimeoutException timeout = assertInstanceOf(TimeoutException.class, e.getCause());
+            Matcher m = Pattern.compile("\\((\\d+) ms went to the metadata wait\\)").matcher(timeout.getMessage());
+            assertTrue(m.find() && timeout.getMessage().contains("No room in the buffer"), timeout.getMessage());
+            long metadataMs = Long.parseLong(m.group(1));
+            assertTrue(metadataMs >= 1_900, "the metadata wait lasted until the topic existed: " + metadataMs);
+            // One budget: the whole send blocked about max.block.ms (generous bounds: a shared 2-core machine), and
+            // the buffer wait got only what the metadata wait left; a fresh budget would have given it 6000 ms.
+            assertTrue(blockedMs >= 5_900 && blockedMs < 7_500, "blocked " + blockedMs + " ms for a 6000 ms budget");
+            assertTrue(blockedMs - metadataMs <= 5_000, "the buffer wait took " + (blockedMs - metadataMs) + " ms");
+            created.get(30, TimeUnit.SECONDS);
+
+            // A send waiting for room is released at once by close(), which then waits for the held record.
+            CompletableFuture<CompletableFuture<ExampleProducer.Ack>> waiting = new CompletableFuture<>();
+            Thread waiter = new Thread(() -> waiting.complete(producer.send("held", 1, null, bytes("waits"))));
+            waiter.start();
+            await().atMost(Duration.ofSeconds(5)).until(() -> waiter.getState() == Thread.State.TIMED_WAITING);
+            CompletableFuture<Void> closing = CompletableFuture.runAsync(producer::close);
+            long closeStart = System.nanoTime();
+            ExecutionException refused = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+                    () -> waiting.get(5, TimeUnit.SECONDS).get(0, TimeUnit.SECONDS));
+            assertInstanceOf(IllegalStateException.class, refused.getCause());
+            long releasedMs = (System.nanoTime() - closeStart) / 1_000_000;
+            assertTrue(releasedMs < 2_000, "released " + releasedMs + " ms after close began");
+            assertTrue(!closing.isDone(), "close() waits for the held record");
+
+            // The dark leader comes back; its dropped connection makes the producer invalidate and retry.
+            cluster.proxy(blackholed).pass().resetAll();
+            assertEquals(0, held.get(30, TimeUnit.SECONDS).partition());
+            closing.get(30, TimeUnit.SECONDS);
+            assertTrue(producer.stats().invalidations() >= 1, producer.stats().toString());
+        }
+    }
+}
