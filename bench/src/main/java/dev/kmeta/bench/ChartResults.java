@@ -106,9 +106,18 @@ public final class ChartResults {
             time.addSeries(e.getKey(), x, t);
             bytes.addSeries(e.getKey(), x, b);
         }
+        // Bars start at the axis minimum: on a log axis that must be a positive power of ten below every value.
+        time.getStyler().setYAxisMin(floorPow10(rows.stream().mapToDouble(Row::micros).min().orElse(1)));
+        bytes.getStyler().setYAxisDecimalPattern("#,###");
+        bytes.getStyler().setYAxisMin(floorPow10(rows.stream().mapToDouble(Row::bytes).filter(d -> d > 0).min()
+                .orElse(1)));
         String base = png.toString().replaceAll("\\.png$", "");
         BitmapEncoder.saveBitmap(List.of(time, bytes), 2, 1, base, BitmapEncoder.BitmapFormat.PNG);
         System.out.println("wrote " + base + ".png (" + rows.size() + " results from " + json + ")");
+    }
+
+    private static double floorPow10(double v) {
+        return Math.pow(10, Math.floor(Math.log10(v)));
     }
 
     private static CategoryChart base(String title, String yTitle) {
