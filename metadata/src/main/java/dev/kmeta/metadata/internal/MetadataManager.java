@@ -433,7 +433,7 @@ public final class MetadataManager implements MetadataClient {
         concerned.addAll(result.changedTopics);
         recordTopicAnswers(request, response, next);
         trackLeaderless(concerned, next);
-        retryUnansweredWaits(request, next);
+        retryUnansweredWaits(request, next, result.changedTopics);
         boolean news = changedAnyTopic(result.changedTopics, before, next) || result.clusterIdChanged
                 || !next.nodes().equals(before.nodes()) || next.controllerId() != before.controllerId();
         machine.onSuccess(request, news, nowMs);
@@ -457,14 +457,21 @@ public final class MetadataManager implements MetadataClient {
 
     /**
      * A topic still missing while threads wait for it is asked again (after backoff), without relying on the
-     * waiters to wake up and ask: the retry loop of a send waiting for a topic that does not exist yet.
+     * waiters to wake up and ask: the retry loop of a send waiting for a topic that does not exist yet. So is a known
+     * topic the answer left unchanged while threads wait on it (a partition not there yet, or without a leader):
+     * its waiters were not woken (only changed topics wake theirs), so they cannot ask themselves.
      */
-    private void retryUnansweredWaits(RefreshRequest request, Cluster next) {
+    private void retryUnansweredWaits(RefreshRequest request, Cluster next, Set<String> changed) {
         for (String name : request.topics()) {
             TopicEntry e = subscriptions.get(name);
-            if (e != null && e.activeWaiters.get() > 0 && next.topic(name) == null
-                    && !next.unauthorizedTopics().contains(name) && !next.invalidTopics().contains(name)) {
+            if (e == null || e.activeWaiters.get() == 0 || next.unauthorizedTopics().contains(name)
+                    || next.invalidTopics().contains(name)) {
+                continue;
+            }
+            if (next.topic(name) == null) {
                 machine.addNew(name, false);
+            } else if (!changed.contains(name)) {
+                machine.addRefresh(name, false);
             }
         }
     }
