@@ -22,7 +22,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * P4, side by side: a full metadata response of 10k or 100k partitions (100 or 1,000 topics, see {@link Wire},
- * hashed names) applied to fresh metadata.
+ * hashed or numbered names) applied to fresh metadata.
  *
  * <p>The {@code MetadataResponseData} objects come from a pool of {@value #POOL} equal copies built in setup, used in
  * turn; each operation wraps one in a new {@code MetadataResponse} (which has no cached state yet), then:
@@ -37,6 +37,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * <pre>{@code
  * java -jar bench/target/benchmarks.jar ApplyFullResponse -prof gc -rf json -rff bench/results/apply-full-response.json
  * }</pre>
+ * About 1.5 minutes (8 forks). One variant: {@code -p names=numbered}; longer: {@code -f 3 -i 10}.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -53,6 +54,9 @@ public class ApplyFullResponse {
     @Param({"10000", "100000"})
     int partitions;
 
+    @Param({"hashed", "numbered"})
+    String names;
+
     String[] topicNames;
     MetadataResponseData[] pool;
     int next;
@@ -61,7 +65,7 @@ public class ApplyFullResponse {
     public void setUp() {
         Wire.checkImpl(impl);
         int topics = partitions / ApplyDelta.PARTITIONS_PER_TOPIC;
-        topicNames = ApplyDelta.topicNames("hashed", topics);
+        topicNames = ApplyDelta.topicNames(names, topics);
         pool = new MetadataResponseData[POOL];
         for (int i = 0; i < POOL; i++) {
             pool[i] = Wire.data(topicNames, 0, topics, 0);

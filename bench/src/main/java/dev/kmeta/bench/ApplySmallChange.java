@@ -22,7 +22,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * P3, side by side: a partial metadata response changing 1 topic (100 partitions, all leaders move, leader epoch
- * one higher than ever before) applied to a 100k-partition state (1,000 topics, see {@link Wire}).
+ * one higher than ever before) applied to a 10k- or 100k-partition state (100 or 1,000 topics, see {@link Wire}).
  *
  * <p>{@link #apply} builds, inside the measured method, a fresh {@code MetadataResponseData} for the next topic (in
  * a fixed stride over all topics) with every broker, as the decoder would, wraps it in a {@code MetadataResponse},
@@ -40,6 +40,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * <pre>{@code
  * java -jar bench/target/benchmarks.jar ApplySmallChange -prof gc -rf json -rff bench/results/apply-small-change.json
  * }</pre>
+ * About 3 minutes (16 forks). One variant: {@code -p names=numbered}, {@code -p partitions=100000}; longer:
+ * {@code -f 3 -i 10}.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -48,9 +50,12 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g", "-XX:+AlwaysPreTouch"})
 @State(Scope.Thread)
 public class ApplySmallChange {
-    static final int TOPICS = 1_000;
-    /** Coprime with {@link #TOPICS}: consecutive changes hit topics far apart. */
+    /** A prime, coprime with any number of topics here: consecutive changes hit topics far apart. */
     static final int STRIDE = 7_919;
+
+    /** Cluster size: 100 partitions per topic. */
+    @Param({"10000", "100000"})
+    int partitions;
 
     @Param({Wire.IMPL_KMETA, Wire.IMPL_KAFKA})
     String impl;
@@ -59,6 +64,7 @@ public class ApplySmallChange {
     String names;
 
     String[] topicNames;
+    int topics;
     ProducerMetadata kafka;
     Cluster kmeta;
     MergePath merge;
@@ -68,8 +74,9 @@ public class ApplySmallChange {
     @Setup(Level.Trial)
     public void setUp() {
         Wire.checkImpl(impl);
-        topicNames = ApplyDelta.topicNames(names, TOPICS);
-        MetadataResponseData data = Wire.data(topicNames, 0, TOPICS, 0);
+        topics = partitions / ApplyDelta.PARTITIONS_PER_TOPIC;
+        topicNames = ApplyDelta.topicNames(names, topics);
+        MetadataResponseData data = Wire.data(topicNames, 0, topics, 0);
         if (Wire.IMPL_KAFKA.equals(impl)) {
             kafka = Wire.producerMetadata(topicNames, data);
         } else {
@@ -79,7 +86,7 @@ public class ApplySmallChange {
     }
 
     private MetadataResponse nextResponse() {
-        int t = (int) ((long) next++ * STRIDE % TOPICS);
+        int t = (int) ((long) next++ * STRIDE % topics);
         return Wire.response(Wire.data(topicNames, t, t + 1, ++epoch));
     }
 

@@ -21,6 +21,7 @@ import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBrok
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponsePartition;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopicCollection;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.utils.internals.LogContext;
 
@@ -77,6 +78,19 @@ final class Wire {
         return d;
     }
 
+    /**
+     * Adds to {@code data} an {@code UNKNOWN_TOPIC_OR_PARTITION} entry (no partitions) for each of {@code missing}: a
+     * broker's answer for topics that do not exist. Returns {@code data}.
+     */
+    static MetadataResponseData withUnknown(MetadataResponseData data, Iterable<String> missing) {
+        for (String name : missing) {
+            data.topics().add(new MetadataResponseTopic().setName(new String(name.toCharArray()))
+                    .setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()).setTopicId(Uuid.ZERO_UUID)
+                    .setIsInternal(false).setPartitions(new ArrayList<>()));
+        }
+        return data;
+    }
+
     /** The leader of partition {@code p} of topic {@code t} at epoch {@code epoch}. */
     static int leader(int t, int p, int epoch) {
         return (t + p + epoch) % ApplyDelta.BROKERS;
@@ -113,8 +127,14 @@ final class Wire {
      * {@code data} through {@link ResponseTranslator} and {@code onResponse}.
      */
     static MetadataManager manager(String[] names, MetadataResponseData data) {
-        Ticker ticker = Ticker.system();
-        MetadataManager m = new MetadataManager(MetadataConfig.from(Map.of("client.id", "bench")), ticker);
+        return manager(names, data, Ticker.system(), Map.of());
+    }
+
+    /** {@link #manager(String[], MetadataResponseData)} on {@code ticker}, with {@code config} (a client id added). */
+    static MetadataManager manager(String[] names, MetadataResponseData data, Ticker ticker, Map<String, ?> config) {
+        Map<String, Object> props = new java.util.HashMap<>(config);
+        props.put("client.id", "bench");
+        MetadataManager m = new MetadataManager(MetadataConfig.from(props), ticker);
         for (String name : names) {
             try {
                 m.awaitTopic(name, MetadataClient.ANY_PARTITION, Deadline.after(0, ticker));

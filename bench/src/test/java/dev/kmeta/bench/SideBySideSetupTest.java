@@ -1,9 +1,12 @@
 package dev.kmeta.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kmeta.cluster.Cluster;
+import dev.kmeta.cluster.PartitionMetadata;
 import dev.kmeta.cluster.TopicMetadata;
 import dev.kmeta.metadata.internal.MergePath;
 import dev.kmeta.sender.internal.ResponseTranslator;
@@ -29,7 +32,7 @@ class SideBySideSetupTest {
 
     @Test
     void smallChangeAgrees() {
-        String[] names = ApplyDelta.topicNames("numbered", ApplySmallChange.TOPICS);
+        String[] names = ApplyDelta.topicNames("numbered", 1_000);
         MetadataResponseData data = Wire.data(names, 0, names.length, 0);
         ProducerMetadata kafka = Wire.producerMetadata(names, data);
         MergePath merge = new MergePath();
@@ -41,6 +44,95 @@ class SideBySideSetupTest {
         assertAgree(names, kafka.fetch(), kmeta, -1);
         assertEquals(Wire.leader(t, 0, 1), kmeta.leader(names[t], 0).id());
         assertEquals(Wire.leader(0, 0, 0), kmeta.leader(names[0], 0).id());
+    }
+
+    @Test
+    void sendPathUnderUpdatesAppliesTheSameAnswersToBoth() {
+        for (String updates : new String[] {"fresh-moving", "pooled-steady"}) {
+            SendPathUnderUpdates kafka = underUpdates(Wire.IMPL_KAFKA, updates);
+            SendPathUnderUpdates kmeta = underUpdates(Wire.IMPL_KMETA, updates);
+            assertAgree(kafka.topicNames, kafka.kafka.fetch(), kmeta.kmeta.fetch(), 0);
+            for (int round = 1; round <= 2; round++) {
+                kafka.update();
+                kmeta.update();
+                int epoch = updates.equals("fresh-moving") ? round : 0;
+                assertAgree(kafka.topicNames, kafka.kafka.fetch(), kmeta.kmeta.fetch(), epoch);
+            }
+            assertEquals(kafka.queryTopics[0], kmeta.queryTopics[0], "both look up the same pairs");
+            int leader = Wire.leader(java.util.Arrays.asList(kmeta.topicNames).indexOf(kmeta.queryTopics[0]),
+                    kmeta.queryPartitions[0], updates.equals("fresh-moving") ? 2 : 0);
+            assertEquals(leader, kmeta.lookup());
+            assertEquals(leader + ApplyDelta.PARTITIONS_PER_TOPIC, kafka.lookup(), "kafka-clients adds the count");
+        }
+    }
+
+    private static SendPathUnderUpdates underUpdates(String impl, String updates) {
+        SendPathUnderUpdates b = new SendPathUnderUpdates();
+        b.impl = impl;
+        b.names = "numbered";
+        b.updates = updates;
+        b.setUp();
+        return b;
+    }
+
+    @Test
+    void retainedHeapMeasuresEqualStates() throws Exception {
+        String[] names = ApplyDelta.topicNames("hashed", 1_000);
+        java.util.Map<String, java.util.function.Supplier<Object>> states = RetainedHeap.states(names);
+        ProducerMetadata kafka = (ProducerMetadata) states.get(Wire.IMPL_KAFKA).get();
+        Cluster kmeta = ((dev.kmeta.metadata.internal.MetadataManager) states.get(Wire.IMPL_KMETA).get()).fetch();
+        Cluster snapshot = (Cluster) states.get("kmeta-snapshot").get();
+        assertAgree(names, kafka.fetch(), kmeta, 0);
+        assertAgree(names, kafka.fetch(), snapshot, 0);
+        java.util.Map<String, long[]> histogram = RetainedHeap.histogram();
+        assertTrue(histogram.get(PartitionMetadata.class.getName())[0] >= 2 * 100_000L,
+                "the class histogram sees the two kmeta states' partitions");
+    }
+
+    @Test
+    void targetedWakeupGivesBothTheSameRequestAndAnswer() throws Exception {
+        String[] names = ApplyDelta.topicNames("hashed", 3);
+        TargetedWakeup.KafkaSide kafka = (TargetedWakeup.KafkaSide) TargetedWakeup.side(Wire.IMPL_KAFKA, 1);
+        TargetedWakeup.KmetaSide kmeta = (TargetedWakeup.KmetaSide) TargetedWakeup.side(Wire.IMPL_KMETA, 1);
+        try (kafka; kmeta) {
+            for (TargetedWakeup.Side side : new TargetedWakeup.Side[] {kafka, kmeta}) {
+                java.util.concurrent.atomic.AtomicReferenceArray<Object> outcomes =
+                        new java.util.concurrent.atomic.AtomicReferenceArray<>(names.length);
+                Thread[] waiters = new Thread[names.length];
+                for (int i = 0; i < names.length; i++) {
+                    int t = i;
+                    waiters[i] = new Thread(() -> {
+                        try {
+                            side.await(names[t]);
+                            outcomes.set(t, "returned");
+                        } catch (Exception e) {
+                            outcomes.set(t, e);
+                        }
+                    }, "waiter-" + i);
+                    waiters[i].setDaemon(true);
+                    waiters[i].start();
+                }
+                TargetedWakeup.awaitParked(waiters, -1, 30_000);
+                java.util.Collection<String> asked = side.nextRequest();
+                assertEquals(java.util.Set.of(names), new java.util.HashSet<>(asked), side.getClass().getName());
+                java.util.List<String> others = new java.util.ArrayList<>(asked);
+                others.remove(names[1]);
+                side.answer(Wire.withUnknown(Wire.data(names, 1, 2, 0), others));
+                waiters[1].join(30_000);
+                assertEquals("returned", outcomes.get(1), side.getClass().getName());
+                TargetedWakeup.awaitParked(waiters, 1, 30_000);
+                assertEquals(null, outcomes.get(0), "still waiting");
+                assertEquals(null, outcomes.get(2), "still waiting");
+            }
+            org.apache.kafka.common.Cluster k = kafka.m.fetch();
+            Cluster c = kmeta.m.fetch();
+            assertEquals(java.util.Set.of(names[1]), k.topics());
+            assertEquals(java.util.Set.of(names[1]), c.topicNames());
+            for (int p = 0; p < ApplyDelta.PARTITIONS_PER_TOPIC; p++) {
+                assertEquals(k.leaderFor(new TopicPartition(names[1], p)).id(), c.leader(names[1], p).id());
+                assertEquals(Wire.leader(1, p, 0), c.leader(names[1], p).id());
+            }
+        }
     }
 
     /** Same partition count and leader per partition for the sampled topics ({@code epoch} >= 0: also as built). */

@@ -135,6 +135,16 @@ public final class PartitionMetadata {
         return isr[i];
     }
 
+    /** The number of offline replicas. */
+    public int offlineCount() {
+        return offlineReplicas.length;
+    }
+
+    /** The i-th offline replica's broker id. */
+    public int offline(int i) {
+        return offlineReplicas[i];
+    }
+
     /** A copy of the replica ids. */
     public int[] replicas() {
         return replicas.clone();

@@ -680,6 +680,13 @@ class MetadataManagerTest {
             // the manager checks identity of the in-flight request: answer the real one with t7's metadata only
             RefreshResponse answer = h.broker.respond(only);
             h.manager.onResponse(all, answer, h.now());
+            // Right after the answer, before any woken thread could queue itself again: the 49 others were not
+            // taken off their queues (woken), though the request asked for their topics too.
+            for (int i = 0; i < 50; i++) {
+                if (i != 7) {
+                    assertTrue(h.manager.hasParkedWaiter("t" + i), "t" + i + "'s waiter was woken for nothing");
+                }
+            }
             assertEquals(1, result(waits.get(7)).partitionCount("t7"));
             for (int i = 0; i < 50; i++) {
                 if (i != 7) {

@@ -53,7 +53,7 @@ public final class ResponseTranslator {
             if (name == null || name.isEmpty() || topics.containsKey(name)) {
                 continue;
             }
-            TopicMetadata topic = topic(name, t, epochsTrusted);
+            TopicMetadata topic = topic(name, t, epochsTrusted, previous.topic(name));
             if (topic != null) {
                 topics.put(name, topic);
             }
@@ -78,8 +78,12 @@ public final class ResponseTranslator {
         return brokers;
     }
 
+    /**
+     * A partition the snapshot already holds exactly as the wire says is reused, not rebuilt: a periodic refresh of
+     * an unchanged cluster then allocates next to nothing per partition (bench P2), and the merge keeps it anyway.
+     */
     private static TopicMetadata topic(String name, MetadataResponseData.MetadataResponseTopic t,
-                                       boolean epochsTrusted) {
+                                       boolean epochsTrusted, TopicMetadata known) {
         List<PartitionMetadata> partitions = new ArrayList<>(t.partitions().size());
         BitSet seen = new BitSet();
         for (MetadataResponseData.MetadataResponsePartition p : t.partitions()) {
@@ -88,8 +92,11 @@ public final class ResponseTranslator {
                 continue;
             }
             seen.set(index);
-            partitions.add(new PartitionMetadata(name, index, p.leaderId(), epochsTrusted ? p.leaderEpoch() : -1,
-                    ints(p.replicaNodes()), ints(p.isrNodes()), ints(p.offlineReplicas()), p.errorCode()));
+            int epoch = epochsTrusted ? p.leaderEpoch() : -1;
+            PartitionMetadata old = known == null ? null : known.partition(index);
+            partitions.add(old != null && sameAs(old, p, epoch) ? old : new PartitionMetadata(name, index,
+                    p.leaderId(), epoch, ints(p.replicaNodes()), ints(p.isrNodes()), ints(p.offlineReplicas()),
+                    p.errorCode()));
         }
         try {
             return TopicMetadata.of(name, uuid(t.topicId()), t.isInternal(), t.errorCode(), partitions);
@@ -97,6 +104,37 @@ public final class ResponseTranslator {
             log.warn("Ignoring unusable metadata for topic {}: {}", name, bad.getMessage());
             return null;
         }
+    }
+
+    /** True when {@code old} is what {@code new PartitionMetadata(...)} of {@code p} would be (it normalizes too). */
+    private static boolean sameAs(PartitionMetadata old, MetadataResponseData.MetadataResponsePartition p, int epoch) {
+        return old.leaderId() == Math.max(p.leaderId(), PartitionMetadata.NO_LEADER)
+                && old.leaderEpoch() == Math.max(epoch, PartitionMetadata.NO_EPOCH)
+                && old.errorCode() == p.errorCode()
+                && sameIds(p.replicaNodes(), old, REPLICAS)
+                && sameIds(p.isrNodes(), old, ISR)
+                && sameIds(p.offlineReplicas(), old, OFFLINE);
+    }
+
+    private static final int REPLICAS = 0;
+    private static final int ISR = 1;
+    private static final int OFFLINE = 2;
+
+    /** The wire's ids against one of {@code old}'s id lists, without copying either. */
+    private static boolean sameIds(List<Integer> ids, PartitionMetadata old, int which) {
+        int n = ids == null ? 0 : ids.size();
+        int count = which == REPLICAS ? old.replicaCount() : which == ISR ? old.isrCount() : old.offlineCount();
+        if (n != count) {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            Integer v = ids.get(i);
+            int id = which == REPLICAS ? old.replica(i) : which == ISR ? old.isr(i) : old.offline(i);
+            if ((v == null ? -1 : v) != id) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static UUID uuid(Uuid id) {

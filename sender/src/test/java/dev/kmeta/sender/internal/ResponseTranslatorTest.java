@@ -84,6 +84,29 @@ class ResponseTranslatorTest {
     }
 
     @Test
+    void unchangedPartitionsReuseTheSnapshotsObjectsAndChangedOnesAreNew() {
+        MetadataResponseData d = data();
+        RefreshResponse first = ResponseTranslator.translate(new MetadataResponse(d, (short) 13), Cluster.empty());
+        Cluster previous = Cluster.empty().apply(ClusterDelta.builder().nodes(first.brokers())
+                .putTopic(first.topics().get("orders")).build());
+        MetadataResponseData again = data();
+        again.topics().find("orders").setTopicId(d.topics().find("orders").topicId())
+                .setPartitions(List.of(partition(0, 0, 4), partition(1, 0, 8)));
+        RefreshResponse second = ResponseTranslator.translate(new MetadataResponse(again, (short) 13), previous);
+        TopicMetadata t = second.topics().get("orders");
+        assertSame(previous.topic("orders").partition(0), t.partition(0), "unchanged: the snapshot's own object");
+        assertEquals(0, t.partition(1).leaderId(), "moved leader taken");
+        assertEquals(8, t.partition(1).leaderEpoch());
+        MetadataResponseData isrShrunk = data();
+        isrShrunk.topics().find("orders").setPartitions(List.of(partition(0, 0, 4).setIsrNodes(List.of(0)),
+                partition(1, 1, 7).setOfflineReplicas(List.of(1))));
+        TopicMetadata s = ResponseTranslator.translate(new MetadataResponse(isrShrunk, (short) 13), previous)
+                .topics().get("orders");
+        assertEquals(1, s.partition(0).isrCount(), "a changed ISR is a change");
+        assertEquals(1, s.partition(1).offlineCount(), "a changed offline list is a change");
+    }
+
+    @Test
     void hostileInputIsNormalizedNotTrusted() {
         MetadataResponseData d = data();
         d.brokers().add(new MetadataResponseBroker().setNodeId(-5).setHost("127.0.0.1").setPort(1));

@@ -1,0 +1,312 @@
+package dev.kmeta.bench;
+
+import dev.kmeta.examples.ExampleProducer;
+import dev.kmeta.testkit.KafkaCluster;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * P8, side by side (a plain {@code main} on a real in-process 3-broker cluster from testkit): a clean stop of
+ * partition 0's leader under load. Per run, a new topic ({@code --partitions} partitions, 6 by default, RF 3,
+ * {@code min.insync.replicas} 2); two producers send to it at the same time, each {@code --rate} records/s (500)
+ * round robin over the partitions, acks=all:
+ * <ul>
+ *   <li>{@code kafka-clients}: a {@code KafkaProducer} (defaults, so idempotence on, plus {@code acks=all},
+ *       {@code linger.ms=0});</li>
+ *   <li>{@code kmeta}: kmeta's example producer {@code dev.kmeta.examples.ExampleProducer} (acks=all by default,
+ *       no linger).</li>
+ * </ul>
+ * After {@code --warmup-ms} (3,000) the harness stops partition 0's leader ({@code KafkaCluster.stopBroker}: a
+ * controlled shutdown), keeps sending for {@code --after-ms} (5,000), lets the records in flight complete, restarts the
+ * broker and goes on to the next run.
+ *
+ * <p>Measured per producer and partition, from the completion times of its successful acks: the <b>outage</b> is the
+ * longest gap between two consecutive acks of that partition from 1 s before the stop to the end of the run (at
+ * {@code rate / partitions} records per partition and second, a writable partition shows gaps of a few ms to tens of
+ * ms). Partition 0's outage is "time until partition 0 is writable again". The <b>control</b> partitions are those
+ * led, before and after the stop, by partition 0's new leader: their outage is the stall the brokers impose on
+ * everything that leader leads (ISR shrink, the controller's work), not the client's doing. The <b>excess</b> is
+ * partition 0's outage minus the median outage of the control partitions. The producers' control stalls differ a
+ * little (each sees the brokers through its own client), so the excess is also given over the smaller of the two in
+ * the run (a common control). The summary gives the median over {@code --runs} (9) of each, and the ratio kmeta
+ * excess / kafka-clients excess.
+ *
+ * <pre>{@code
+ * java -cp bench/target/benchmarks.jar dev.kmeta.bench.FailoverHarness --runs 9 > bench/results/failover.txt
+ * }</pre>
+ * Options: {@code --runs N} (9), {@code --partitions N} (6), {@code --rate N} (500), {@code --warmup-ms N},
+ * {@code --after-ms N}. About 25 s per run.
+ *
+ * <p>Not thread-safe; a program.
+ */
+public final class FailoverHarness {
+    private static final String KAFKA = Wire.IMPL_KAFKA;
+    private static final String KMETA = Wire.IMPL_KMETA;
+
+    private FailoverHarness() {
+    }
+
+    /** One acknowledged (or failed) record. */
+    record Sent(int partition, long sentNs, long doneNs, boolean ok) {
+    }
+
+    /** What one producer saw in one run. */
+    record Outcome(double p0OutageMs, double controlStallMs, int controlPartitions, long acked, long failed,
+                   double commonControlMs) {
+        double excessMs() {
+            return p0OutageMs - controlStallMs;
+        }
+
+        /** Over the smaller of the two producers' control stalls in the run: the brokers' part, seen by both. */
+        double excessOverCommonMs() {
+            return p0OutageMs - commonControlMs;
+        }
+
+        Outcome withCommonControl(double ms) {
+            return new Outcome(p0OutageMs, controlStallMs, controlPartitions, acked, failed, ms);
+        }
+    }
+
+    /** A producer as the pacing thread sees it. */
+    interface Sender extends AutoCloseable {
+        void send(String topic, int partition, byte[] value, ConcurrentLinkedQueue<Sent> log);
+
+        @Override
+        void close();
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> opts = Args.parse(args, Map.of("runs", "9", "partitions", "6", "rate", "500",
+                "warmup-ms", "3000", "after-ms", "5000"));
+        int runs = Args.intOpt(opts, "runs");
+        int partitions = Args.intOpt(opts, "partitions");
+        int rate = Args.intOpt(opts, "rate");
+        int warmupMs = Args.intOpt(opts, "warmup-ms");
+        int afterMs = Args.intOpt(opts, "after-ms");
+        System.out.printf(Locale.ROOT, "FailoverHarness: %d runs, %d partitions, RF 3, min ISR 2, %d records/s per"
+                + " producer, acks=all, %s%n", runs, partitions, rate, Args.jvm());
+        Path storage = Files.createTempDirectory("kmeta-failover-");
+        Map<String, List<Outcome>> outcomes = new LinkedHashMap<>();
+        outcomes.put(KAFKA, new ArrayList<>());
+        outcomes.put(KMETA, new ArrayList<>());
+        try (KafkaCluster cluster = KafkaCluster.builder().brokers(3).storageRoot(storage).build().start()) {
+            String bootstrap = cluster.bootstrapServers();
+            try (Sender kafka = kafkaProducer(bootstrap); Sender kmeta = exampleProducer(bootstrap)) {
+                for (int run = 1; run <= runs; run++) {
+                    Map<String, Sender> senders = new LinkedHashMap<>();
+                    senders.put(KAFKA, kafka);
+                    senders.put(KMETA, kmeta);
+                    Map<String, Outcome> r = run(cluster, run, partitions, rate, warmupMs, afterMs, senders);
+                    r.forEach((impl, o) -> outcomes.get(impl).add(o));
+                }
+            }
+        } finally {
+            Files.deleteIfExists(storage);
+        }
+        System.out.println();
+        System.out.println("| producer | p0 unwritable (median, min-max) | control stall (median) | excess over control"
+                + " (median, min-max) | excess over the run's smaller control stall (median) | records acked /"
+                + " failed (all runs) |");
+        System.out.println("|---|---:|---:|---:|---:|---:|");
+        for (Map.Entry<String, List<Outcome>> e : outcomes.entrySet()) {
+            List<Outcome> o = e.getValue();
+            System.out.printf(Locale.ROOT, "| %s | %.0f ms (%.0f-%.0f) | %.0f ms | **%.0f ms** (%.0f-%.0f) | %.0f ms"
+                            + " | %d / %d |%n",
+                    e.getKey(), median(o, Outcome::p0OutageMs), min(o, Outcome::p0OutageMs),
+                    max(o, Outcome::p0OutageMs), median(o, Outcome::controlStallMs), median(o, Outcome::excessMs),
+                    min(o, Outcome::excessMs), max(o, Outcome::excessMs), median(o, Outcome::excessOverCommonMs),
+                    o.stream().mapToLong(Outcome::acked).sum(), o.stream().mapToLong(Outcome::failed).sum());
+        }
+        double kafkaExcess = median(outcomes.get(KAFKA), Outcome::excessMs);
+        double kmetaExcess = median(outcomes.get(KMETA), Outcome::excessMs);
+        System.out.printf(Locale.ROOT, "median excess kmeta / kafka-clients: %.2f (target <= 0.5); over the common"
+                        + " control: %.2f; load at the end %s%n", kmetaExcess / kafkaExcess,
+                median(outcomes.get(KMETA), Outcome::excessOverCommonMs)
+                        / median(outcomes.get(KAFKA), Outcome::excessOverCommonMs), Args.load());
+    }
+
+    private static Map<String, Outcome> run(KafkaCluster cluster, int run, int partitions, int rate, int warmupMs,
+                                            int afterMs, Map<String, Sender> senders) throws Exception {
+        String topic = "failover-" + run;
+        cluster.createTopic(topic, partitions, 3, Map.of("min.insync.replicas", "2"));
+        int[] before = leaders(cluster, topic, partitions);
+        Map<String, ConcurrentLinkedQueue<Sent>> logs = new LinkedHashMap<>();
+        ScheduledExecutorService pacers = Executors.newScheduledThreadPool(senders.size(), r -> {
+            Thread t = new Thread(r, "failover-pacer");
+            t.setDaemon(true);
+            return t;
+        });
+        long periodNs = TimeUnit.SECONDS.toNanos(1) / rate;
+        byte[] value = new byte[100];
+        for (Map.Entry<String, Sender> s : senders.entrySet()) {
+            ConcurrentLinkedQueue<Sent> log = new ConcurrentLinkedQueue<>();
+            logs.put(s.getKey(), log);
+            AtomicLong n = new AtomicLong();
+            pacers.scheduleAtFixedRate(() -> s.getValue().send(topic, (int) (n.getAndIncrement() % partitions), value,
+                    log), 0, periodNs, TimeUnit.NANOSECONDS);
+        }
+        Thread.sleep(warmupMs);
+        int stopped = before[0];
+        long stopNs = System.nanoTime();
+        cluster.stopBroker(stopped);
+        long stoppedNs = System.nanoTime();
+        Thread.sleep(afterMs);
+        pacers.shutdown();
+        if (!pacers.awaitTermination(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("a send blocked for 30 s");
+        }
+        int[] after = leaders(cluster, topic, partitions);
+        awaitSettled(logs);
+        long endNs = System.nanoTime();
+        List<Integer> control = new ArrayList<>();
+        for (int p = 1; p < partitions; p++) {
+            if (before[p] == after[0] && after[p] == after[0]) {
+                control.add(p);
+            }
+        }
+        Map<String, Outcome> out = new LinkedHashMap<>();
+        StringBuilder line = new StringBuilder(String.format(Locale.ROOT,
+                "run %d: stopped broker %d (leader of p0) in %d ms; p0's new leader %d; control partitions %s;",
+                run, stopped, TimeUnit.NANOSECONDS.toMillis(stoppedNs - stopNs), after[0], control));
+        for (Map.Entry<String, ConcurrentLinkedQueue<Sent>> e : logs.entrySet()) {
+            Outcome o = outcome(new ArrayList<>(e.getValue()), control, stopNs - TimeUnit.SECONDS.toNanos(1), endNs);
+            out.put(e.getKey(), o);
+            line.append(String.format(Locale.ROOT, " %s: p0 %.0f ms, control %.0f ms, excess %.0f ms (%d acked,"
+                    + " %d failed);", e.getKey(), o.p0OutageMs(), o.controlStallMs(), o.excessMs(), o.acked(),
+                    o.failed()));
+        }
+        double common = out.values().stream().mapToDouble(Outcome::controlStallMs).min().orElse(Double.NaN);
+        out.replaceAll((impl, o) -> o.withCommonControl(common));
+        System.out.println(line.append(" load ").append(Args.load()));
+        cluster.startBroker(stopped);
+        return out;
+    }
+
+    /** Waits (at most 130 s: past the delivery timeout) until every record sent has its outcome. */
+    private static void awaitSettled(Map<String, ConcurrentLinkedQueue<Sent>> logs) throws InterruptedException {
+        // Records complete asynchronously; each producer is flushed by waiting for its log to stop growing.
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(130);
+        int last = -1;
+        int stable = 0;
+        while (System.nanoTime() < end && stable < 5) {
+            int size = logs.values().stream().mapToInt(ConcurrentLinkedQueue::size).sum();
+            stable = size == last ? stable + 1 : 0;
+            last = size;
+            Thread.sleep(100);
+        }
+    }
+
+    static Outcome outcome(List<Sent> sent, List<Integer> control, long fromNs, long toNs) {
+        long acked = sent.stream().filter(Sent::ok).count();
+        long failed = sent.size() - acked;
+        double p0 = longestGapMs(sent, 0, fromNs, toNs);
+        List<Double> stalls = new ArrayList<>();
+        for (int p : control) {
+            stalls.add(longestGapMs(sent, p, fromNs, toNs));
+        }
+        stalls.sort(null);
+        double stall = stalls.isEmpty() ? Double.NaN : stalls.get(stalls.size() / 2);
+        return new Outcome(p0, stall, control.size(), acked, failed, Double.NaN);
+    }
+
+    /** The longest time between two consecutive successful acks of {@code partition} within the window. */
+    static double longestGapMs(List<Sent> sent, int partition, long fromNs, long toNs) {
+        long[] done = sent.stream().filter(s -> s.ok() && s.partition() == partition && s.doneNs() >= fromNs
+                && s.doneNs() <= toNs).mapToLong(Sent::doneNs).sorted().toArray();
+        long longest = 0;
+        for (int i = 1; i < done.length; i++) {
+            longest = Math.max(longest, done[i] - done[i - 1]);
+        }
+        return longest / 1e6;
+    }
+
+    private static int[] leaders(KafkaCluster cluster, String topic, int partitions) throws Exception {
+        TopicDescription d = cluster.admin().describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS)
+                .get(topic);
+        int[] leaders = new int[partitions];
+        for (TopicPartitionInfo info : d.partitions()) {
+            leaders[info.partition()] = info.leader() == null ? -1 : info.leader().id();
+        }
+        return leaders;
+    }
+
+    static Sender kafkaProducer(String bootstrap) {
+        Map<String, Object> p = new HashMap<>();
+        p.put("bootstrap.servers", bootstrap);
+        p.put("client.id", "failover-kafka-clients");
+        p.put("acks", "all");
+        p.put("linger.ms", 0);
+        p.put("key.serializer", ByteArraySerializer.class.getName());
+        p.put("value.serializer", ByteArraySerializer.class.getName());
+        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p);
+        return new Sender() {
+            @Override
+            public void send(String topic, int partition, byte[] value, ConcurrentLinkedQueue<Sent> log) {
+                long sentNs = System.nanoTime();
+                try {
+                    producer.send(new ProducerRecord<>(topic, partition, null, value), (metadata, error) ->
+                            log.add(new Sent(partition, sentNs, System.nanoTime(), error == null)));
+                } catch (RuntimeException e) { // a pacer task that throws is never run again
+                    log.add(new Sent(partition, sentNs, System.nanoTime(), false));
+                }
+            }
+
+            @Override
+            public void close() {
+                producer.close(Duration.ofSeconds(10));
+            }
+        };
+    }
+
+    static Sender exampleProducer(String bootstrap) {
+        ExampleProducer producer = ExampleProducer.create(Map.of("bootstrap.servers", bootstrap,
+                "client.id", "failover-kmeta", "acks", "all"));
+        return new Sender() {
+            @Override
+            public void send(String topic, int partition, byte[] value, ConcurrentLinkedQueue<Sent> log) {
+                long sentNs = System.nanoTime();
+                try {
+                    producer.send(topic, partition, null, value).whenComplete(
+                            (ack, error) -> log.add(new Sent(partition, sentNs, System.nanoTime(), error == null)));
+                } catch (RuntimeException e) { // a pacer task that throws is never run again
+                    log.add(new Sent(partition, sentNs, System.nanoTime(), false));
+                }
+            }
+
+            @Override
+            public void close() {
+                producer.close();
+            }
+        };
+    }
+
+    private static double median(List<Outcome> o, java.util.function.ToDoubleFunction<Outcome> f) {
+        double[] v = o.stream().mapToDouble(f).filter(d -> !Double.isNaN(d)).sorted().toArray();
+        return v.length == 0 ? Double.NaN : v[v.length / 2];
+    }
+
+    private static double min(List<Outcome> o, java.util.function.ToDoubleFunction<Outcome> f) {
+        return o.stream().mapToDouble(f).filter(d -> !Double.isNaN(d)).min().orElse(Double.NaN);
+    }
+
+    private static double max(List<Outcome> o, java.util.function.ToDoubleFunction<Outcome> f) {
+        return o.stream().mapToDouble(f).filter(d -> !Double.isNaN(d)).max().orElse(Double.NaN);
+    }
+}
