@@ -52,7 +52,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * java -cp bench/target/benchmarks.jar dev.kmeta.bench.FailoverHarness --runs 9 > bench/results/failover.txt
  * }</pre>
  * Options: {@code --runs N} (9), {@code --partitions N} (6), {@code --rate N} (500), {@code --warmup-ms N},
- * {@code --after-ms N}. About 25 s per run.
+ * {@code --after-ms N}. About 25-40 s per run.
  *
  * <p>Not thread-safe; a program.
  */

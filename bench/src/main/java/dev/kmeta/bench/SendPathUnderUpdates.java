@@ -62,7 +62,7 @@ import org.openjdk.jmh.runner.IterationType;
  * java -jar bench/target/benchmarks.jar SendPathUnderUpdates -prof gc -rf json \
  *     -rff bench/results/send-path-under-updates.json | tee bench/results/send-path-under-updates.txt
  * }</pre>
- * About 2.5 minutes (8 forks). Longer: {@code -f 3 -i 10} (tail percentiles need many samples);
+ * About 3 minutes (8 forks). Longer: {@code -f 3 -i 10} (tail percentiles need many samples);
  * {@code -p names=numbered} or {@code -p updates=pooled-steady} for one variant.
  */
 @BenchmarkMode(Mode.SampleTime)
