@@ -1,5 +1,8 @@
 package dev.kmeta.bench;
 
+import static dev.kmeta.bench.Stats.max;
+import static dev.kmeta.bench.Stats.median;
+import static dev.kmeta.bench.Stats.min;
 import dev.kmeta.examples.ExampleProducer;
 import dev.kmeta.testkit.KafkaCluster;
 import java.nio.file.Files;
@@ -297,16 +300,4 @@ public final class FailoverHarness {
         };
     }
 
-    private static double median(List<Outcome> o, java.util.function.ToDoubleFunction<Outcome> f) {
-        double[] v = o.stream().mapToDouble(f).filter(d -> !Double.isNaN(d)).sorted().toArray();
-        return v.length == 0 ? Double.NaN : v[v.length / 2];
-    }
-
-    private static double min(List<Outcome> o, java.util.function.ToDoubleFunction<Outcome> f) {
-        return o.stream().mapToDouble(f).filter(d -> !Double.isNaN(d)).min().orElse(Double.NaN);
-    }
-
-    private static double max(List<Outcome> o, java.util.function.ToDoubleFunction<Outcome> f) {
-        return o.stream().mapToDouble(f).filter(d -> !Double.isNaN(d)).max().orElse(Double.NaN);
-    }
 }

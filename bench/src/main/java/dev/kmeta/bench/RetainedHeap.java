@@ -13,7 +13,6 @@ import java.util.Map;
 import java.util.function.Supplier;
 import javax.management.ObjectName;
 import org.apache.kafka.clients.producer.internals.ProducerMetadata;
-import org.apache.kafka.common.message.MetadataResponseData;
 
 /**
  * P5, side by side (a plain {@code main}, not JMH): the heap a 100k-partition metadata state keeps alive, per
@@ -90,8 +89,8 @@ public final class RetainedHeap {
             System.out.printf(Locale.ROOT, "| %s | %.1f / %.1f / %.1f | %.1f |%n", e.getKey(), v.get(0),
                     v.get(v.size() / 2), v.get(v.size() - 1), v.get(v.size() / 2) * partitions / 1e6);
         }
-        double kafka = median(perPartition.get(Wire.IMPL_KAFKA));
-        double kmeta = median(perPartition.get(Wire.IMPL_KMETA));
+        double kafka = Stats.median(perPartition.get(Wire.IMPL_KAFKA), Double::doubleValue);
+        double kmeta = Stats.median(perPartition.get(Wire.IMPL_KMETA), Double::doubleValue);
         System.out.printf(Locale.ROOT, "ratio kafka-clients / kmeta: %.2fx%n%n", kafka / kmeta);
         for (Map.Entry<String, Map<String, long[]>> e : lastDiff.entrySet()) {
             System.out.println("largest retained classes, " + e.getKey() + " (last round):");
@@ -112,12 +111,6 @@ public final class RetainedHeap {
         impls.put("kmeta-snapshot", () -> new MergePath().apply(Cluster.empty(),
                 ResponseTranslator.translate(Wire.response(Wire.data(names, 0, topics, 0)), Cluster.empty())));
         return impls;
-    }
-
-    private static double median(List<Double> values) {
-        List<Double> v = new ArrayList<>(values);
-        v.sort(null);
-        return v.get(v.size() / 2);
     }
 
     /** Fails loudly if a state does not hold every topic (a wrong measurement would otherwise look like a win). */

@@ -1,5 +1,7 @@
 package dev.kmeta.bench;
 
+import static dev.kmeta.bench.Stats.max;
+import static dev.kmeta.bench.Stats.median;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.MetadataClient;
 import dev.kmeta.metadata.MetadataConfig;
@@ -288,15 +290,6 @@ public final class TargetedWakeup {
             ns[i] = THREADS.getThreadCpuTime(threads[i].getId());
         }
         return ns;
-    }
-
-    private static double median(List<Round> rounds, java.util.function.ToLongFunction<Round> f) {
-        long[] v = rounds.stream().mapToLong(f).sorted().toArray();
-        return v[v.length / 2];
-    }
-
-    private static double max(List<Round> rounds, java.util.function.ToLongFunction<Round> f) {
-        return rounds.stream().mapToLong(f).max().orElse(0);
     }
 
     /** kmeta's manager, driven as its sender drives it. */
