@@ -32,6 +32,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.Blackhole;
 import org.openjdk.jmh.infra.IterationParams;
 import org.openjdk.jmh.runner.IterationType;
 
@@ -51,7 +52,9 @@ import org.openjdk.jmh.runner.IterationType;
  *       {@code updates=fresh-moving} every response is built anew and raises every leader epoch and moves every
  *       leader (the worst case for kmeta, whose unchanged partitions are otherwise kept as they are; the response's
  *       construction is garbage for both); with {@code updates=pooled-steady} every response wraps one of 4 data
- *       objects built in setup, all saying the same (a periodic refresh, the clients' own garbage only).</li>
+ *       objects built in setup, all saying the same (a periodic refresh, the clients' own garbage only); with
+ *       {@code updates=none} (not in the default run) the second thread only burns CPU and applies nothing: the
+ *       machine's own floor for the lookup's tail, two busy threads on two cores and no metadata change.</li>
  * </ul>
  * <b>GC share</b>: the forked JVM sums its {@code GarbageCollectorMXBean} collection times (G1 on Java 17: the
  * young, mixed and full collection pauses; concurrent marking is not counted) over the measurement iterations and
@@ -90,6 +93,8 @@ public class SendPathUnderUpdates {
      */
     @Param({"fresh-moving", "pooled-steady"})
     String updates;
+
+    static final String NONE = "none";
     static final int POOL = 4;
     MetadataResponseData[] pool;
 
@@ -102,14 +107,16 @@ public class SendPathUnderUpdates {
     int[] queryPartitions;
     Deadline deadline;
     int next;
+    boolean idle;
     final GcShare gc = new GcShare();
 
     @Setup(Level.Trial)
     public void setUp() {
         Wire.checkImpl(impl);
-        if (!updates.equals("fresh-moving") && !updates.equals("pooled-steady")) {
-            throw new IllegalArgumentException("updates must be fresh-moving or pooled-steady: " + updates);
+        if (!updates.equals("fresh-moving") && !updates.equals("pooled-steady") && !updates.equals(NONE)) {
+            throw new IllegalArgumentException("updates must be fresh-moving, pooled-steady or none: " + updates);
         }
+        idle = updates.equals(NONE);
         topicNames = ApplyDelta.topicNames(names, TOPICS);
         if (updates.equals("pooled-steady")) {
             pool = new MetadataResponseData[POOL];
@@ -179,6 +186,10 @@ public class SendPathUnderUpdates {
     @Group("underUpdates")
     @GroupThreads(1)
     public Object update() {
+        if (idle) {
+            Blackhole.consumeCPU(1_000);
+            return this;
+        }
         MetadataResponse response = pool != null ? Wire.response(pool[epoch++ & (POOL - 1)])
                 : Wire.response(Wire.data(topicNames, 0, TOPICS, ++epoch));
         if (kafka != null) {
