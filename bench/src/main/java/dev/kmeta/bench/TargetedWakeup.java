@@ -62,9 +62,10 @@ import org.apache.kafka.common.utils.Time;
  *     --rounds 10 > bench/results/targeted-wakeup.txt
  * }</pre>
  * Options: {@code --waiters N} (1000), {@code --rounds N} (10), {@code --names hashed|numbered},
- * {@code --impl both|kmeta|kafka-clients}, {@code --warmup N} (30: rounds of the same scenario, on another instance
+ * {@code --impl both|kmeta|kafka-clients}, {@code --warmup N} (300: rounds of the same scenario, on another instance
  * with a 1 ms backoff and not reported, run first so that both sides' answer handling is compiled code, not the
- * interpreter's).
+ * interpreter's: 30 were too few for C2 to compile either side's per-topic loops; {@code --warmup 0} measures the
+ * first answers a JVM applies).
  *
  * <p>Not thread-safe; a program.
  */
@@ -95,12 +96,13 @@ public final class TargetedWakeup {
     }
 
     /** What one round measured. */
-    record Round(int waiters, int asked, int woken, long applyNs, long neededNs, long quietNs, long waiterCpuNs) {
+    record Round(int waiters, int asked, int woken, long applyNs, long applyCpuNs, long neededNs, long quietNs,
+                 long waiterCpuNs) {
     }
 
     public static void main(String[] args) throws Exception {
         Map<String, String> opts = Args.parse(args, Map.of("waiters", "1000", "rounds", "10", "names", "hashed",
-                "impl", "both", "warmup", "30"));
+                "impl", "both", "warmup", "300"));
         int waiters = Args.intOpt(opts, "waiters");
         int rounds = Args.intOpt(opts, "rounds");
         int warmup = Args.intOpt(opts, "warmup");
@@ -122,17 +124,17 @@ public final class TargetedWakeup {
         }
         System.out.println();
         System.out.println("| impl | waiters | woken per answer (median / max) | needed waiter returns after"
-                + " the answer arrived (median / max) | apply call (median) | returns after the apply call ended"
+                + " the answer arrived (median / max) | apply call (median; its CPU) | returns after the apply call ended"
                 + " (median / max) | waiter CPU per answer (median) | all parked again after (median, ±2 ms) |");
         System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
         for (Map.Entry<String, List<Round>> e : results.entrySet()) {
             List<Round> r = e.getValue();
-            System.out.printf(Locale.ROOT, "| %s | %d-%d | %d / %d | %.3f / %.3f ms | %.3f ms | %.3f / %.3f ms"
+            System.out.printf(Locale.ROOT, "| %s | %d-%d | %d / %d | %.3f / %.3f ms | %.3f ms; %.3f ms | %.3f / %.3f ms"
                             + " | %.2f ms | %.1f ms |%n",
                     e.getKey(), r.get(r.size() - 1).waiters(), r.get(0).waiters(),
                     (long) median(r, x -> x.woken()), (long) max(r, x -> x.woken()),
                     median(r, x -> x.neededNs()) / 1e6, max(r, x -> x.neededNs()) / 1e6,
-                    median(r, x -> x.applyNs()) / 1e6,
+                    median(r, x -> x.applyNs()) / 1e6, median(r, x -> x.applyCpuNs()) / 1e6,
                     median(r, x -> x.neededNs() - x.applyNs()) / 1e6, max(r, x -> x.neededNs() - x.applyNs()) / 1e6,
                     median(r, x -> x.waiterCpuNs()) / 1e6, median(r, x -> x.quietNs()) / 1e6);
         }
@@ -187,9 +189,11 @@ public final class TargetedWakeup {
                 }
                 long[] waitedBefore = waitedCounts(threads);
                 long[] cpuBefore = cpu(threads);
+                long cpu0 = THREADS.getCurrentThreadCpuTime();
                 long t0 = System.nanoTime();
                 side.answer(data);
                 long applied = System.nanoTime();
+                long applyCpuNs = THREADS.getCurrentThreadCpuTime() - cpu0;
                 threads[k].join(10_000);
                 if (threads[k].isAlive() || failures.get(k) != null) {
                     throw new IllegalStateException(impl + ": the waiter of " + names[k] + " did not return",
@@ -210,15 +214,15 @@ public final class TargetedWakeup {
                         waiterCpuNs += cpuAfter[i] - cpuBefore[i];
                     }
                 }
-                Round round = new Round(live, asked.size(), woken, applied - t0, returnedNs[k] - t0, quiet,
-                        waiterCpuNs);
+                Round round = new Round(live, asked.size(), woken, applied - t0, applyCpuNs, returnedNs[k] - t0,
+                        quiet, waiterCpuNs);
                 out.add(round);
                 if (print) {
                     System.out.printf(Locale.ROOT, "%-13s round %2d: %4d waiters, request asked %4d topics,"
-                                    + " woken %4d, needed waiter returned after %8.3f ms (apply %7.3f ms),"
+                                    + " woken %4d, needed waiter returned after %8.3f ms (apply %7.3f ms, CPU %7.3f ms),"
                                     + " all parked after %6.1f ms, waiter CPU %7.2f ms, load %s%n", impl, r + 1,
                             round.waiters(), round.asked(), round.woken(), round.neededNs() / 1e6,
-                            round.applyNs() / 1e6, round.quietNs() / 1e6, round.waiterCpuNs() / 1e6, Args.load());
+                            round.applyNs() / 1e6, round.applyCpuNs() / 1e6, round.quietNs() / 1e6, round.waiterCpuNs() / 1e6, Args.load());
                 }
             }
             for (int i = 0; i < n; i++) {

@@ -105,6 +105,9 @@ public final class TopicMetadata {
     }
 
     private static List<PartitionMetadata> withLeader(PartitionMetadata[] partitions) {
+        if (partitions.length == 0) {
+            return List.of();
+        }
         int n = 0;
         for (PartitionMetadata p : partitions) {
             if (p.hasLeader()) {

@@ -64,7 +64,8 @@ class SingleBrokerTest {
             assertEquals(d.topicId().getMostSignificantBits(), c.topicId("first").getMostSignificantBits());
             assertEquals(4, m.kafkaCluster().partitionCountForTopic("first"));
             assertSame(m.kafkaCluster(), m.kafkaCluster(), "the Kafka view is cached per snapshot");
-            assertEquals(RefreshState.STABLE, m.state());
+            // The sender settles its state machine just after it wakes the waiters it answered.
+            await().atMost(Duration.ofSeconds(5)).until(() -> m.state() == RefreshState.STABLE);
         }
     }
 

@@ -21,6 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -480,25 +481,27 @@ public final class MetadataManager implements MetadataClient {
         if (request.isFull()) {
             lastFullRefreshMs = nowMs;
         }
-        recordTopicAnswers(request, response, next, nowMs);
-        snapshot = next;
+        recordChangedAnswers(request, response, next, result.changedTopics, nowMs);
+        fatal = null;
+        lastFailure = null;
         counters.responsesApplied.incrementAndGet();
         counters.recordLatency(Math.max(0, nowMs - machine.inFlightSinceMs()));
         counters.staleEpochsRejected.addAndGet(result.staleEpochsRejected);
-        fatal = null;
-        lastFailure = null;
+        snapshot = next;
+        // Wake first, then the sender's own bookkeeping: nothing below is what a woken waiter reads, and with 1,000
+        // topics asked it is most of this call (bench P6). Only the topics whose state changed (appeared, moved, vanished,
+        // refused): a waiter whose topic the answer asked for but left as it was would wake, find nothing and park
+        // again - with 1,000 missing topics in one request, a herd of 999 on every answer. Unanswered waits are
+        // re-asked by retryUnansweredWaits. (A thread woken here may see the state machine still IN_FLIGHT for the
+        // few microseconds until onSuccess below; whatever it asks goes through the command queue either way.)
+        wakeWaiters(result.changedTopics);
+        recordOtherAnswers(request, response, next, result.changedTopics, nowMs);
         WorldChanges.log(log, clientId, before, next, result, counters);
-        Set<String> concerned = new LinkedHashSet<>(request.topics());
-        concerned.addAll(result.changedTopics);
-        trackLeaderless(concerned, next);
+        trackLeaderless(request.topics(), result.changedTopics, next);
         retryUnansweredWaits(request, next, result.changedTopics);
         boolean news = changedAnyTopic(result.changedTopics, before, next) || result.clusterIdChanged
                 || !next.nodes().equals(before.nodes()) || next.controllerId() != before.controllerId();
         machine.onSuccess(request, news, nowMs);
-        // Only the topics whose state changed (appeared, moved, vanished, refused): a waiter whose topic the answer
-        // asked for but left as it was would wake, find nothing and park again - with 1,000 missing topics in one
-        // request, a herd of 999 on every answer (bench P6). Unanswered waits are re-asked by the sender above.
-        wakeWaiters(result.changedTopics);
     }
 
     /** True when a topic really differs once applied (a leader not in the broker list is no change twice over). */
@@ -534,33 +537,73 @@ public final class MetadataManager implements MetadataClient {
         }
     }
 
-    private void recordTopicAnswers(RefreshRequest request, RefreshResponse response, Cluster next, long nowMs) {
+    /**
+     * Records what the answer said of the asked topics it describes or changed (their errors for diagnoses, their
+     * ages), before the snapshot is published: a reader of the new version sees the ages it brought, and a waiter it
+     * wakes (its topic changed) sees what it said of that topic. The other asked topics - left as they were, with
+     * nothing but an error, 999 of them when 1,000 missing topics were asked (bench P6) - wait until after the wake.
+     */
+    private void recordChangedAnswers(RefreshRequest request, RefreshResponse response, Cluster next,
+                                      Set<String> changed, long nowMs) {
+        Set<String> asked = request.topics();
+        for (TopicMetadata answer : response.topics().values()) {
+            if (answer.partitionCount() > 0 && asked.contains(answer.name())) {
+                recordAnswer(answer.name(), answer, next, nowMs);
+            }
+        }
+        for (String name : changed) {
+            TopicMetadata answer = response.topics().get(name);
+            if ((answer == null || answer.partitionCount() == 0) && asked.contains(name)) {
+                recordAnswer(name, answer, next, nowMs);
+            }
+        }
+    }
+
+    /** The rest of {@link #recordChangedAnswers}: the asked topics that neither changed nor came with partitions. */
+    private void recordOtherAnswers(RefreshRequest request, RefreshResponse response, Cluster next,
+                                    Set<String> changed, long nowMs) {
         for (String name : request.topics()) {
-            TopicEntry e = subscriptions.get(name);
-            if (e != null) {
-                TopicMetadata answered = response.topics().get(name);
-                e.recordError(answered == null ? 0 : answered.errorCode());
-                e.known |= next.topic(name) != null;
-                if (answered != null && next.topic(name) != null) {
+            TopicMetadata answer = response.topics().get(name);
+            if ((answer == null || answer.partitionCount() == 0) && !changed.contains(name)) {
+                recordAnswer(name, answer, next, nowMs);
+            }
+        }
+    }
+
+    private void recordAnswer(String name, TopicMetadata answer, Cluster next, long nowMs) {
+        TopicEntry e = subscriptions.get(name);
+        if (e != null) {
+            e.recordError(answer == null ? 0 : answer.errorCode());
+            if (next.topic(name) != null) {
+                e.known = true;
+                if (answer != null) {
                     e.refreshedMs = nowMs;
                 }
             }
         }
     }
 
-    private void trackLeaderless(Set<String> topics, Cluster next) {
-        for (String name : topics) {
-            TopicMetadata t = next.topic(name);
-            if (t != null && t.availablePartitions().size() < t.partitionCount()) {
-                leaderless.add(name);
-            } else {
-                leaderless.remove(name);
-            }
+    /** Notes which of the asked and changed topics lack a leader somewhere (refreshed on their own backoff). */
+    private void trackLeaderless(Collection<String> asked, Set<String> changed, Cluster next) {
+        for (String name : asked) {
+            trackLeaderless(name, next);
+        }
+        for (String name : changed) {
+            trackLeaderless(name, next);
         }
         if (leaderlessRefresh) {
             for (String name : leaderless) {
                 machine.addRefresh(name, true);
             }
+        }
+    }
+
+    private void trackLeaderless(String name, Cluster next) {
+        TopicMetadata t = next.topic(name);
+        if (t != null && t.availablePartitions().size() < t.partitionCount()) {
+            leaderless.add(name);
+        } else {
+            leaderless.remove(name);
         }
     }
 

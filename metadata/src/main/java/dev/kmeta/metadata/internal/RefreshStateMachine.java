@@ -99,14 +99,14 @@ final class RefreshStateMachine {
             newTopicBypass = true;
         }
         onlyLeaderless = false;
-        wantUpdate("new topic " + topic);
+        wantUpdate("new topic ", topic);
     }
 
     /** A known topic to refresh; {@code leaderless} when the only reason is a partition without a leader. */
     void addRefresh(String topic, boolean leaderless) {
         pendingRefresh.add(topic);
         onlyLeaderless &= leaderless;
-        wantUpdate(leaderless ? "leaderless partitions in " + topic : "invalidated " + topic);
+        wantUpdate(leaderless ? "leaderless partitions in " : "invalidated ", topic);
     }
 
     /** Forgets a topic that left the subscription. */
@@ -120,8 +120,13 @@ final class RefreshStateMachine {
     }
 
     private void wantUpdate(String why) {
+        wantUpdate(why, "");
+    }
+
+    /** Like {@link #wantUpdate(String)}; the reason is joined only if it is logged (1,000 asks, no 1,000 strings). */
+    private void wantUpdate(String why, String topic) {
         if (state == RefreshState.STABLE) {
-            transition(RefreshState.NEED_UPDATE, why);
+            transition(RefreshState.NEED_UPDATE, topic.isEmpty() ? why : why + topic);
         }
     }
 

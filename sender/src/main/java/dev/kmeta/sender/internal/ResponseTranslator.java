@@ -47,13 +47,13 @@ public final class ResponseTranslator {
         MetadataResponseData data = response.data();
         boolean epochsTrusted = response.hasReliableLeaderEpochs();
         List<Node> brokers = brokers(data, previous);
-        Map<String, TopicMetadata> topics = new LinkedHashMap<>();
+        Map<String, TopicMetadata> topics = new LinkedHashMap<>(Math.max(16, data.topics().size() * 4 / 3 + 1));
         for (MetadataResponseData.MetadataResponseTopic t : data.topics()) {
             String name = t.name();
             if (name == null || name.isEmpty() || topics.containsKey(name)) {
                 continue;
             }
-            TopicMetadata topic = topic(name, t, epochsTrusted, previous.topic(name));
+            TopicMetadata topic = topic(name, t, epochsTrusted, previous);
             if (topic != null) {
                 topics.put(name, topic);
             }
@@ -83,7 +83,11 @@ public final class ResponseTranslator {
      * an unchanged cluster then allocates next to nothing per partition (bench P2), and the merge keeps it anyway.
      */
     private static TopicMetadata topic(String name, MetadataResponseData.MetadataResponseTopic t,
-                                       boolean epochsTrusted, TopicMetadata known) {
+                                       boolean epochsTrusted, Cluster previous) {
+        if (t.partitions().isEmpty()) { // an error-only topic (unknown, refused): most of a 1,000-topic miss answer
+            return of(name, t, List.of());
+        }
+        TopicMetadata known = previous.topic(name);
         List<PartitionMetadata> partitions = new ArrayList<>(t.partitions().size());
         BitSet seen = new BitSet();
         for (MetadataResponseData.MetadataResponsePartition p : t.partitions()) {
@@ -98,6 +102,11 @@ public final class ResponseTranslator {
                     p.leaderId(), epoch, ints(p.replicaNodes()), ints(p.isrNodes()), ints(p.offlineReplicas()),
                     p.errorCode()));
         }
+        return of(name, t, partitions);
+    }
+
+    private static TopicMetadata of(String name, MetadataResponseData.MetadataResponseTopic t,
+                                    List<PartitionMetadata> partitions) {
         try {
             return TopicMetadata.of(name, uuid(t.topicId()), t.isInternal(), t.errorCode(), partitions);
         } catch (RuntimeException bad) { // IllegalArgumentException by contract; anything else is a model bug
