@@ -54,7 +54,8 @@ import org.openjdk.jmh.runner.IterationType;
  *       construction is garbage for both); with {@code updates=pooled-steady} every response wraps one of 4 data
  *       objects built in setup, all saying the same (a periodic refresh, the clients' own garbage only); with
  *       {@code updates=none} (not in the default run) the second thread only burns CPU and applies nothing: the
- *       machine's own floor for the lookup's tail, two busy threads on two cores and no metadata change.</li>
+ *       machine's own floor for the lookup's tail, two busy threads on two cores and no metadata change; with
+ *       {@code -p impl=floor} as well, the "lookup" only reads two arrays (no metadata client at all).</li>
  * </ul>
  * <b>GC share</b>: the forked JVM sums its {@code GarbageCollectorMXBean} collection times (G1 on Java 17: the
  * young, mixed and full collection pauses; concurrent marking is not counted) over the measurement iterations and
@@ -65,7 +66,10 @@ import org.openjdk.jmh.runner.IterationType;
  * java -jar bench/target/benchmarks.jar SendPathUnderUpdates -prof gc -rf json \
  *     -rff bench/results/send-path-under-updates.json | tee bench/results/send-path-under-updates.txt
  * }</pre>
- * About 3 minutes (8 forks). Longer: {@code -f 3 -i 10} (tail percentiles need many samples);
+ * About 3 minutes (8 forks). The floor (not in the default run):
+ * {@code java -jar bench/target/benchmarks.jar SendPathUnderUpdates -p updates=none -p impl=floor,kmeta,kafka-clients}.
+ * Equal work (the same answers per second for both, for the GC share): {@code -p updatesPerSec=2}.
+ * Longer: {@code -f 3 -i 10} (tail percentiles need many samples);
  * {@code -p names=numbered} or {@code -p updates=pooled-steady} for one variant.
  */
 @BenchmarkMode(Mode.SampleTime)
@@ -94,7 +98,19 @@ public class SendPathUnderUpdates {
     @Param({"fresh-moving", "pooled-steady"})
     String updates;
 
+    /**
+     * Answers applied per second, at most: 0 (the default) applies them nonstop, as fast as each client can (so the
+     * faster client applies more and makes more garbage in the same time); {@code -p updatesPerSec=2} gives both the
+     * same answers in the same time (each kafka-clients update takes about 0.3-0.5 s here), for the GC share of equal
+     * work.
+     */
+    @Param({"0"})
+    int updatesPerSec;
+    long nextUpdateNs;
+
     static final String NONE = "none";
+    /** {@code -p impl=floor} (with {@code updates=none}): a lookup that only reads two arrays, no metadata at all. */
+    static final String FLOOR = "floor";
     static final int POOL = 4;
     MetadataResponseData[] pool;
 
@@ -108,11 +124,18 @@ public class SendPathUnderUpdates {
     Deadline deadline;
     int next;
     boolean idle;
+    boolean floor;
     final GcShare gc = new GcShare();
 
     @Setup(Level.Trial)
     public void setUp() {
-        Wire.checkImpl(impl);
+        floor = impl.equals(FLOOR);
+        if (floor && !updates.equals(NONE)) {
+            throw new IllegalArgumentException("impl=" + FLOOR + " goes with updates=" + NONE + " only");
+        }
+        if (!floor) {
+            Wire.checkImpl(impl);
+        }
         if (!updates.equals("fresh-moving") && !updates.equals("pooled-steady") && !updates.equals(NONE)) {
             throw new IllegalArgumentException("updates must be fresh-moving, pooled-steady or none: " + updates);
         }
@@ -164,6 +187,9 @@ public class SendPathUnderUpdates {
         int i = next++ & (QUERIES - 1);
         String topic = queryTopics[i];
         int p = queryPartitions[i];
+        if (floor) {
+            return topic.length() + p; // two array reads: what the machine does to any operation's tail
+        }
         if (kafka != null) {
             long nowMs = System.currentTimeMillis();
             org.apache.kafka.common.Cluster c = kafka.fetch();
@@ -185,10 +211,13 @@ public class SendPathUnderUpdates {
     @Benchmark
     @Group("underUpdates")
     @GroupThreads(1)
-    public Object update() {
+    public Object update() throws InterruptedException {
         if (idle) {
             Blackhole.consumeCPU(1_000);
             return this;
+        }
+        if (updatesPerSec > 0) {
+            paceUpdates();
         }
         MetadataResponse response = pool != null ? Wire.response(pool[epoch++ & (POOL - 1)])
                 : Wire.response(Wire.data(topicNames, 0, TOPICS, ++epoch));
@@ -205,6 +234,20 @@ public class SendPathUnderUpdates {
         }
         kmeta.onResponse(request, ResponseTranslator.translate(response, kmeta.fetch()), nowMs);
         return kmeta;
+    }
+
+    /** Sleeps until this update's slot: {@code updatesPerSec} a second, as a cluster's answers come, not faster. */
+    private void paceUpdates() throws InterruptedException {
+        long intervalNs = TimeUnit.SECONDS.toNanos(1) / updatesPerSec;
+        long now = System.nanoTime();
+        if (nextUpdateNs == 0 || now - nextUpdateNs > intervalNs) {
+            nextUpdateNs = now; // the first, or far behind (a slow update): no burst to catch up
+        }
+        long waitNs = nextUpdateNs - now;
+        if (waitNs > 0) {
+            TimeUnit.NANOSECONDS.sleep(waitNs);
+        }
+        nextUpdateNs += intervalNs;
     }
 
     /**

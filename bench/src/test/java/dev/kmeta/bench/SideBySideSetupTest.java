@@ -47,7 +47,7 @@ class SideBySideSetupTest {
     }
 
     @Test
-    void sendPathUnderUpdatesAppliesTheSameAnswersToBoth() {
+    void sendPathUnderUpdatesAppliesTheSameAnswersToBoth() throws InterruptedException {
         for (String updates : new String[] {"fresh-moving", "pooled-steady"}) {
             SendPathUnderUpdates kafka = underUpdates(Wire.IMPL_KAFKA, updates);
             SendPathUnderUpdates kmeta = underUpdates(Wire.IMPL_KMETA, updates);
