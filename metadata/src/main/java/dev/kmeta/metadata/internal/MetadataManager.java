@@ -315,8 +315,10 @@ public final class MetadataManager implements MetadataClient {
         }
         closed = true;
         log.debug("[{}] metadata closed; releasing every waiter", clientId);
-        wakeSender();
+        // The waiters first: waking the sender goes through the JDK selector's wakeup lock, which a descheduled
+        // holder (the sender thread, another waker) can keep for as long as the machine does not run it.
         wakeEveryWaiter();
+        wakeSender();
     }
 
     /** True once {@link #close()} was called. */
