@@ -24,6 +24,7 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -32,6 +33,7 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -49,6 +51,7 @@ import java.util.concurrent.locks.LockSupport;
 final class NetworkLoop implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(NetworkLoop.class);
     private static final long MAX_POLL_MS = 1_000;
+    static final int FAILOVERS_KEPT = 64;
 
     private final NetworkClient client;
     private final Metrics metrics;
@@ -61,6 +64,9 @@ final class NetworkLoop implements Runnable {
     private final Time time = Time.SYSTEM;
     private final Queue<PendingRecord> incoming = new ConcurrentLinkedQueue<>();
     private final Map<String, List<PartitionQueue>> queues = new HashMap<>(); // by topic, then partition index
+    private final Deque<ExampleProducer.Failover> failovers = new ConcurrentLinkedDeque<>();
+    private int failoverCount; // written by the network thread only
+    private long passes; // loop passes, for the failover timelines
     private volatile boolean closing;
     private volatile boolean stopped;
 
@@ -79,6 +85,11 @@ final class NetworkLoop implements Runnable {
     /** True while the client is open (not yet closed); for tests (any thread). */
     boolean clientActive() {
         return client.active();
+    }
+
+    /** The last {@value #FAILOVERS_KEPT} failovers, oldest first (any thread). */
+    List<ExampleProducer.Failover> failovers() {
+        return List.copyOf(failovers);
     }
 
     /** Hands a record to the network thread (any thread). */
@@ -144,6 +155,7 @@ final class NetworkLoop implements Runnable {
     }
 
     private void runOnce() {
+        passes++;
         long nowMs = time.milliseconds();
         takeIncoming();
         expire(nowMs);
@@ -184,6 +196,9 @@ final class NetworkLoop implements Runnable {
             for (PartitionQueue q : topic) {
                 List<PendingRecord> expired = q.expire(nowMs);
                 if (!expired.isEmpty()) {
+                    if (q.isEmpty()) {
+                        q.trace = null; // nothing left to fail over
+                    }
                     fail(expired, new TimeoutException("Expiring " + expired.size() + " record(s) for " + q.topic
                             + "-" + q.partition + ": not acknowledged within delivery.timeout.ms="
                             + settings.deliveryTimeoutMs()));
@@ -220,6 +235,10 @@ final class NetworkLoop implements Runnable {
     /** The partition's next batch if it may go now to a leader that is ready; null otherwise. */
     private ProduceBatch nextBatch(Cluster cluster, PartitionQueue q, long nowMs) {
         Node leader = leaderNode(cluster, q.topic, q.partition);
+        if (q.trace != null && q.hasWaitingRecords()) {
+            q.trace.leaderInSnapshot(System.nanoTime(), leader == null ? -1 : leader.id(), cluster.version(),
+                    metadata.counters(), passes);
+        }
         if (leader == null) {
             return null; // no leader now: kmeta refreshes leaderless partitions by itself
         }
@@ -227,7 +246,13 @@ final class NetworkLoop implements Runnable {
             return null; // a batch in flight, or a retry backing off (or waiting for news of a stale leader)
         }
         if (!client.ready(leader, nowMs)) {
+            if (q.trace != null) {
+                q.trace.notReady(System.nanoTime(), leader.id());
+            }
             return null; // connecting (ready() starts the connection)
+        }
+        if (q.trace != null) {
+            q.trace.sent(System.nanoTime(), leader.id());
         }
         return new ProduceBatch(q, q.drain(settings.batchSizeBytes()), leader, topicId(cluster, q.topic));
     }
@@ -261,6 +286,7 @@ final class NetworkLoop implements Runnable {
         } else if (response.wasDisconnected()) {
             // The leader went away (or did not answer within request.timeout.ms): doubt it, and retry.
             batches.forEach(b -> {
+                traceFailure(b, response.wasTimedOut() ? "no answer within request.timeout.ms" : "disconnected");
                 invalidate(b);
                 retryOnNewMetadata(b, nowMs);
             });
@@ -283,6 +309,7 @@ final class NetworkLoop implements Runnable {
         }
         for (ProduceBatch b : batches) {
             if (!answered.contains(b)) {
+                traceFailure(b, "no answer for the partition");
                 retry(b, nowMs); // the broker said nothing about it
             }
         }
@@ -296,9 +323,13 @@ final class NetworkLoop implements Runnable {
         } else if (!(error.exception() instanceof RetriableException)) {
             failBatch(b, error.exception(p.errorMessage()));
         } else if (error.exception() instanceof InvalidMetadataException) {
-            onStaleLeader(b, error, p.currentLeader(), data);
+            LeaderIdAndEpoch hint = p.currentLeader();
+            traceFailure(b, error + (hint != null && hint.leaderId() >= 0 ? " (hint: leader " + hint.leaderId()
+                    + ", epoch " + hint.leaderEpoch() + ")" : " (no hint)"));
+            onStaleLeader(b, error, hint, data);
             retryOnNewMetadata(b, nowMs);
         } else {
+            traceFailure(b, error.toString());
             retry(b, nowMs);
         }
     }
@@ -348,6 +379,12 @@ final class NetworkLoop implements Runnable {
 
     private void ackBatch(ProduceBatch b, long baseOffset) {
         b.queue.completed();
+        long nowNs = System.nanoTime();
+        if (b.queue.trace != null) {
+            keep(b.queue.trace.acked(nowNs, b.leader.id()));
+            b.queue.trace = null;
+        }
+        b.queue.lastAckNs = nowNs;
         for (int i = 0; i < b.records.size(); i++) {
             PendingRecord r = b.records.get(i);
             if (r.finish()) {
@@ -359,7 +396,28 @@ final class NetworkLoop implements Runnable {
         }
     }
 
+    /** Starts (or extends) the partition's failover timeline: this attempt of its batch failed. */
+    private void traceFailure(ProduceBatch b, String why) {
+        long nowNs = System.nanoTime();
+        PartitionQueue q = b.queue;
+        if (q.trace == null) {
+            q.trace = new FailoverTrace(q.topic, q.partition, b.leader.id(), q.lastAckNs, nowNs, why,
+                    metadata.counters(), passes);
+        } else {
+            q.trace.failedAgain(nowNs, b.leader.id(), why);
+        }
+    }
+
+    private void keep(ExampleProducer.Failover failover) {
+        failovers.addLast(failover);
+        if (++failoverCount > FAILOVERS_KEPT) {
+            failovers.pollFirst();
+            failoverCount--;
+        }
+    }
+
     private void failBatch(ProduceBatch b, RuntimeException cause) {
+        b.queue.trace = null;
         b.queue.completed();
         fail(b.records, cause);
     }

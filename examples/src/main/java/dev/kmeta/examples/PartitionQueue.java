@@ -21,6 +21,10 @@ final class PartitionQueue {
     private long retryAtMs;
     private int failedLeaderId = -1;
     private int staleVersion = NO_STALE_VERSION;
+    /** The timeline since this partition's batch first failed; null while all goes well. */
+    FailoverTrace trace;
+    /** When the last ack of this partition arrived (System.nanoTime), 0 before the first. */
+    long lastAckNs;
 
     PartitionQueue(String topic, int partition) {
         this.topic = topic;
