@@ -64,7 +64,7 @@ public final class ExampleProducer implements AutoCloseable {
         this.settings = settings;
         this.maxBlockMs = metadata.config().maxBlockMs();
         this.buffer = new Semaphore(settings.bufferRecords());
-        this.loop = new NetworkLoop(client, metrics, metadata, settings, buffer, stats);
+        this.loop = new NetworkLoop(client, metrics, metadata, settings, buffer, stats, Time.SYSTEM);
         this.networkThread = threads.newThread(loop);
         this.networkThread.setName("example-producer-network-thread | " + metadata.config().clientId());
         this.networkThread.setDaemon(true);

@@ -1,10 +1,11 @@
 package dev.kmeta.examples;
 
 import dev.kmeta.cluster.Cluster;
+import dev.kmeta.cluster.PartitionMetadata;
 import dev.kmeta.sender.KafkaMetadata;
 import org.apache.kafka.clients.ClientRequest;
 import org.apache.kafka.clients.ClientResponse;
-import org.apache.kafka.clients.NetworkClient;
+import org.apache.kafka.clients.KafkaClient;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.InvalidMetadataException;
@@ -53,7 +54,7 @@ final class NetworkLoop implements Runnable {
     private static final long MAX_POLL_MS = 1_000;
     static final int FAILOVERS_KEPT = 64;
 
-    private final NetworkClient client;
+    private final KafkaClient client;
     private final Metrics metrics;
     private final KafkaMetadata metadata;
     private final ProducerSettings settings;
@@ -61,7 +62,7 @@ final class NetworkLoop implements Runnable {
     private final long retryBackoffMs;
     private final Semaphore buffer;
     private final ProducerStats stats;
-    private final Time time = Time.SYSTEM;
+    private final Time time;
     private final Queue<PendingRecord> incoming = new ConcurrentLinkedQueue<>();
     private final Map<String, List<PartitionQueue>> queues = new HashMap<>(); // by topic, then partition index
     private final Deque<ExampleProducer.Failover> failovers = new ConcurrentLinkedDeque<>();
@@ -70,9 +71,10 @@ final class NetworkLoop implements Runnable {
     private volatile boolean closing;
     private volatile boolean stopped;
 
-    NetworkLoop(NetworkClient client, Metrics metrics, KafkaMetadata metadata, ProducerSettings settings,
-                Semaphore buffer, ProducerStats stats) {
+    NetworkLoop(KafkaClient client, Metrics metrics, KafkaMetadata metadata, ProducerSettings settings,
+                Semaphore buffer, ProducerStats stats, Time time) {
         this.client = client;
+        this.time = time;
         this.metrics = metrics;
         this.metadata = metadata;
         this.settings = settings;
@@ -139,8 +141,16 @@ final class NetworkLoop implements Runnable {
             metadata.close();
             failEverything(new IllegalStateException("The producer closed before the record was acknowledged"));
         } finally {
-            client.close();
+            closeClient();
             metrics.close();
+        }
+    }
+
+    private void closeClient() {
+        try {
+            client.close();
+        } catch (java.io.IOException e) { // KafkaClient is Closeable; NetworkClient's close throws nothing
+            log.warn("closing the network client failed", e);
         }
     }
 
@@ -154,7 +164,8 @@ final class NetworkLoop implements Runnable {
         }
     }
 
-    private void runOnce() {
+    /** One pass: take new records, expire, send what may go, poll (package-private: tests drive it). */
+    void runOnce() {
         passes++;
         long nowMs = time.milliseconds();
         takeIncoming();
@@ -217,26 +228,37 @@ final class NetworkLoop implements Runnable {
     private long sendReady(long nowMs) {
         Cluster cluster = metadata.fetch(); // one volatile read: the snapshot this pass works from
         Map<Node, List<ProduceBatch>> byLeader = new LinkedHashMap<>();
-        boolean waiting = false;
+        long pollMs = MAX_POLL_MS;
         for (List<PartitionQueue> topic : queues.values()) {
             for (PartitionQueue q : topic) {
                 ProduceBatch batch = nextBatch(cluster, q, nowMs);
                 if (batch != null) {
                     byLeader.computeIfAbsent(batch.leader, n -> new ArrayList<>()).add(batch);
-                } else {
-                    waiting |= q.hasWaitingRecords();
+                } else if (q.hasWaitingRecords()) {
+                    pollMs = Math.min(pollMs, waitMs(q, nowMs));
                 }
             }
         }
         byLeader.forEach((leader, batches) -> send(leader, batches, nowMs));
-        return waiting ? Math.max(1, retryBackoffMs) : MAX_POLL_MS;
+        return pollMs;
+    }
+
+    /**
+     * How long the loop may poll for a partition whose records wait: until its retry backoff ends, if it is backing
+     * off (not a full {@code retry.backoff.ms} from now: the loop may be woken, by another answer, long after the
+     * failure); else (waiting for a leader, a connection or a newer snapshot - each of which ends the poll by itself)
+     * {@code retry.backoff.ms} at most, as a safety net.
+     */
+    private long waitMs(PartitionQueue q, long nowMs) {
+        long backoffLeftMs = q.backoffLeftMs(nowMs);
+        return backoffLeftMs > 0 ? backoffLeftMs : Math.max(1, retryBackoffMs);
     }
 
     /** The partition's next batch if it may go now to a leader that is ready; null otherwise. */
     private ProduceBatch nextBatch(Cluster cluster, PartitionQueue q, long nowMs) {
         Node leader = leaderNode(cluster, q.topic, q.partition);
         if (q.trace != null && q.hasWaitingRecords()) {
-            q.trace.leaderInSnapshot(System.nanoTime(), leader == null ? -1 : leader.id(), cluster.version(),
+            q.trace.leaderInSnapshot(time.nanoseconds(), leader == null ? -1 : leader.id(), cluster.version(),
                     metadata.counters(), passes);
         }
         if (leader == null) {
@@ -247,12 +269,12 @@ final class NetworkLoop implements Runnable {
         }
         if (!client.ready(leader, nowMs)) {
             if (q.trace != null) {
-                q.trace.notReady(System.nanoTime(), leader.id());
+                q.trace.notReady(time.nanoseconds(), leader.id());
             }
             return null; // connecting (ready() starts the connection)
         }
         if (q.trace != null) {
-            q.trace.sent(System.nanoTime(), leader.id());
+            q.trace.sent(time.nanoseconds(), leader.id());
         }
         return new ProduceBatch(q, q.drain(settings.batchSizeBytes()), leader, topicId(cluster, q.topic));
     }
@@ -341,13 +363,26 @@ final class NetworkLoop implements Runnable {
     private void onStaleLeader(ProduceBatch b, Errors error, LeaderIdAndEpoch hint, ProduceResponseData data) {
         boolean hintable = error == Errors.NOT_LEADER_OR_FOLLOWER || error == Errors.LEADER_NOT_AVAILABLE
                 || error == Errors.FENCED_LEADER_EPOCH;
-        if (hintable && hint != null && hint.leaderId() >= 0 && hint.leaderEpoch() >= 0) {
+        if (hintable && hint != null && hint.leaderId() >= 0 && hint.leaderEpoch() >= 0
+                && isNews(metadata.fetch(), b.queue.topic, b.queue.partition, hint.leaderEpoch())) {
             metadata.onLeaderHint(b.queue.topic, b.queue.partition, hint.leaderId(), hint.leaderEpoch(),
                     endpoint(data, hint.leaderId()));
             stats.leaderHints.increment();
         } else {
             invalidate(b);
         }
+    }
+
+    /**
+     * True if a hint of this epoch is newer than what the snapshot knows of the partition. kmeta ignores an older or
+     * equal one (and refreshes nothing for it): a broker that refuses with such a hint lags behind our metadata (a
+     * new leader that has not yet learned it leads). Then only a refresh makes the newer snapshot that the retry
+     * waits for ({@link #retryOnNewMetadata}); without it the partition would wait for an unrelated change, up to
+     * {@code metadata.max.age.ms}, past its delivery timeout.
+     */
+    static boolean isNews(Cluster snapshot, String topic, int partition, int hintEpoch) {
+        PartitionMetadata p = snapshot.partition(topic, partition);
+        return p == null || p.leaderEpoch() == PartitionMetadata.NO_EPOCH || hintEpoch > p.leaderEpoch();
     }
 
     private static dev.kmeta.cluster.Node endpoint(ProduceResponseData data, int nodeId) {
@@ -379,7 +414,7 @@ final class NetworkLoop implements Runnable {
 
     private void ackBatch(ProduceBatch b, long baseOffset) {
         b.queue.completed();
-        long nowNs = System.nanoTime();
+        long nowNs = time.nanoseconds();
         if (b.queue.trace != null) {
             keep(b.queue.trace.acked(nowNs, b.leader.id()));
             b.queue.trace = null;
@@ -398,7 +433,7 @@ final class NetworkLoop implements Runnable {
 
     /** Starts (or extends) the partition's failover timeline: this attempt of its batch failed. */
     private void traceFailure(ProduceBatch b, String why) {
-        long nowNs = System.nanoTime();
+        long nowNs = time.nanoseconds();
         PartitionQueue q = b.queue;
         if (q.trace == null) {
             q.trace = new FailoverTrace(q.topic, q.partition, b.leader.id(), q.lastAckNs, nowNs, why,

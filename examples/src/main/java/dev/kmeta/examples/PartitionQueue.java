@@ -53,6 +53,11 @@ final class PartitionQueue {
         return leaderId != failedLeaderId || (nowMs >= retryAtMs && snapshotVersion > staleVersion);
     }
 
+    /** Ms until the backoff of a failed batch ends (0 if none is backing off). */
+    long backoffLeftMs(long nowMs) {
+        return failedLeaderId < 0 ? 0 : Math.max(0, retryAtMs - nowMs);
+    }
+
     /** True if records wait here with none in flight (for a leader, a connection or a retry backoff). */
     boolean hasWaitingRecords() {
         return inFlight == null && !records.isEmpty();
