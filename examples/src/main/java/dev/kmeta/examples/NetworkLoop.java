@@ -52,6 +52,8 @@ import java.util.concurrent.locks.LockSupport;
 final class NetworkLoop implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(NetworkLoop.class);
     private static final long MAX_POLL_MS = 1_000;
+    /** The first backoff before a leader that has not yet learned it leads gets the batch again; doubles after. */
+    static final long LAGGING_LEADER_BACKOFF_MS = 10;
     static final int FAILOVERS_KEPT = 64;
 
     private final KafkaClient client;
@@ -348,8 +350,12 @@ final class NetworkLoop implements Runnable {
             LeaderIdAndEpoch hint = p.currentLeader();
             traceFailure(b, error + (hint != null && hint.leaderId() >= 0 ? " (hint: leader " + hint.leaderId()
                     + ", epoch " + hint.leaderEpoch() + ")" : " (no hint)"));
-            onStaleLeader(b, error, hint, data);
-            retryOnNewMetadata(b, nowMs);
+            if (isLaggingLeader(metadata.fetch(), b, hint)) {
+                retryLaggingLeader(b, nowMs);
+            } else {
+                onStaleLeader(b, error, hint, data);
+                retryOnNewMetadata(b, nowMs);
+            }
         } else {
             traceFailure(b, error.toString());
             retry(b, nowMs);
@@ -371,6 +377,36 @@ final class NetworkLoop implements Runnable {
         } else {
             invalidate(b);
         }
+    }
+
+    /**
+     * True if the broker that refused is the leader our newest snapshot names, and its hint is not newer than that
+     * snapshot: the broker has not yet applied the election we already know of (a new leader learns it leads a few
+     * ms after the old one stops; P8 saw it in 2 of 9 clean stops). Our metadata is right, so neither a hint nor a
+     * newer snapshot would change where the batch goes: only the broker catching up will.
+     */
+    static boolean isLaggingLeader(Cluster snapshot, ProduceBatch b, LeaderIdAndEpoch hint) {
+        if (hint == null || hint.leaderId() < 0 || hint.leaderEpoch() < 0) {
+            return false;
+        }
+        PartitionMetadata p = snapshot.partition(b.queue.topic, b.queue.partition);
+        return p != null && p.leaderId() == b.leader.id() && !isNews(snapshot, b.queue.topic, b.queue.partition,
+                hint.leaderEpoch());
+    }
+
+    /**
+     * A retry to a leader that has not yet learned it leads ({@link #isLaggingLeader}): after a short backoff that
+     * doubles with each such refusal in a row ({@value #LAGGING_LEADER_BACKOFF_MS} ms, 20, 40... up to
+     * {@code retry.backoff.ms}), not the whole {@code retry.backoff.ms} that a leader refusing for no known reason
+     * gets - the only client-side time P8 still measured. kmeta is asked to refresh the partition all the same, in
+     * case our snapshot is the one that is behind.
+     */
+    private void retryLaggingLeader(ProduceBatch b, long nowMs) {
+        invalidate(b);
+        stats.retries.increment();
+        int refusals = b.queue.laggingLeaderRefusal();
+        long backoffMs = Math.min(retryBackoffMs, LAGGING_LEADER_BACKOFF_MS << Math.min(refusals - 1, 20));
+        b.queue.retry(b.records, b.leader.id(), nowMs + backoffMs);
     }
 
     /**
