@@ -151,8 +151,8 @@ public final class FailoverHarness {
         System.out.println();
         System.out.println("| producer | p0 unwritable (median, min-max) | control stall (median) | excess over control"
                 + " (median, min-max) | excess over the run's smaller control stall (median) | p0 stopped earlier than"
-                + " control (median) | p0 resumed later than control (median, min-max) | client: failure seen ->"
-                + " resent to the new leader (median, min-max) | records acked / failed (all runs) |");
+                + " control (median) | p0 resumed later than control (median, min-max) | client's own share: failed"
+                + " answer -> next attempt, summed (median, min-max) | records acked / failed (all runs) |");
         System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (Map.Entry<String, List<Outcome>> e : outcomes.entrySet()) {
             List<Outcome> o = e.getValue();
@@ -238,7 +238,7 @@ public final class FailoverHarness {
                 }
             }
             if (longest != null) {
-                double clientMs = (longest.resentNs() - longest.failedNs()) / 1e6;
+                double clientMs = longest.clientWaitNs() / 1e6;
                 out.put(s.getKey(), out.get(s.getKey()).withClientShare(clientMs));
             }
         }
@@ -249,14 +249,16 @@ public final class FailoverHarness {
     /** One failover as the producer itself saw it, in ms. */
     static String describe(ExampleProducer.Failover f) {
         return String.format(Locale.ROOT, "%s, %d -> %d; last ack -> failure seen %.1f ms; failure -> new leader in"
-                        + " snapshot (%s) %s; -> resent %s; failure -> resent (client) %.1f ms; resent -> acked %.1f"
-                        + " ms; last ack -> acked %.1f ms | %s", f.cause(), f.oldLeaderId(), f.newLeaderId(),
+                        + " snapshot (%s) %s; -> resent %s; first failure -> last resend %.1f ms, of which the client's"
+                        + " (no request in flight) %.1f ms in %d failed attempt(s); resent -> acked %.1f ms; last ack"
+                        + " -> acked %.1f ms | %s", f.cause(), f.oldLeaderId(), f.newLeaderId(),
                 ms(f.failedNs() - f.lastAckNs()), f.learnedFrom(),
                 f.newLeaderSeenNs() < 0 ? "-" : String.format(Locale.ROOT, "%.1f ms",
                         ms(f.newLeaderSeenNs() - f.failedNs())),
                 f.newLeaderSeenNs() < 0 ? "-" : String.format(Locale.ROOT, "%.1f ms",
                         ms(f.resentNs() - f.newLeaderSeenNs())),
-                ms(f.resentNs() - f.failedNs()), ms(f.ackedNs() - f.resentNs()), ms(f.ackedNs() - f.lastAckNs()),
+                ms(f.resentNs() - f.failedNs()), ms(f.clientWaitNs()), f.attempts(), ms(f.ackedNs() - f.resentNs()),
+                ms(f.ackedNs() - f.lastAckNs()),
                 f.timeline());
     }
 

@@ -275,11 +275,13 @@ public final class ExampleProducer implements AutoCloseable {
      * @param learnedFrom     what kmeta had applied by then: "hint", "answer" (a metadata answer), or both
      * @param resentNs        when the attempt that was acked was sent
      * @param ackedNs         when its ack arrived
+     * @param clientWaitNs    the client's share: the time between each failed attempt's answer and the next attempt
+     *                        (no request in flight: learning the leader, backoff, connecting, the loop's own delay)
      * @param timeline        every step, in ms after {@code failedNs}
      */
     public record Failover(String topic, int partition, int oldLeaderId, int newLeaderId, String cause, int attempts,
                            long lastAckNs, long failedNs, long newLeaderSeenNs, String learnedFrom, long resentNs,
-                           long ackedNs, String timeline) {
+                           long ackedNs, long clientWaitNs, String timeline) {
     }
 
     /**

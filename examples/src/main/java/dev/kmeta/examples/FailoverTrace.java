@@ -30,6 +30,8 @@ final class FailoverTrace {
     private long newLeaderSeenNs = -1;
     private String learnedFrom = "";
     private long sentNs = -1;
+    private long lastFailureNs;
+    private long clientWaitNs;
 
     FailoverTrace(String topic, int partition, int oldLeaderId, long lastAckNs, long failedNs, String cause,
                   Counters kmeta, long pass) {
@@ -45,12 +47,14 @@ final class FailoverTrace {
         this.passAtFailure = pass;
         this.leaderSeen = oldLeaderId;
         this.attempts = 1;
+        this.lastFailureNs = failedNs;
         event(failedNs, cause + " from " + oldLeaderId);
     }
 
     /** Another attempt of the same batch failed. */
     void failedAgain(long nowNs, int leaderId, String why) {
         attempts++;
+        lastFailureNs = nowNs;
         event(nowNs, why + " from " + leaderId);
     }
 
@@ -82,13 +86,14 @@ final class FailoverTrace {
 
     void sent(long nowNs, int leaderId) {
         sentNs = nowNs;
+        clientWaitNs += nowNs - lastFailureNs; // from the answer that failed the last attempt to this send
         event(nowNs, "sent to " + leaderId);
     }
 
     ExampleProducer.Failover acked(long nowNs, int leaderId) {
         event(nowNs, "acked by " + leaderId);
         return new ExampleProducer.Failover(topic, partition, oldLeaderId, leaderId, cause, attempts, lastAckNs,
-                failedNs, newLeaderSeenNs, learnedFrom, sentNs, nowNs, timeline.toString());
+                failedNs, newLeaderSeenNs, learnedFrom, sentNs, nowNs, clientWaitNs, timeline.toString());
     }
 
     private void event(long nowNs, String what) {

@@ -107,6 +107,9 @@ class NetworkLoopTest {
                 "answers come 1 ms after the request; then the first short backoff");
         assertEquals(attemptsMs.get(1) + 1 + 2 * NetworkLoop.LAGGING_LEADER_BACKOFF_MS, attemptsMs.get(2),
                 "doubled for the second refusal in a row");
+        ExampleProducer.Failover f = loop.failovers().get(0);
+        assertEquals(3 * NetworkLoop.LAGGING_LEADER_BACKOFF_MS * 1_000_000, f.clientWaitNs(),
+                "the client's share is the two backoffs; " + f.timeline());
     }
 
     @Test
@@ -152,6 +155,7 @@ class NetworkLoopTest {
         assertTrue(f.cause().startsWith("NOT_LEADER_OR_FOLLOWER (hint: leader 3, epoch 6)"), f.cause());
         assertEquals(f.failedNs(), f.resentNs(), "no backoff, no waiting: resent in the same fake millisecond; "
                 + f.timeline());
+        assertEquals(0, f.clientWaitNs());
         assertTrue(f.failedNs() <= f.newLeaderSeenNs() && f.newLeaderSeenNs() <= f.resentNs()
                 && f.resentNs() < f.ackedNs(), f.timeline());
     }
