@@ -48,8 +48,12 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * everything that leader leads (ISR shrink, the controller's work), not the client's doing. The <b>excess</b> is
  * partition 0's outage minus the median outage of the control partitions. The producers' control stalls differ a
  * little (each sees the brokers through its own client), so the excess is also given over the smaller of the two in
- * the run (a common control). The summary gives the median over {@code --runs} (9) of each, and the ratio kmeta
- * excess / kafka-clients excess.
+ * the run (a common control). The excess splits into how much earlier partition 0's gap began than the control
+ * partition's (the old leader holding its last batch) and how much later it ended (the client and the new leader).
+ * For the example producer, its own timeline of partition 0 ({@code ExampleProducer.failovers()}) is printed under
+ * each run, and its client-side share (the time between each failed attempt's answer and the next attempt) goes
+ * into the summary. The summary gives the median over {@code --runs} (9) of each, and the ratio kmeta excess /
+ * kafka-clients excess.
  *
  * <pre>{@code
  * java -cp bench/target/benchmarks.jar dev.kmeta.bench.FailoverHarness --runs 9 > bench/results/failover.txt
