@@ -48,8 +48,12 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * everything that leader leads (ISR shrink, the controller's work), not the client's doing. The <b>excess</b> is
  * partition 0's outage minus the median outage of the control partitions. The producers' control stalls differ a
  * little (each sees the brokers through its own client), so the excess is also given over the smaller of the two in
- * the run (a common control). The summary gives the median over {@code --runs} (9) of each, and the ratio kmeta
- * excess / kafka-clients excess.
+ * the run (a common control). The excess splits into how much earlier partition 0's gap began than the control
+ * partition's (the old leader holding its last batch) and how much later it ended (the client and the new leader).
+ * For the example producer, its own timeline of partition 0 ({@code ExampleProducer.failovers()}) is printed under
+ * each run, and its client-side share (the time between each failed attempt's answer and the next attempt) goes
+ * into the summary. The summary gives the median over {@code --runs} (9) of each, and the ratio kmeta excess /
+ * kafka-clients excess.
  *
  * <pre>{@code
  * java -cp bench/target/benchmarks.jar dev.kmeta.bench.FailoverHarness --runs 9 > bench/results/failover.txt
@@ -70,9 +74,22 @@ public final class FailoverHarness {
     record Sent(int partition, long sentNs, long doneNs, boolean ok) {
     }
 
-    /** What one producer saw in one run. */
+    /** The longest gap between two consecutive acks of a partition: the ack before it and the ack after it. */
+    record Gap(long fromNs, long toNs) {
+        static final Gap NONE = new Gap(0, 0);
+
+        double ms() {
+            return (toNs - fromNs) / 1e6;
+        }
+    }
+
+    /**
+     * What one producer saw in one run. {@code stopLeadMs}: how much earlier partition 0's acks stopped than the
+     * median control partition's (the old leader's part); {@code resumeLagMs}: how much later they resumed (what the
+     * client, and the new leader, add). The excess over the producer's own control is their sum.
+     */
     record Outcome(double p0OutageMs, double controlStallMs, int controlPartitions, long acked, long failed,
-                   double commonControlMs) {
+                   double commonControlMs, double stopLeadMs, double resumeLagMs, double clientShareMs) {
         double excessMs() {
             return p0OutageMs - controlStallMs;
         }
@@ -83,13 +100,25 @@ public final class FailoverHarness {
         }
 
         Outcome withCommonControl(double ms) {
-            return new Outcome(p0OutageMs, controlStallMs, controlPartitions, acked, failed, ms);
+            return new Outcome(p0OutageMs, controlStallMs, controlPartitions, acked, failed, ms, stopLeadMs,
+                    resumeLagMs, clientShareMs);
+        }
+
+        /** With the producer's own measure of its share: from seeing p0's failure to resending to the new leader. */
+        Outcome withClientShare(double ms) {
+            return new Outcome(p0OutageMs, controlStallMs, controlPartitions, acked, failed, commonControlMs,
+                    stopLeadMs, resumeLagMs, ms);
         }
     }
 
     /** A producer as the pacing thread sees it. */
     interface Sender extends AutoCloseable {
         void send(String topic, int partition, byte[] value, ConcurrentLinkedQueue<Sent> log);
+
+        /** The producer's own timeline of partition 0's failovers in this topic (the example producer only). */
+        default List<ExampleProducer.Failover> failovers(String topic) {
+            return List.of();
+        }
 
         @Override
         void close();
@@ -125,16 +154,22 @@ public final class FailoverHarness {
         }
         System.out.println();
         System.out.println("| producer | p0 unwritable (median, min-max) | control stall (median) | excess over control"
-                + " (median, min-max) | excess over the run's smaller control stall (median) | records acked /"
-                + " failed (all runs) |");
-        System.out.println("|---|---:|---:|---:|---:|---:|");
+                + " (median, min-max) | excess over the run's smaller control stall (median) | p0 stopped earlier than"
+                + " control (median) | p0 resumed later than control (median, min-max) | client's own share: failed"
+                + " answer -> next attempt, summed (median, min-max) | records acked / failed (all runs) |");
+        System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (Map.Entry<String, List<Outcome>> e : outcomes.entrySet()) {
             List<Outcome> o = e.getValue();
+            double client = median(o, Outcome::clientShareMs);
             System.out.printf(Locale.ROOT, "| %s | %.0f ms (%.0f-%.0f) | %.0f ms | **%.0f ms** (%.0f-%.0f) | %.0f ms"
-                            + " | %d / %d |%n",
+                            + " | %.0f ms | %.0f ms (%.0f-%.0f) | %s | %d / %d |%n",
                     e.getKey(), median(o, Outcome::p0OutageMs), min(o, Outcome::p0OutageMs),
                     max(o, Outcome::p0OutageMs), median(o, Outcome::controlStallMs), median(o, Outcome::excessMs),
                     min(o, Outcome::excessMs), max(o, Outcome::excessMs), median(o, Outcome::excessOverCommonMs),
+                    median(o, Outcome::stopLeadMs), median(o, Outcome::resumeLagMs), min(o, Outcome::resumeLagMs),
+                    max(o, Outcome::resumeLagMs), Double.isNaN(client) ? "not measured" : String.format(Locale.ROOT,
+                            "%.1f ms (%.1f-%.1f)", client, min(o, Outcome::clientShareMs),
+                            max(o, Outcome::clientShareMs)),
                     o.stream().mapToLong(Outcome::acked).sum(), o.stream().mapToLong(Outcome::failed).sum());
         }
         double kafkaExcess = median(outcomes.get(KAFKA), Outcome::excessMs);
@@ -191,15 +226,48 @@ public final class FailoverHarness {
         for (Map.Entry<String, ConcurrentLinkedQueue<Sent>> e : logs.entrySet()) {
             Outcome o = outcome(new ArrayList<>(e.getValue()), control, stopNs - TimeUnit.SECONDS.toNanos(1), endNs);
             out.put(e.getKey(), o);
-            line.append(String.format(Locale.ROOT, " %s: p0 %.0f ms, control %.0f ms, excess %.0f ms (%d acked,"
-                    + " %d failed);", e.getKey(), o.p0OutageMs(), o.controlStallMs(), o.excessMs(), o.acked(),
-                    o.failed()));
+            line.append(String.format(Locale.ROOT, " %s: p0 %.0f ms, control %.0f ms, excess %.0f ms (p0 stopped"
+                    + " %.0f ms earlier, resumed %.0f ms later) (%d acked, %d failed);", e.getKey(), o.p0OutageMs(),
+                    o.controlStallMs(), o.excessMs(), o.stopLeadMs(), o.resumeLagMs(), o.acked(), o.failed()));
         }
         double common = out.values().stream().mapToDouble(Outcome::controlStallMs).min().orElse(Double.NaN);
         out.replaceAll((impl, o) -> o.withCommonControl(common));
         System.out.println(line.append(" load ").append(Args.load()));
+        for (Map.Entry<String, Sender> s : senders.entrySet()) {
+            ExampleProducer.Failover longest = null;
+            for (ExampleProducer.Failover f : s.getValue().failovers(topic)) {
+                System.out.println("  " + s.getKey() + " p0 timeline: " + describe(f));
+                if (longest == null || f.ackedNs() - f.lastAckNs() > longest.ackedNs() - longest.lastAckNs()) {
+                    longest = f;
+                }
+            }
+            if (longest != null) {
+                double clientMs = longest.clientWaitNs() / 1e6;
+                out.put(s.getKey(), out.get(s.getKey()).withClientShare(clientMs));
+            }
+        }
         cluster.startBroker(stopped);
         return out;
+    }
+
+    /** One failover as the producer itself saw it, in ms. */
+    static String describe(ExampleProducer.Failover f) {
+        return String.format(Locale.ROOT, "%s, %d -> %d; last ack -> failure seen %.1f ms; failure -> new leader in"
+                        + " snapshot (%s) %s; -> resent %s; first failure -> last resend %.1f ms, of which the client's"
+                        + " (no request in flight) %.1f ms in %d failed attempt(s); resent -> acked %.1f ms; last ack"
+                        + " -> acked %.1f ms | %s", f.cause(), f.oldLeaderId(), f.newLeaderId(),
+                ms(f.failedNs() - f.lastAckNs()), f.learnedFrom(),
+                f.newLeaderSeenNs() < 0 ? "-" : String.format(Locale.ROOT, "%.1f ms",
+                        ms(f.newLeaderSeenNs() - f.failedNs())),
+                f.newLeaderSeenNs() < 0 ? "-" : String.format(Locale.ROOT, "%.1f ms",
+                        ms(f.resentNs() - f.newLeaderSeenNs())),
+                ms(f.resentNs() - f.failedNs()), ms(f.clientWaitNs()), f.attempts(), ms(f.ackedNs() - f.resentNs()),
+                ms(f.ackedNs() - f.lastAckNs()),
+                f.timeline());
+    }
+
+    private static double ms(long ns) {
+        return ns / 1e6;
     }
 
     /** Waits (at most 130 s: past the delivery timeout) until every record sent has its outcome. */
@@ -219,25 +287,36 @@ public final class FailoverHarness {
     static Outcome outcome(List<Sent> sent, List<Integer> control, long fromNs, long toNs) {
         long acked = sent.stream().filter(Sent::ok).count();
         long failed = sent.size() - acked;
-        double p0 = longestGapMs(sent, 0, fromNs, toNs);
-        List<Double> stalls = new ArrayList<>();
+        Gap p0 = longestGap(sent, 0, fromNs, toNs);
+        List<Gap> stalls = new ArrayList<>();
         for (int p : control) {
-            stalls.add(longestGapMs(sent, p, fromNs, toNs));
+            stalls.add(longestGap(sent, p, fromNs, toNs));
         }
-        stalls.sort(null);
-        double stall = stalls.isEmpty() ? Double.NaN : stalls.get(stalls.size() / 2);
-        return new Outcome(p0, stall, control.size(), acked, failed, Double.NaN);
+        stalls.sort(java.util.Comparator.comparingDouble(Gap::ms));
+        if (stalls.isEmpty()) {
+            return new Outcome(p0.ms(), Double.NaN, 0, acked, failed, Double.NaN, Double.NaN, Double.NaN,
+                    Double.NaN);
+        }
+        Gap stall = stalls.get(stalls.size() / 2);
+        return new Outcome(p0.ms(), stall.ms(), control.size(), acked, failed, Double.NaN,
+                (stall.fromNs() - p0.fromNs()) / 1e6, (p0.toNs() - stall.toNs()) / 1e6, Double.NaN);
     }
 
     /** The longest time between two consecutive successful acks of {@code partition} within the window. */
     static double longestGapMs(List<Sent> sent, int partition, long fromNs, long toNs) {
+        return longestGap(sent, partition, fromNs, toNs).ms();
+    }
+
+    static Gap longestGap(List<Sent> sent, int partition, long fromNs, long toNs) {
         long[] done = sent.stream().filter(s -> s.ok() && s.partition() == partition && s.doneNs() >= fromNs
                 && s.doneNs() <= toNs).mapToLong(Sent::doneNs).sorted().toArray();
-        long longest = 0;
+        Gap longest = Gap.NONE;
         for (int i = 1; i < done.length; i++) {
-            longest = Math.max(longest, done[i] - done[i - 1]);
+            if (done[i] - done[i - 1] > longest.toNs() - longest.fromNs()) {
+                longest = new Gap(done[i - 1], done[i]);
+            }
         }
-        return longest / 1e6;
+        return longest;
     }
 
     private static int[] leaders(KafkaCluster cluster, String topic, int partitions) throws Exception {
@@ -291,6 +370,12 @@ public final class FailoverHarness {
                 } catch (RuntimeException e) { // a pacer task that throws is never run again
                     log.add(new Sent(partition, sentNs, System.nanoTime(), false));
                 }
+            }
+
+            @Override
+            public List<ExampleProducer.Failover> failovers(String topic) {
+                return producer.failovers().stream().filter(f -> f.topic().equals(topic) && f.partition() == 0)
+                        .toList();
             }
 
             @Override

@@ -14,6 +14,7 @@ import org.apache.kafka.common.utils.internals.LogContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -63,7 +64,7 @@ public final class ExampleProducer implements AutoCloseable {
         this.settings = settings;
         this.maxBlockMs = metadata.config().maxBlockMs();
         this.buffer = new Semaphore(settings.bufferRecords());
-        this.loop = new NetworkLoop(client, metrics, metadata, settings, buffer, stats);
+        this.loop = new NetworkLoop(client, metrics, metadata, settings, buffer, stats, Time.SYSTEM);
         this.networkThread = threads.newThread(loop);
         this.networkThread.setName("example-producer-network-thread | " + metadata.config().clientId());
         this.networkThread.setDaemon(true);
@@ -195,6 +196,14 @@ public final class ExampleProducer implements AutoCloseable {
         return stats.snapshot();
     }
 
+    /**
+     * The last {@value NetworkLoop#FAILOVERS_KEPT} failovers, oldest first: for each partition whose batch failed
+     * (a stale leader, a disconnect, a retriable error) and was then acked, the timeline from the failure to that ack.
+     */
+    public List<Failover> failovers() {
+        return loop.failovers();
+    }
+
     /** The embedded kmeta instance (snapshot, counters, evidence); closed with the producer. */
     public KafkaMetadata metadata() {
         return metadata;
@@ -249,6 +258,30 @@ public final class ExampleProducer implements AutoCloseable {
      * @param leaderId the broker that acknowledged it
      */
     public record Ack(String topic, int partition, long offset, int leaderId) {
+    }
+
+    /**
+     * One partition's way from a failed produce attempt to the ack after it. Times are {@link System#nanoTime()}
+     * readings on the network thread; -1 where the event did not happen.
+     *
+     * @param oldLeaderId     the broker the first failed attempt went to
+     * @param newLeaderId     the broker that acked
+     * @param cause           the first failure: the error (and the KIP-951 hint it carried) or the disconnect
+     * @param attempts        failed attempts before the ack
+     * @param lastAckNs       the partition's last ack before the failure (0 if none)
+     * @param failedNs        when the first failure was seen
+     * @param newLeaderSeenNs when the network loop first found another leader than {@code oldLeaderId} in kmeta's
+     *                        snapshot (-1 if the old leader acked)
+     * @param learnedFrom     what kmeta had applied by then: "hint", "answer" (a metadata answer), or both
+     * @param resentNs        when the attempt that was acked was sent
+     * @param ackedNs         when its ack arrived
+     * @param clientWaitNs    the client's share: the time between each failed attempt's answer and the next attempt
+     *                        (no request in flight: learning the leader, backoff, connecting, the loop's own delay)
+     * @param timeline        every step, in ms after {@code failedNs}
+     */
+    public record Failover(String topic, int partition, int oldLeaderId, int newLeaderId, String cause, int attempts,
+                           long lastAckNs, long failedNs, long newLeaderSeenNs, String learnedFrom, long resentNs,
+                           long ackedNs, long clientWaitNs, String timeline) {
     }
 
     /**

@@ -1,10 +1,11 @@
 package dev.kmeta.examples;
 
 import dev.kmeta.cluster.Cluster;
+import dev.kmeta.cluster.PartitionMetadata;
 import dev.kmeta.sender.KafkaMetadata;
 import org.apache.kafka.clients.ClientRequest;
 import org.apache.kafka.clients.ClientResponse;
-import org.apache.kafka.clients.NetworkClient;
+import org.apache.kafka.clients.KafkaClient;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.InvalidMetadataException;
@@ -24,6 +25,7 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -32,6 +34,7 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -49,8 +52,11 @@ import java.util.concurrent.locks.LockSupport;
 final class NetworkLoop implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(NetworkLoop.class);
     private static final long MAX_POLL_MS = 1_000;
+    /** The first backoff before a leader that has not yet learned it leads gets the batch again; doubles after. */
+    static final long LAGGING_LEADER_BACKOFF_MS = 10;
+    static final int FAILOVERS_KEPT = 64;
 
-    private final NetworkClient client;
+    private final KafkaClient client;
     private final Metrics metrics;
     private final KafkaMetadata metadata;
     private final ProducerSettings settings;
@@ -58,15 +64,19 @@ final class NetworkLoop implements Runnable {
     private final long retryBackoffMs;
     private final Semaphore buffer;
     private final ProducerStats stats;
-    private final Time time = Time.SYSTEM;
+    private final Time time;
     private final Queue<PendingRecord> incoming = new ConcurrentLinkedQueue<>();
     private final Map<String, List<PartitionQueue>> queues = new HashMap<>(); // by topic, then partition index
+    private final Deque<ExampleProducer.Failover> failovers = new ConcurrentLinkedDeque<>();
+    private int failoverCount; // written by the network thread only
+    private long passes; // loop passes, for the failover timelines
     private volatile boolean closing;
     private volatile boolean stopped;
 
-    NetworkLoop(NetworkClient client, Metrics metrics, KafkaMetadata metadata, ProducerSettings settings,
-                Semaphore buffer, ProducerStats stats) {
+    NetworkLoop(KafkaClient client, Metrics metrics, KafkaMetadata metadata, ProducerSettings settings,
+                Semaphore buffer, ProducerStats stats, Time time) {
         this.client = client;
+        this.time = time;
         this.metrics = metrics;
         this.metadata = metadata;
         this.settings = settings;
@@ -79,6 +89,11 @@ final class NetworkLoop implements Runnable {
     /** True while the client is open (not yet closed); for tests (any thread). */
     boolean clientActive() {
         return client.active();
+    }
+
+    /** The last {@value #FAILOVERS_KEPT} failovers, oldest first (any thread). */
+    List<ExampleProducer.Failover> failovers() {
+        return List.copyOf(failovers);
     }
 
     /** Hands a record to the network thread (any thread). */
@@ -128,8 +143,16 @@ final class NetworkLoop implements Runnable {
             metadata.close();
             failEverything(new IllegalStateException("The producer closed before the record was acknowledged"));
         } finally {
-            client.close();
+            closeClient();
             metrics.close();
+        }
+    }
+
+    private void closeClient() {
+        try {
+            client.close();
+        } catch (java.io.IOException e) { // KafkaClient is Closeable; NetworkClient's close throws nothing
+            log.warn("closing the network client failed", e);
         }
     }
 
@@ -143,7 +166,9 @@ final class NetworkLoop implements Runnable {
         }
     }
 
-    private void runOnce() {
+    /** One pass: take new records, expire, send what may go, poll (package-private: tests drive it). */
+    void runOnce() {
+        passes++;
         long nowMs = time.milliseconds();
         takeIncoming();
         expire(nowMs);
@@ -184,6 +209,9 @@ final class NetworkLoop implements Runnable {
             for (PartitionQueue q : topic) {
                 List<PendingRecord> expired = q.expire(nowMs);
                 if (!expired.isEmpty()) {
+                    if (q.isEmpty()) {
+                        q.trace = null; // nothing left to fail over
+                    }
                     fail(expired, new TimeoutException("Expiring " + expired.size() + " record(s) for " + q.topic
                             + "-" + q.partition + ": not acknowledged within delivery.timeout.ms="
                             + settings.deliveryTimeoutMs()));
@@ -202,24 +230,39 @@ final class NetworkLoop implements Runnable {
     private long sendReady(long nowMs) {
         Cluster cluster = metadata.fetch(); // one volatile read: the snapshot this pass works from
         Map<Node, List<ProduceBatch>> byLeader = new LinkedHashMap<>();
-        boolean waiting = false;
+        long pollMs = MAX_POLL_MS;
         for (List<PartitionQueue> topic : queues.values()) {
             for (PartitionQueue q : topic) {
                 ProduceBatch batch = nextBatch(cluster, q, nowMs);
                 if (batch != null) {
                     byLeader.computeIfAbsent(batch.leader, n -> new ArrayList<>()).add(batch);
-                } else {
-                    waiting |= q.hasWaitingRecords();
+                } else if (q.hasWaitingRecords()) {
+                    pollMs = Math.min(pollMs, waitMs(q, nowMs));
                 }
             }
         }
         byLeader.forEach((leader, batches) -> send(leader, batches, nowMs));
-        return waiting ? Math.max(1, retryBackoffMs) : MAX_POLL_MS;
+        return pollMs;
+    }
+
+    /**
+     * How long the loop may poll for a partition whose records wait: until its retry backoff ends, if it is backing
+     * off (not a full {@code retry.backoff.ms} from now: the loop may be woken, by another answer, long after the
+     * failure); else (waiting for a leader, a connection or a newer snapshot - each of which ends the poll by itself)
+     * {@code retry.backoff.ms} at most, as a safety net.
+     */
+    private long waitMs(PartitionQueue q, long nowMs) {
+        long backoffLeftMs = q.backoffLeftMs(nowMs);
+        return backoffLeftMs > 0 ? backoffLeftMs : Math.max(1, retryBackoffMs);
     }
 
     /** The partition's next batch if it may go now to a leader that is ready; null otherwise. */
     private ProduceBatch nextBatch(Cluster cluster, PartitionQueue q, long nowMs) {
         Node leader = leaderNode(cluster, q.topic, q.partition);
+        if (q.trace != null && q.hasWaitingRecords()) {
+            q.trace.leaderInSnapshot(time.nanoseconds(), leader == null ? -1 : leader.id(), cluster.version(),
+                    metadata.counters(), passes);
+        }
         if (leader == null) {
             return null; // no leader now: kmeta refreshes leaderless partitions by itself
         }
@@ -227,7 +270,13 @@ final class NetworkLoop implements Runnable {
             return null; // a batch in flight, or a retry backing off (or waiting for news of a stale leader)
         }
         if (!client.ready(leader, nowMs)) {
+            if (q.trace != null) {
+                q.trace.notReady(time.nanoseconds(), leader.id());
+            }
             return null; // connecting (ready() starts the connection)
+        }
+        if (q.trace != null) {
+            q.trace.sent(time.nanoseconds(), leader.id());
         }
         return new ProduceBatch(q, q.drain(settings.batchSizeBytes()), leader, topicId(cluster, q.topic));
     }
@@ -261,6 +310,7 @@ final class NetworkLoop implements Runnable {
         } else if (response.wasDisconnected()) {
             // The leader went away (or did not answer within request.timeout.ms): doubt it, and retry.
             batches.forEach(b -> {
+                traceFailure(b, response.wasTimedOut() ? "no answer within request.timeout.ms" : "disconnected");
                 invalidate(b);
                 retryOnNewMetadata(b, nowMs);
             });
@@ -283,6 +333,7 @@ final class NetworkLoop implements Runnable {
         }
         for (ProduceBatch b : batches) {
             if (!answered.contains(b)) {
+                traceFailure(b, "no answer for the partition");
                 retry(b, nowMs); // the broker said nothing about it
             }
         }
@@ -296,9 +347,17 @@ final class NetworkLoop implements Runnable {
         } else if (!(error.exception() instanceof RetriableException)) {
             failBatch(b, error.exception(p.errorMessage()));
         } else if (error.exception() instanceof InvalidMetadataException) {
-            onStaleLeader(b, error, p.currentLeader(), data);
-            retryOnNewMetadata(b, nowMs);
+            LeaderIdAndEpoch hint = p.currentLeader();
+            traceFailure(b, error + (hint != null && hint.leaderId() >= 0 ? " (hint: leader " + hint.leaderId()
+                    + ", epoch " + hint.leaderEpoch() + ")" : " (no hint)"));
+            if (isLaggingLeader(metadata.fetch(), b, hint)) {
+                retryLaggingLeader(b, nowMs);
+            } else {
+                onStaleLeader(b, error, hint, data);
+                retryOnNewMetadata(b, nowMs);
+            }
         } else {
+            traceFailure(b, error.toString());
             retry(b, nowMs);
         }
     }
@@ -310,13 +369,56 @@ final class NetworkLoop implements Runnable {
     private void onStaleLeader(ProduceBatch b, Errors error, LeaderIdAndEpoch hint, ProduceResponseData data) {
         boolean hintable = error == Errors.NOT_LEADER_OR_FOLLOWER || error == Errors.LEADER_NOT_AVAILABLE
                 || error == Errors.FENCED_LEADER_EPOCH;
-        if (hintable && hint != null && hint.leaderId() >= 0 && hint.leaderEpoch() >= 0) {
+        if (hintable && hint != null && hint.leaderId() >= 0 && hint.leaderEpoch() >= 0
+                && isNews(metadata.fetch(), b.queue.topic, b.queue.partition, hint.leaderEpoch())) {
             metadata.onLeaderHint(b.queue.topic, b.queue.partition, hint.leaderId(), hint.leaderEpoch(),
                     endpoint(data, hint.leaderId()));
             stats.leaderHints.increment();
         } else {
             invalidate(b);
         }
+    }
+
+    /**
+     * True if the broker that refused is the leader our newest snapshot names, and its hint is not newer than that
+     * snapshot: the broker has not yet applied the election we already know of (a new leader learns it leads a few
+     * ms after the old one stops; P8 saw it in 2 of 9 clean stops). Our metadata is right, so neither a hint nor a
+     * newer snapshot would change where the batch goes: only the broker catching up will.
+     */
+    static boolean isLaggingLeader(Cluster snapshot, ProduceBatch b, LeaderIdAndEpoch hint) {
+        if (hint == null || hint.leaderId() < 0 || hint.leaderEpoch() < 0) {
+            return false;
+        }
+        PartitionMetadata p = snapshot.partition(b.queue.topic, b.queue.partition);
+        return p != null && p.leaderId() == b.leader.id() && !isNews(snapshot, b.queue.topic, b.queue.partition,
+                hint.leaderEpoch());
+    }
+
+    /**
+     * A retry to a leader that has not yet learned it leads ({@link #isLaggingLeader}): after a short backoff that
+     * doubles with each such refusal in a row ({@value #LAGGING_LEADER_BACKOFF_MS} ms, 20, 40... up to
+     * {@code retry.backoff.ms}), not the whole {@code retry.backoff.ms} that a leader refusing for no known reason
+     * gets - the only client-side time P8 still measured. kmeta is asked to refresh the partition all the same, in
+     * case our snapshot is the one that is behind.
+     */
+    private void retryLaggingLeader(ProduceBatch b, long nowMs) {
+        invalidate(b);
+        stats.retries.increment();
+        int refusals = b.queue.laggingLeaderRefusal();
+        long backoffMs = Math.min(retryBackoffMs, LAGGING_LEADER_BACKOFF_MS << Math.min(refusals - 1, 20));
+        b.queue.retry(b.records, b.leader.id(), nowMs + backoffMs);
+    }
+
+    /**
+     * True if a hint of this epoch is newer than what the snapshot knows of the partition. kmeta ignores an older or
+     * equal one (and refreshes nothing for it): a broker that refuses with such a hint lags behind our metadata (a
+     * new leader that has not yet learned it leads). Then only a refresh makes the newer snapshot that the retry
+     * waits for ({@link #retryOnNewMetadata}); without it the partition would wait for an unrelated change, up to
+     * {@code metadata.max.age.ms}, past its delivery timeout.
+     */
+    static boolean isNews(Cluster snapshot, String topic, int partition, int hintEpoch) {
+        PartitionMetadata p = snapshot.partition(topic, partition);
+        return p == null || p.leaderEpoch() == PartitionMetadata.NO_EPOCH || hintEpoch > p.leaderEpoch();
     }
 
     private static dev.kmeta.cluster.Node endpoint(ProduceResponseData data, int nodeId) {
@@ -348,6 +450,12 @@ final class NetworkLoop implements Runnable {
 
     private void ackBatch(ProduceBatch b, long baseOffset) {
         b.queue.completed();
+        long nowNs = time.nanoseconds();
+        if (b.queue.trace != null) {
+            keep(b.queue.trace.acked(nowNs, b.leader.id()));
+            b.queue.trace = null;
+        }
+        b.queue.lastAckNs = nowNs;
         for (int i = 0; i < b.records.size(); i++) {
             PendingRecord r = b.records.get(i);
             if (r.finish()) {
@@ -359,7 +467,28 @@ final class NetworkLoop implements Runnable {
         }
     }
 
+    /** Starts (or extends) the partition's failover timeline: this attempt of its batch failed. */
+    private void traceFailure(ProduceBatch b, String why) {
+        long nowNs = time.nanoseconds();
+        PartitionQueue q = b.queue;
+        if (q.trace == null) {
+            q.trace = new FailoverTrace(q.topic, q.partition, b.leader.id(), q.lastAckNs, nowNs, why,
+                    metadata.counters(), passes);
+        } else {
+            q.trace.failedAgain(nowNs, b.leader.id(), why);
+        }
+    }
+
+    private void keep(ExampleProducer.Failover failover) {
+        failovers.addLast(failover);
+        if (++failoverCount > FAILOVERS_KEPT) {
+            failovers.pollFirst();
+            failoverCount--;
+        }
+    }
+
     private void failBatch(ProduceBatch b, RuntimeException cause) {
+        b.queue.trace = null;
         b.queue.completed();
         fail(b.records, cause);
     }

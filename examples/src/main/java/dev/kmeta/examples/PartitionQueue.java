@@ -21,6 +21,11 @@ final class PartitionQueue {
     private long retryAtMs;
     private int failedLeaderId = -1;
     private int staleVersion = NO_STALE_VERSION;
+    private int laggingLeaderRefusals;
+    /** The timeline since this partition's batch first failed; null while all goes well. */
+    FailoverTrace trace;
+    /** When the last ack of this partition arrived (System.nanoTime), 0 before the first. */
+    long lastAckNs;
 
     PartitionQueue(String topic, int partition) {
         this.topic = topic;
@@ -49,6 +54,11 @@ final class PartitionQueue {
         return leaderId != failedLeaderId || (nowMs >= retryAtMs && snapshotVersion > staleVersion);
     }
 
+    /** Ms until the backoff of a failed batch ends (0 if none is backing off). */
+    long backoffLeftMs(long nowMs) {
+        return failedLeaderId < 0 ? 0 : Math.max(0, retryAtMs - nowMs);
+    }
+
     /** True if records wait here with none in flight (for a leader, a connection or a retry backoff). */
     boolean hasWaitingRecords() {
         return inFlight == null && !records.isEmpty();
@@ -72,6 +82,12 @@ final class PartitionQueue {
         inFlight = null;
         failedLeaderId = -1;
         staleVersion = NO_STALE_VERSION;
+        laggingLeaderRefusals = 0;
+    }
+
+    /** Counts a refusal by a leader that has not yet learned it leads; returns how many in a row, this one included. */
+    int laggingLeaderRefusal() {
+        return ++laggingLeaderRefusals;
     }
 
     /** The batch in flight failed and will be retried: back to the head, in order, not before {@code retryAtMs}. */

@@ -32,7 +32,9 @@ class PartitionQueueTest {
         List<PendingRecord> first = q.drain(2 * record(0, 0).sizeInBytes());
         assertEquals(List.of(0, 1), values(first));
         assertFalse(q.sendableTo(LEADER, V, 0), "a batch is in flight");
+        assertEquals(0, q.backoffLeftMs(0), "nothing failed");
         q.retry(first, LEADER, 100);
+        assertEquals(40, q.backoffLeftMs(60), "what the loop may poll for");
         assertFalse(q.sendableTo(LEADER, V, 99), "backing off");
         assertTrue(q.sendableTo(LEADER, V, 100));
         assertEquals(List.of(0, 1, 2, 3, 4), values(q.drain(Integer.MAX_VALUE)), "the retried batch first");
