@@ -199,6 +199,9 @@ class ExampleProducerTest {
                         .get(30, TimeUnit.SECONDS);
                 return cluster.leader("moved", 0) == newLeader;
             });
+            // The new leader itself too: one still unaware that it leads would refuse the retry, and the example
+            // then (rightly) asks for a refresh - not what this test is about.
+            cluster.awaitLeaderEverywhere("moved", 0, newLeader);
             long metadataRequestsBefore = producer.metadata().counters().requestsSent();
 
             ExampleProducer.Ack ack = producer.send("moved", 0, null, bytes("after")).get(30, TimeUnit.SECONDS);

@@ -743,6 +743,18 @@ public final class KafkaCluster implements AutoCloseable {
                 answer -> answer.brokers().containsAll(running));
     }
 
+    /**
+     * Waits until every running broker's metadata names {@code leaderId} as the partition's leader (the Admin client
+     * asks only one broker; the others, the new leader among them, learn an election a little later).
+     */
+    public void awaitLeaderEverywhere(String topic, int partition, int leaderId) {
+        awaitAllBrokers("broker " + leaderId + " leads " + topic + "-" + partition + " for every broker",
+                List.of(topic), answer -> {
+                    MetadataProbe.TopicState t = answer.topics().get(topic);
+                    return t != null && Integer.valueOf(leaderId).equals(t.leaders().get(partition));
+                });
+    }
+
     /** Polls every running broker (INTERNAL listener) until each answer satisfies the condition. */
     private void awaitAllBrokers(String what, List<String> topics, Predicate<MetadataProbe.Answer> ok) {
         Map<Integer, Object> last = new ConcurrentHashMap<>();

@@ -32,7 +32,7 @@ final class MetadataProbe {
     }
 
     /** One topic as a broker sees it. */
-    record TopicState(short errorCode, int partitions, int leaderless) {
+    record TopicState(short errorCode, int partitions, int leaderless, Map<Integer, Integer> leaders) {
     }
 
     private MetadataProbe() {
@@ -62,12 +62,15 @@ final class MetadataProbe {
         Map<String, TopicState> topics = new HashMap<>();
         for (MetadataResponseData.MetadataResponseTopic topic : data.topics()) {
             int leaderless = 0;
+            Map<Integer, Integer> leaders = new HashMap<>();
             for (MetadataResponseData.MetadataResponsePartition p : topic.partitions()) {
+                leaders.put(p.partitionIndex(), p.leaderId());
                 if (p.leaderId() < 0) {
                     leaderless++;
                 }
             }
-            topics.put(topic.name(), new TopicState(topic.errorCode(), topic.partitions().size(), leaderless));
+            topics.put(topic.name(), new TopicState(topic.errorCode(), topic.partitions().size(), leaderless,
+                    leaders));
         }
         return new Answer(brokers, topics);
     }
