@@ -138,6 +138,10 @@ public final class TargetedWakeup {
                     median(r, x -> x.neededNs() - x.applyNs()) / 1e6, max(r, x -> x.neededNs() - x.applyNs()) / 1e6,
                     median(r, x -> x.waiterCpuNs()) / 1e6, median(r, x -> x.quietNs()) / 1e6);
         }
+        long[] wake = plainWakeLatencyNs(21);
+        System.out.printf(Locale.ROOT, "this machine's own wake-up latency (a plain thread parked 20 ms, unpark -> it"
+                + " runs; 21 tries): median %.3f ms, max %.3f ms%n", wake[wake.length / 2] / 1e6,
+                wake[wake.length - 1] / 1e6);
         System.out.println("load at the end: " + Args.load());
     }
 
@@ -233,6 +237,32 @@ public final class TargetedWakeup {
             }
         }
         return out;
+    }
+
+    /**
+     * The floor under "needed waiter returns after": how long a plain parked thread takes to run once unparked
+     * (sorted, one per try). On these VMs an idle vCPU takes a while to be woken; both clients pay it.
+     */
+    static long[] plainWakeLatencyNs(int tries) throws InterruptedException {
+        long[] ns = new long[tries];
+        for (int i = 0; i < tries; i++) {
+            long[] ranAt = new long[1];
+            Thread t = new Thread(() -> {
+                java.util.concurrent.locks.LockSupport.park();
+                ranAt[0] = System.nanoTime();
+            }, "wake-probe");
+            t.start();
+            while (t.getState() != Thread.State.WAITING) {
+                Thread.onSpinWait();
+            }
+            Thread.sleep(20);
+            long unparkedAt = System.nanoTime();
+            java.util.concurrent.locks.LockSupport.unpark(t);
+            t.join();
+            ns[i] = ranAt[0] - unparkedAt;
+        }
+        java.util.Arrays.sort(ns);
+        return ns;
     }
 
     /**

@@ -609,13 +609,21 @@ public final class MetadataManager implements MetadataClient {
         }
     }
 
+    /**
+     * Wakes the waiters of the changed topics (and of any new version). Then, if it woke anyone, gives up the CPU
+     * once: Linux tends to queue a woken thread on its waker's CPU, where it would wait behind the bookkeeping that
+     * follows (bench P6: 0.5-0.8 ms from the wake to the waiter's return on an otherwise idle 2-CPU machine).
+     */
     private void wakeWaiters(Set<String> topics) {
-        versionWaiters.wakeAll();
+        int woken = versionWaiters.wakeAll();
         for (String name : topics) {
             TopicEntry e = subscriptions.get(name);
             if (e != null) {
-                e.waiters.wakeAll();
+                woken += e.waiters.wakeAll();
             }
+        }
+        if (woken > 0) {
+            Thread.yield();
         }
     }
 
