@@ -27,7 +27,7 @@ import java.util.regex.Pattern;
  *
  * <p>Not thread-safe: one instance per invocation.
  */
-@Command(name = "demo", mixinStandardHelpOptions = true,
+@Command(name = "demo", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "Runs 3 in-process Kafka brokers and a producer embedding kmeta; stops a leader midway.")
 final class DemoCommand implements Callable<Integer> {
     private static final String TOPIC = "kmeta-demo";

@@ -14,6 +14,7 @@ import picocli.CommandLine.Spec;
  * one-line fix, or SKIP. Not thread-safe; one instance per invocation.
  */
 @Command(name = "doctor", mixinStandardHelpOptions = true, sortOptions = false,
+        versionProvider = VersionProvider.class,
         description = "Check the path from here to a topic's leaders: DNS, TCP, TLS/SASL, metadata, advertised "
                 + "listeners, the topic, its leaders, the cluster id. Each check prints OK, FAIL (with a fix) or SKIP.",
         exitCodeListHeading = "%nExit codes:%n",

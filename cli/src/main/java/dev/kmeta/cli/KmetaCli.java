@@ -17,7 +17,7 @@ import picocli.CommandLine.ParseResult;
  *
  * <p>Not thread-safe; one instance per invocation.
  */
-@Command(name = "kmeta", mixinStandardHelpOptions = true,
+@Command(name = "kmeta", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "A Kafka producer's view of the cluster.",
         subcommands = {DemoCommand.class, LookupCommand.class, WatchCommand.class, DoctorCommand.class})
 public final class KmetaCli implements Callable<Integer> {

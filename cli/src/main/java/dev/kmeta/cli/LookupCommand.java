@@ -17,6 +17,7 @@ import picocli.CommandLine.Spec;
  * as kmeta's snapshot has it; a table, or JSON with {@code --json}. Not thread-safe; one instance per invocation.
  */
 @Command(name = "lookup", mixinStandardHelpOptions = true, sortOptions = false,
+        versionProvider = VersionProvider.class,
         description = "Show each partition's leader (id, address, epoch), replicas and ISR for a topic.",
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:the topic was found", "1:the topic does not exist, is not authorized, or no answer came",

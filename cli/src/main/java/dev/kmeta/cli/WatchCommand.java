@@ -36,6 +36,7 @@ import picocli.CommandLine.Spec;
  * <p>Not thread-safe, except {@link #stop()}, which any thread may call.
  */
 @Command(name = "watch", mixinStandardHelpOptions = true, sortOptions = false,
+        versionProvider = VersionProvider.class,
         description = "Print metadata changes as they happen (leaders, partition counts, brokers, cluster id), "
                 + "with timestamps, until Ctrl-C or --duration.",
         exitCodeListHeading = "%nExit codes:%n",

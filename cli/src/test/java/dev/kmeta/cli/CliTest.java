@@ -75,6 +75,28 @@ class CliTest {
     }
 
     @Test
+    void versionNamesKmetaKafkaClientsAndJavaForEveryCommand() {
+        String kmetaVersion = System.getProperty("kmeta.test.projectVersion");
+        String kafkaVersion = System.getProperty("kmeta.test.kafkaVersion");
+        assertTrue(kmetaVersion != null && kafkaVersion != null, "cli/pom.xml passes the build's versions");
+        for (String[] args : List.of(new String[] {"-V"}, new String[] {"--version"}, new String[] {"lookup", "-V"},
+                new String[] {"watch", "-V"}, new String[] {"doctor", "-V"}, new String[] {"demo", "--version"})) {
+            Run r = run(args);
+
+            String command = String.join(" ", args);
+            assertEquals(KmetaCli.EXIT_OK, r.exitCode(), command + ": " + r);
+            assertEquals("", r.err(), command + ": " + r);
+            List<String> lines = r.outLines();
+            assertEquals(3, lines.size(), command + ": " + r);
+            assertEquals("kmeta " + kmetaVersion, lines.get(0), command);
+            assertTrue(lines.get(1).startsWith("kafka-clients " + kafkaVersion + " (commit "), lines.get(1));
+            assertFalse(lines.get(1).contains("unknown"), lines.get(1));
+            assertTrue(lines.get(2).startsWith("Java " + Runtime.version().feature() + "."), lines.get(2));
+            assertTrue(lines.get(2).contains(System.getProperty("java.vm.name")), lines.get(2));
+        }
+    }
+
+    @Test
     void noClusterGivenIsOneLineAndExit2() {
         for (String command : List.of("lookup", "watch", "doctor")) {
             String[] args = command.equals("lookup") ? new String[] {command, "orders"} : new String[] {command};

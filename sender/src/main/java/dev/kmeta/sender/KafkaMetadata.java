@@ -64,7 +64,10 @@ public final class KafkaMetadata implements MetadataClient {
         return create(MetadataConfig.from(props).originals());
     }
 
-    /** A builder for a private instance with options beyond properties (a DNS hook for tests). */
+    /**
+     * A builder for a private instance with options beyond properties (a DNS hook), with a sender thread of its own
+     * ({@link Builder#build()}) or driven by a producer's network client ({@link Builder#buildDriven()}).
+     */
     public static Builder builder(Map<String, ?> props) {
         return new Builder(props);
     }
@@ -73,10 +76,10 @@ public final class KafkaMetadata implements MetadataClient {
      * An instance without a thread of its own, for a producer that runs its own kafka-clients {@code NetworkClient}:
      * kmeta becomes that client's metadata source ({@link #metadataUpdater()}), sends its metadata requests on it and
      * does its work inside the producer's {@code poll}. The producer closes its client; {@link #close()} releases
-     * kmeta's waiters.
+     * kmeta's waiters. Same as {@code builder(props).buildDriven()}, which takes a DNS hook too.
      */
     public static KafkaMetadata driven(Map<String, ?> props) {
-        return new KafkaMetadata(SenderCore.driven(MetadataConfig.from(props), HostResolverHook.system()));
+        return builder(props).buildDriven();
     }
 
     /**
@@ -235,7 +238,10 @@ public final class KafkaMetadata implements MetadataClient {
         return "KafkaMetadata(" + core.config().clientId() + ", " + state() + ", " + fetch() + ")";
     }
 
-    /** Builds a private {@link KafkaMetadata}. Not thread-safe. */
+    /**
+     * Builds a private {@link KafkaMetadata}: set options, then {@link #build()} (own sender thread) or
+     * {@link #buildDriven()} (driven mode). Not thread-safe: one thread builds; the instance built is thread-safe.
+     */
     public static final class Builder {
         private final Map<String, ?> props;
         private HostResolverHook resolver = HostResolverHook.system();
@@ -244,15 +250,30 @@ public final class KafkaMetadata implements MetadataClient {
             this.props = Objects.requireNonNull(props, "props");
         }
 
-        /** Resolves broker host names with {@code hook} instead of the system resolver. */
+        /**
+         * Resolves broker host names (bootstrap and learned) with {@code hook} instead of the system resolver. In
+         * driven mode the hook takes effect through {@link KafkaMetadata#hostResolver()}, which the producer passes to
+         * its {@code NetworkClient}.
+         */
         public Builder hostResolver(HostResolverHook hook) {
             this.resolver = Objects.requireNonNull(hook, "hook");
             return this;
         }
 
-        /** Starts the instance. */
+        /** Starts the instance, with its own sender thread. */
         public KafkaMetadata build() {
             return new KafkaMetadata(SenderCore.start(MetadataConfig.from(props), resolver, null));
+        }
+
+        /**
+         * An instance without a thread of its own, as {@link KafkaMetadata#driven(Map)}, with this builder's options:
+         * build the producer's {@code NetworkClient} with its {@link KafkaMetadata#metadataUpdater()} and
+         * {@link KafkaMetadata#hostResolver()}, then {@link KafkaMetadata#attach} the client.
+         *
+         * @throws dev.kmeta.metadata.ConfigException if a value is bad (the message names the key)
+         */
+        public KafkaMetadata buildDriven() {
+            return new KafkaMetadata(SenderCore.driven(MetadataConfig.from(props), resolver));
         }
     }
 }

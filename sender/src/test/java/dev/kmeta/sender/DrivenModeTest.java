@@ -15,8 +15,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -39,33 +43,81 @@ class DrivenModeTest {
         KafkaCluster cluster = KAFKA.cluster();
         cluster.createTopic("driven", 3, 1);
         Map<String, Object> props = Map.of("bootstrap.servers", cluster.bootstrapServers(), "client.id", "driven");
-        try (KafkaMetadata metadata = KafkaMetadata.driven(props); Metrics metrics = new Metrics()) {
-            NetworkClient client = ClientUtils.createNetworkClient(new AdminClientConfig(props),
-                    List.of(cluster.bootstrapServers()), "driven", metrics, "producer", new LogContext(),
-                    new ApiVersions(), Time.SYSTEM, 5, 30_000, null, metadata.metadataUpdater(),
+        try (KafkaMetadata metadata = KafkaMetadata.driven(props); ProducerLoop loop = new ProducerLoop(metadata)) {
+            assertThrows(IllegalStateException.class, () -> metadata.attach(loop.client), "attach once");
+            Cluster c = metadata.awaitTopic("driven", 2, Deadline.after(30_000));
+            assertEquals(3, c.partitionCount("driven"));
+            assertEquals(cluster.leader("driven", 2), c.leader("driven", 2).id());
+            assertFalse(Thread.getAllStackTraces().keySet().stream()
+                    .anyMatch(t -> t.getName().startsWith("kmeta-metadata-sender")), "no thread of kmeta's");
+            assertTrue(metadata.counters().requestsSent() >= 1);
+        }
+    }
+
+    @Test
+    void aDrivenInstanceResolvesBrokerNamesThroughTheHookItWasBuiltWith() throws Exception {
+        KafkaCluster cluster = KAFKA.cluster();
+        cluster.createTopic("driven-dns", 2, 1);
+        int port = cluster.brokerAddress(cluster.brokerIds().get(0)).getPort();
+        List<String> asked = new CopyOnWriteArrayList<>();
+        HostResolverHook hook = host -> {
+            asked.add(host);
+            if (host.equals("kafka.driven.test")) {
+                return new InetAddress[] {InetAddress.getByAddress(host, new byte[] {127, 0, 0, 1})};
+            }
+            if (host.endsWith(".test")) {
+                throw new UnknownHostException(host);
+            }
+            return InetAddress.getAllByName(host);
+        };
+        Map<String, Object> props = Map.of("bootstrap.servers", "kafka.driven.test:" + port,
+                "client.id", "driven-dns");
+        try (KafkaMetadata metadata = KafkaMetadata.builder(props).hostResolver(hook).buildDriven();
+             ProducerLoop loop = new ProducerLoop(metadata)) {
+            Cluster c = metadata.awaitTopic("driven-dns", 1, Deadline.after(30_000));
+
+            assertEquals(2, c.partitionCount("driven-dns"));
+            assertTrue(asked.contains("kafka.driven.test"), "the bootstrap name went through the hook: " + asked);
+            assertTrue(metadata.evidence().get("-1").answers() >= 1, "the bootstrap address answered: "
+                    + metadata.evidence());
+            assertFalse(Thread.getAllStackTraces().keySet().stream()
+                    .anyMatch(t -> t.getName().startsWith("kmeta-metadata-sender")), "no thread of kmeta's");
+        }
+    }
+
+    /**
+     * A producer's network client built as docs/embedding.md shows (kmeta's updater and resolver; bootstrap names left
+     * to kmeta), attached, and its poll loop on a thread of its own until closed.
+     */
+    private static final class ProducerLoop implements AutoCloseable {
+        final NetworkClient client;
+        private final Metrics metrics = new Metrics();
+        private final AtomicBoolean running = new AtomicBoolean(true);
+        private final Thread thread;
+
+        ProducerLoop(KafkaMetadata metadata) {
+            Map<String, Object> network = new HashMap<>(metadata.config().originals());
+            network.put("bootstrap.resolve.timeout.ms", 0); // kmeta resolves bootstrap names itself
+            client = ClientUtils.createNetworkClient(new AdminClientConfig(network),
+                    metadata.config().bootstrapServers(), metadata.config().clientId(), metrics, "producer",
+                    new LogContext(), new ApiVersions(), Time.SYSTEM, 5, 30_000, null, metadata.metadataUpdater(),
                     metadata.hostResolver(), null, null);
             metadata.attach(client);
-            assertThrows(IllegalStateException.class, () -> metadata.attach(client), "attach once");
-            AtomicBoolean running = new AtomicBoolean(true);
-            Thread producerLoop = new Thread(() -> {
+            thread = new Thread(() -> {
                 while (running.get()) {
                     client.poll(1_000, Time.SYSTEM.milliseconds());
                 }
             }, "producer-network-thread");
-            producerLoop.start();
-            try {
-                Cluster c = metadata.awaitTopic("driven", 2, Deadline.after(30_000));
-                assertEquals(3, c.partitionCount("driven"));
-                assertEquals(cluster.leader("driven", 2), c.leader("driven", 2).id());
-                assertFalse(Thread.getAllStackTraces().keySet().stream()
-                        .anyMatch(t -> t.getName().startsWith("kmeta-metadata-sender")), "no thread of kmeta's");
-                assertTrue(metadata.counters().requestsSent() >= 1);
-            } finally {
-                running.set(false);
-                client.wakeup();
-                producerLoop.join(10_000);
-                client.close();
-            }
+            thread.start();
+        }
+
+        @Override
+        public void close() throws Exception {
+            running.set(false);
+            client.wakeup();
+            thread.join(10_000);
+            client.close();
+            metrics.close();
         }
     }
 

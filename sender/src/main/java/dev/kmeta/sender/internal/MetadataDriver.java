@@ -32,7 +32,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * own thread ({@link SenderLoop}) or by a producer's network loop through {@link NodeProvider#maybeUpdate}.
  *
  * <p>It never dies of a bad answer: whatever a response callback throws turns into a failed request (retried after
- * backoff), and an unexpected error in a step is logged and the next step goes on.
+ * backoff), and so does a request the client refuses to send (its {@code send} throws: logged at WARN once for a run
+ * of such refusals, then at DEBUG until a send succeeds); an unexpected error in a step is logged and the next step
+ * goes on.
  *
  * <p>Confined to the thread that polls the client; {@link #rebootstraps()} may be read from any thread.
  */
@@ -52,6 +54,8 @@ public final class MetadataDriver implements NodeProvider.Listener {
 
     private RefreshRequest inFlight;
     private long wantingSinceMs = -1;
+    /** Sends the client refused in a row: only the first of a run is logged at WARN. */
+    private int refusedSends;
 
     MetadataDriver(MetadataManager manager, MetadataConfig config, RecordingResolver resolver,
                    ConnectionEvidence evidence, Time time) {
@@ -145,10 +149,33 @@ public final class MetadataDriver implements NodeProvider.Listener {
         }
         MetadataRequest.Builder builder = new MetadataRequest.Builder(new ArrayList<>(request.topics()),
                 request.allowAutoTopicCreation());
-        ClientRequest cr = client.newClientRequest(node.idString(), builder, netNowMs, true,
-                config.requestTimeoutMs(), response -> complete(request, node, record, response));
         inFlight = request;
-        client.send(cr, netNowMs);
+        try {
+            ClientRequest cr = client.newClientRequest(node.idString(), builder, netNowMs, true,
+                    config.requestTimeoutMs(), response -> complete(request, node, record, response));
+            client.send(cr, netNowMs);
+            refusedSends = 0;
+        } catch (RuntimeException e) {
+            refused(request, node, e, nowMs);
+        }
+    }
+
+    /**
+     * The client threw from {@code send} (e.g. a producer's client that is closing): without this the manager would
+     * stay IN_FLIGHT for good and never ask again. The request fails like a lost one and is retried after backoff; a
+     * callback the client may still run for it is ignored ({@link #complete} checks {@link #inFlight}).
+     */
+    private void refused(RefreshRequest request, Node node, RuntimeException e, long nowMs) {
+        inFlight = null;
+        String reason = "the client could not send the metadata request to " + address(node) + ": " + e;
+        if (refusedSends++ == 0) {
+            log.warn("[{}] {}; retrying after backoff (repeats are logged at DEBUG)", config.clientId(), reason, e);
+        } else {
+            log.debug("[{}] {} ({} in a row)", config.clientId(), reason, refusedSends);
+        }
+        if (manager.inFlight() == request) {
+            manager.onFailure(request, reason, nowMs);
+        }
     }
 
     /** Runs inside {@code client.poll}, on this thread. Never lets an exception escape with the request open. */

@@ -29,7 +29,8 @@ import java.util.function.Predicate;
  * later if {@link #drops} says so (the request completes as disconnected), else at {@code request.timeout.ms} the
  * client closes it (disconnected and timed out). Either way the updater hears {@code handleServerDisconnect} first. Each {@link #poll} then asks the updater {@code needsRebootstrap} (strategy
  * REBOOTSTRAP), closes every {@code fetchNodes()} connection and calls {@code rebootstrap} if so, and only then runs
- * the completion callbacks. Methods the driver does not call throw.
+ * the completion callbacks. {@link #send} throws whatever {@link #refuses} gives for the node. Methods the driver does
+ * not call throw.
  *
  * <p>Not thread-safe: the test thread is the sender thread.
  */
@@ -41,6 +42,10 @@ final class FakeKafkaClient implements KafkaClient {
     Function<String, MetadataResponse> answers = id -> null;
     /** Node ids that close the connection when a request they do not answer arrives (rather than stay silent). */
     Predicate<String> drops = id -> false;
+    /** Node id to what {@link #send} throws instead of sending; null: it sends. */
+    Function<String, RuntimeException> refuses = id -> null;
+    /** Fake times ({@link #nowMs()}) of every {@link #send} call, refused or not. */
+    final List<Long> sendCallsAtMs = new ArrayList<>();
     /** Node ids each request was sent to, in order. */
     final List<String> sentTo = new ArrayList<>();
     /** Requests that got no answer: timed out or dropped by the node. */
@@ -122,6 +127,11 @@ final class FakeKafkaClient implements KafkaClient {
 
     @Override
     public void send(ClientRequest request, long now) {
+        sendCallsAtMs.add(nowMs());
+        RuntimeException refusal = refuses.apply(request.destination());
+        if (refusal != null) {
+            throw refusal;
+        }
         if (inFlight != null || !connected.contains(request.destination())) {
             throw new IllegalStateException("Attempt to send a request to node " + request.destination()
                     + " which is not ready.");
