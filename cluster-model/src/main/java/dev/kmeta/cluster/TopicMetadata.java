@@ -1,5 +1,6 @@
 package dev.kmeta.cluster;
 
+import dev.kmeta.cluster.internal.TopicUsage;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -11,7 +12,9 @@ import java.util.UUID;
 /**
  * One topic: its name, topic id, error, and its partitions indexed by partition number.
  *
- * <p>Immutable and thread-safe. The partitions with a leader are computed once, when the topic is built, so
+ * <p>Immutable and thread-safe (its value: kmeta's manager keeps a usage stamp on the object, see
+ * {@code dev.kmeta.cluster.internal.TopicUsage}, which no method here reads). The partitions with a leader are
+ * computed once, when the topic is built, so
  * {@link #availablePartitions()} costs nothing on the send path.
  *
  * <p>Input rules: a partition whose topic is not this topic, a negative partition index or the same index twice is
@@ -34,6 +37,22 @@ public final class TopicMetadata {
     private final short errorCode;
     private final PartitionMetadata[] partitions;
     private final List<PartitionMetadata> available;
+    /** kmeta's usage stamp ({@link TopicUsage}); not part of the value. */
+    private volatile long usedNs;
+
+    static {
+        TopicUsage.install(new TopicUsage.Access() {
+            @Override
+            public long usedNs(TopicMetadata topic) {
+                return topic.usedNs;
+            }
+
+            @Override
+            public void markUsed(TopicMetadata topic, long nowNs) {
+                topic.usedNs = nowNs;
+            }
+        });
+    }
 
     private TopicMetadata(String name, UUID topicId, boolean internal, short errorCode,
                           PartitionMetadata[] partitions) {

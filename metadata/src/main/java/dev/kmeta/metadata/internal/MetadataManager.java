@@ -5,6 +5,7 @@ import dev.kmeta.cluster.ClusterDelta;
 import dev.kmeta.cluster.Node;
 import dev.kmeta.cluster.PartitionMetadata;
 import dev.kmeta.cluster.TopicMetadata;
+import dev.kmeta.cluster.internal.TopicUsage;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.MetadataClient;
@@ -155,13 +156,28 @@ public final class MetadataManager implements MetadataClient {
         Cluster c = snapshot;
         TopicMetadata t = c.topic(topic);
         if (t != null && answers(t, partition)) {
-            TopicEntry e = subscriptions.get(topic);
-            if (e != null) {
-                e.touch(coarseNowNs); // no clock read on a hit: the sender's last poll time is precise enough
+            // No clock read on a hit: the sender's last poll time is precise enough. And no subscription lookup
+            // while the topic object says it was used within the touch granularity.
+            long nowNs = coarseNowNs;
+            if (!TopicUsage.usedWithin(t, nowNs, TopicEntry.TOUCH_GRANULARITY_NS)) {
+                touch(topic, t, nowNs);
             }
             return c;
         }
         return awaitTopicSlowly(topic, partition, deadline);
+    }
+
+    /**
+     * Keeps the topic's subscription from idling out, at most once per granularity per topic object: the entry's
+     * time (what expiry reads) is written whenever the object's stamp is, so it is never staler than the stamp by
+     * more than one granularity. A topic no longer subscribed is not stamped: every hit looks it up, as before.
+     */
+    private void touch(String topic, TopicMetadata t, long nowNs) {
+        TopicEntry e = subscriptions.get(topic);
+        if (e != null) {
+            e.touch(nowNs);
+            TopicUsage.markUsed(t, nowNs);
+        }
     }
 
     private static boolean answers(TopicMetadata t, int partition) {

@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class TopicEntry {
     /** Usage stamps closer than this are not rewritten: a cache hit writes nothing shared. */
-    private static final long TOUCH_GRANULARITY_NS = 1_000_000_000L;
+    static final long TOUCH_GRANULARITY_NS = 1_000_000_000L;
     /** {@link #refreshedMs} before any answer described the topic. */
     static final long NEVER_MS = Long.MIN_VALUE;
 

@@ -595,6 +595,28 @@ class MetadataManagerTest {
     }
 
     @Test
+    void hitsStampedOnTheTopicStillKeepItsSubscription() throws Exception {
+        try (Harness h = new Harness(Map.of("metadata.max.idle.ms", "5000"))) {
+            h.broker.topic("t", 1, 0);
+            h.learn("t");
+            // 20 s of hits every 0.5 s: most skip the subscription lookup (the topic's stamp is under 1 s old), and
+            // the subscription must still see them all.
+            for (int i = 0; i < 40; i++) {
+                h.advance(500);
+                h.manager.poll(h.now());
+                assertEquals(1, h.manager.awaitTopic("t", h.deadline(0)).partitionCount("t"));
+            }
+            assertEquals(Set.of("t"), h.manager.subscribedTopics(), "in use the whole time");
+            h.advance(4_000);
+            h.manager.poll(h.now());
+            assertEquals(Set.of("t"), h.manager.subscribedTopics(), "last used 4-5 s ago: kept");
+            h.advance(3_000);
+            h.manager.poll(h.now());
+            assertEquals(Set.of(), h.manager.subscribedTopics(), "unused for 7 s: expired");
+        }
+    }
+
+    @Test
     void clusterIdChangeIsDetectedAndMetadataIsNotMixed() throws Exception {
         try (Harness h = new Harness()) {
             h.broker.topic("a", 1, 0).topic("b", 1, 0);
