@@ -56,7 +56,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * kafka-clients excess.
  *
  * <pre>{@code
- * java -cp bench/target/benchmarks.jar dev.kmeta.bench.FailoverHarness --runs 9 > bench/results/failover.txt
+ * java -cp bench/target/benchmarks.jar dev.kmeta.bench.FailoverHarness --runs 15 > bench/results/failover.txt
  * }</pre>
  * Options: {@code --runs N} (9), {@code --partitions N} (6), {@code --rate N} (500), {@code --warmup-ms N},
  * {@code --after-ms N}. About 25-40 s per run.
