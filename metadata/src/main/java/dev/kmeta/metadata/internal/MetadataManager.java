@@ -565,13 +565,13 @@ public final class MetadataManager implements MetadataClient {
                                       Set<String> changed, long nowMs) {
         Set<String> asked = request.topics();
         for (TopicMetadata answer : response.topics().values()) {
-            if (answer.partitionCount() > 0 && asked.contains(answer.name())) {
+            if (describes(answer) && asked.contains(answer.name())) {
                 recordAnswer(answer.name(), answer, next, nowMs);
             }
         }
         for (String name : changed) {
             TopicMetadata answer = response.topics().get(name);
-            if ((answer == null || answer.partitionCount() == 0) && asked.contains(name)) {
+            if (!describes(answer) && asked.contains(name)) {
                 recordAnswer(name, answer, next, nowMs);
             }
         }
@@ -582,10 +582,15 @@ public final class MetadataManager implements MetadataClient {
                                     Set<String> changed, long nowMs) {
         for (String name : request.topics()) {
             TopicMetadata answer = response.topics().get(name);
-            if ((answer == null || answer.partitionCount() == 0) && !changed.contains(name)) {
+            if (!describes(answer) && !changed.contains(name)) {
                 recordAnswer(name, answer, next, nowMs);
             }
         }
+    }
+
+    /** True when the answer for a topic came with partitions (not only an error, and not missing). */
+    private static boolean describes(TopicMetadata answer) {
+        return answer != null && answer.partitionCount() > 0;
     }
 
     private void recordAnswer(String name, TopicMetadata answer, Cluster next, long nowMs) {
