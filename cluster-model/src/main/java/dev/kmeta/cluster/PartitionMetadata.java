@@ -22,6 +22,12 @@ public final class PartitionMetadata {
     public static final short LEADER_NOT_AVAILABLE = 5;
 
     private static final int[] EMPTY = new int[0];
+    /**
+     * Handed to the private constructor for an ISR equal to the replica list: the two then share one array (they are
+     * never exposed, every accessor copies). In a healthy cluster that is nearly every partition: one {@code int[]}
+     * per partition, not two, retained and allocated.
+     */
+    private static final int[] SAME_AS_REPLICAS = new int[0];
 
     private final String topic;
     private final int partition;
@@ -47,8 +53,9 @@ public final class PartitionMetadata {
      */
     public PartitionMetadata(String topic, int partition, int leaderId, int leaderEpoch, int[] replicas, int[] isr,
                              int[] offlineReplicas, short errorCode) {
-        this(topic, partition, leaderId, leaderEpoch, copy(replicas), copy(isr), copy(offlineReplicas), errorCode,
-                true);
+        this(topic, partition, leaderId, leaderEpoch, copy(replicas),
+                replicas != null && replicas.length > 0 && Arrays.equals(isr, replicas) ? SAME_AS_REPLICAS : copy(isr),
+                copy(offlineReplicas), errorCode, true);
     }
 
     private PartitionMetadata(String topic, int partition, int leaderId, int leaderEpoch, int[] replicas, int[] isr,
@@ -61,7 +68,7 @@ public final class PartitionMetadata {
         this.leaderId = leaderId < 0 ? NO_LEADER : leaderId;
         this.leaderEpoch = leaderEpoch < 0 ? NO_EPOCH : leaderEpoch;
         this.replicas = replicas;
-        this.isr = isr;
+        this.isr = isr == SAME_AS_REPLICAS ? replicas : isr;
         this.offlineReplicas = offlineReplicas;
         this.errorCode = errorCode;
     }
