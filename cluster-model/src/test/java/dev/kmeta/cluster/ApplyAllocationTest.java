@@ -3,9 +3,7 @@ package dev.kmeta.cluster;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.lang.management.ManagementFactory;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
@@ -27,10 +25,7 @@ class ApplyAllocationTest {
 
     @BeforeEach
     void setUp() {
-        java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
-        assumeTrue(bean instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
-        threads = (com.sun.management.ThreadMXBean) bean;
-        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
+        threads = AllocationCounter.require();
 
         ClusterDelta.Builder b = ClusterDelta.builder().nodes(Fixtures.nodes(0, 1, 2)).clusterId("c").controllerId(0);
         for (int t = 0; t < TOPICS; t++) {

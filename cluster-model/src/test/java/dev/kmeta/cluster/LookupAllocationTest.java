@@ -2,9 +2,7 @@ package dev.kmeta.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -29,10 +27,7 @@ class LookupAllocationTest {
 
     @BeforeEach
     void setUp() {
-        java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
-        assumeTrue(bean instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
-        threads = (com.sun.management.ThreadMXBean) bean;
-        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
+        threads = AllocationCounter.require();
 
         ClusterDelta.Builder b = ClusterDelta.builder().nodes(Fixtures.nodes(0, 1, 2, 3, 4, 5)).controllerId(0);
         List<String> nameList = new ArrayList<>();

@@ -3,9 +3,7 @@ package dev.kmeta.cluster;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.lang.management.ManagementFactory;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -18,10 +16,7 @@ class SharedIsrTest {
 
     @Test
     void anIsrEqualToTheReplicasSharesTheirCopy() {
-        java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
-        assumeTrue(bean instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) bean;
-        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
+        com.sun.management.ThreadMXBean threads = AllocationCounter.require();
         int[] replicas = {1, 2, 3};
         int[] isrEqual = {1, 2, 3};
         int[] isrShort = {1, 2};
