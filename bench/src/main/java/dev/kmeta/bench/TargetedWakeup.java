@@ -13,6 +13,7 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,6 +21,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.kafka.clients.Metadata.MetadataRequestAndVersion;
 import org.apache.kafka.clients.producer.internals.ProducerMetadata;
 import org.apache.kafka.common.Cluster;
@@ -248,7 +250,7 @@ public final class TargetedWakeup {
         for (int i = 0; i < tries; i++) {
             long[] ranAt = new long[1];
             Thread t = new Thread(() -> {
-                java.util.concurrent.locks.LockSupport.park();
+                LockSupport.park();
                 ranAt[0] = System.nanoTime();
             }, "wake-probe");
             t.start();
@@ -257,11 +259,11 @@ public final class TargetedWakeup {
             }
             Thread.sleep(20);
             long unparkedAt = System.nanoTime();
-            java.util.concurrent.locks.LockSupport.unpark(t);
+            LockSupport.unpark(t);
             t.join();
             ns[i] = ranAt[0] - unparkedAt;
         }
-        java.util.Arrays.sort(ns);
+        Arrays.sort(ns);
         return ns;
     }
 

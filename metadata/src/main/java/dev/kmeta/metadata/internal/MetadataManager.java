@@ -22,7 +22,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -607,12 +606,14 @@ public final class MetadataManager implements MetadataClient {
     }
 
     /** Notes which of the asked and changed topics lack a leader somewhere (refreshed on their own backoff). */
-    private void trackLeaderless(Collection<String> asked, Set<String> changed, Cluster next) {
+    private void trackLeaderless(Set<String> asked, Set<String> changed, Cluster next) {
         for (String name : asked) {
             trackLeaderless(name, next);
         }
         for (String name : changed) {
-            trackLeaderless(name, next);
+            if (!asked.contains(name)) { // most changed topics were asked: each once
+                trackLeaderless(name, next);
+            }
         }
         if (leaderlessRefresh) {
             for (String name : leaderless) {
