@@ -1,5 +1,6 @@
 package dev.kmeta.cli;
 
+import org.apache.kafka.common.KafkaException;
 import dev.kmeta.cluster.Cluster;
 import dev.kmeta.cluster.Node;
 import dev.kmeta.cluster.PartitionMetadata;
@@ -8,8 +9,6 @@ import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.metadata.ConnectionEvidence.Problem;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.Diagnosis;
-import dev.kmeta.metadata.MetadataClosedException;
-import dev.kmeta.metadata.MetadataFatalException;
 import dev.kmeta.sender.HostResolverHook;
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.sender.KafkaMetadataTimeoutException;
@@ -159,10 +158,8 @@ final class Doctor {
         } catch (KafkaMetadataTimeoutException e) {
             diagnosis = e.diagnosis();
             fatal = diagnosis == null ? e.getMessage() : null;
-        } catch (MetadataFatalException e) {
-            diagnosis = e.diagnosis();
-            fatal = Connection.oneLine(e);
-        } catch (MetadataClosedException e) {
+        } catch (KafkaException e) { // authentication, TLS, closed: the Kafka types, kmeta's diagnosis inside
+            diagnosis = Diagnosis.from(e).orElse(null);
             fatal = Connection.oneLine(e);
         }
     }

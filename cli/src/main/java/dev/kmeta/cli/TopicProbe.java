@@ -1,11 +1,11 @@
 package dev.kmeta.cli;
 
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.KafkaException;
 import dev.kmeta.cluster.Cluster;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.Diagnosis;
-import dev.kmeta.metadata.MetadataClosedException;
-import dev.kmeta.metadata.MetadataFatalException;
-import dev.kmeta.metadata.TopicException;
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.sender.KafkaMetadataTimeoutException;
 
@@ -56,12 +56,11 @@ final class TopicProbe {
                             : "no metadata for topic " + topic + " within " + timeoutMs + " ms: " + d.cause() + ": "
                             + d.seen() + ". Fix: " + d.fix(), d);
                 }
-            } catch (TopicException e) {
-                Outcome outcome = e.reason() == TopicException.Reason.NOT_AUTHORIZED ? Outcome.NOT_AUTHORIZED
-                        : Outcome.INVALID;
-                return new Result(outcome, metadata.fetch(), e.getMessage(), e.diagnosis());
-            } catch (MetadataFatalException | MetadataClosedException e) {
-                Diagnosis d = e instanceof MetadataFatalException f ? f.diagnosis() : null;
+            } catch (TopicAuthorizationException | InvalidTopicException e) {
+                Outcome outcome = e instanceof TopicAuthorizationException ? Outcome.NOT_AUTHORIZED : Outcome.INVALID;
+                return new Result(outcome, metadata.fetch(), e.getMessage(), Diagnosis.from(e).orElse(null));
+            } catch (KafkaException e) { // authentication, TLS, closed
+                Diagnosis d = Diagnosis.from(e).orElse(null);
                 return new Result(Outcome.NO_ANSWER, metadata.fetch(), d != null ? d.message()
                         : Connection.oneLine(e), d);
             }

@@ -1,11 +1,13 @@
 package dev.kmeta.cli;
 
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.KafkaException;
+import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.cluster.Cluster;
 import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.MetadataClosedException;
-import dev.kmeta.metadata.MetadataException;
-import dev.kmeta.metadata.MetadataFatalException;
 import dev.kmeta.sender.HostResolverHook;
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.sender.KafkaMetadataTimeoutException;
@@ -131,11 +133,12 @@ final class WatchCommand implements Callable<Integer> {
                 metadata.awaitUpdate(shown.version(), waitMs);
             } catch (KafkaMetadataTimeoutException e) {
                 // nothing new this interval
-            } catch (MetadataClosedException e) {
-                break;
-            } catch (MetadataFatalException e) {
-                line(out, "the client failed: " + (e.diagnosis() != null ? e.diagnosis().message()
-                        : Connection.oneLine(e)));
+            } catch (KafkaException e) {
+                if (e.getCause() instanceof MetadataClosedException) {
+                    break;
+                }
+                line(out, "the client failed: " + Diagnosis.from(e).map(Diagnosis::message)
+                        .orElse(Connection.oneLine(e)));
                 return KmetaCli.EXIT_PROBLEM;
             }
             shown = show(shown, metadata.fetch(), out);
@@ -151,16 +154,16 @@ final class WatchCommand implements Callable<Integer> {
             for (String topic : topics) {
                 try {
                     metadata.awaitTopic(topic, Deadline.after(0));
-                } catch (KafkaMetadataTimeoutException | dev.kmeta.metadata.TopicException e) {
+                } catch (KafkaMetadataTimeoutException | TopicAuthorizationException | InvalidTopicException e) {
                     // not known (yet), or refused: the snapshot's diff says which
                 }
             }
             metadata.requestUpdate();
             return true;
-        } catch (MetadataClosedException e) {
-            return false;
-        } catch (MetadataException e) {
-            line(out, "the client failed: " + Connection.oneLine(e));
+        } catch (KafkaException e) {
+            if (!(e.getCause() instanceof MetadataClosedException)) {
+                line(out, "the client failed: " + Connection.oneLine(e));
+            }
             return false;
         }
     }

@@ -125,6 +125,34 @@ public final class Diagnosis {
         return previousClusterId;
     }
 
+    /**
+     * The diagnosis carried by {@code error} or by any exception in its cause chain: how an application finds kmeta's
+     * reason inside the Kafka exception it caught (a {@code TimeoutException}, {@code TopicAuthorizationException},
+     * {@code SaslAuthenticationException}...). Empty when the chain holds none.
+     */
+    public static java.util.Optional<Diagnosis> from(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            Diagnosis d = carried(t);
+            if (d != null) {
+                return java.util.Optional.of(d);
+            }
+        }
+        return java.util.Optional.empty();
+    }
+
+    private static Diagnosis carried(Throwable t) {
+        if (t instanceof MetadataTimeoutException) {
+            return ((MetadataTimeoutException) t).diagnosis();
+        }
+        if (t instanceof TopicException) {
+            return ((TopicException) t).diagnosis();
+        }
+        if (t instanceof MetadataFatalException) {
+            return ((MetadataFatalException) t).diagnosis();
+        }
+        return null;
+    }
+
     /** A line that reads well in a log on its own: cause, what, budget, the most useful fact, the fix. */
     public String message() {
         String what = topic == null ? "" : partition < 0 ? " for topic " + topic

@@ -31,9 +31,10 @@ public interface MetadataClient extends AutoCloseable {
      *
      * @param lastVersion the version returned by {@link #requestUpdate()} (or read from a snapshot)
      * @param maxBlockMs  how long to wait at most; 0 checks once and never blocks
-     * @throws MetadataTimeoutException if the version did not move in time
-     * @throws MetadataFatalException   on an error no retry will fix (authentication, unsupported version)
-     * @throws MetadataClosedException  if the client is or gets closed
+     * @throws MetadataTimeoutException     if the version did not move in time
+     * @throws MetadataFatalException       on an error no retry will fix (authentication, unsupported version)
+     * @throws MetadataClosedException      if the client is or gets closed
+     * @throws MetadataInterruptedException if the thread is or gets interrupted while it waits (status kept)
      */
     void awaitUpdate(int lastVersion, long maxBlockMs);
 
@@ -52,6 +53,7 @@ public interface MetadataClient extends AutoCloseable {
      * @throws TooManyTopicsException   if subscribing the topic would pass {@code kmeta.metadata.max.topics}
      * @throws MetadataFatalException   on an error no retry will fix
      * @throws MetadataClosedException  if the client is or gets closed
+     * @throws MetadataInterruptedException if the thread is or gets interrupted while it waits (status kept)
      */
     Cluster awaitTopic(String topic, int partition, Deadline deadline);
 
@@ -59,6 +61,17 @@ public interface MetadataClient extends AutoCloseable {
     default Cluster awaitTopic(String topic, Deadline deadline) {
         return awaitTopic(topic, ANY_PARTITION, deadline);
     }
+
+    /**
+     * The send path in one lookup: {@link #awaitTopic(String, int, Deadline)} for one partition, returning where the
+     * record goes. A cache hit is one snapshot read and one topic lookup, allocation-free.
+     *
+     * @param partition the partition, {@code >= 0}
+     * @return the partition's leader (null only if the brokers named a leader missing from their broker list)
+     * @throws IllegalArgumentException if {@code partition < 0}
+     * @throws MetadataTimeoutException and the others of {@link #awaitTopic(String, int, Deadline)}
+     */
+    Node awaitLeader(String topic, int partition, Deadline deadline);
 
     /**
      * A leader hint from a produce response (KIP-951: {@code NOT_LEADER_OR_FOLLOWER} / {@code FENCED_LEADER_EPOCH}

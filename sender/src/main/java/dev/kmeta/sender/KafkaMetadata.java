@@ -3,10 +3,11 @@ package dev.kmeta.sender;
 import dev.kmeta.cluster.Cluster;
 import dev.kmeta.cluster.Node;
 import dev.kmeta.metadata.Deadline;
+import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.MetadataClient;
 import dev.kmeta.metadata.MetadataClosedException;
 import dev.kmeta.metadata.MetadataConfig;
-import dev.kmeta.metadata.MetadataTimeoutException;
+import dev.kmeta.metadata.MetadataException;
 import dev.kmeta.metadata.RefreshState;
 import dev.kmeta.metadata.internal.Counters;
 import dev.kmeta.metadata.ConnectionEvidence;
@@ -96,41 +97,119 @@ public final class KafkaMetadata implements MetadataClient {
         return core.manager().fetch();
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * @throws org.apache.kafka.common.KafkaException if this handle is closed
+     */
     @Override
     public int requestUpdate() {
-        checkOpen();
-        return core.manager().requestUpdate();
+        try {
+            checkOpen();
+            return core.manager().requestUpdate();
+        } catch (MetadataException e) {
+            throw KafkaErrors.toKafka(e);
+        }
     }
 
     /**
      * {@inheritDoc}
+     *
+     * <p>Throws Kafka's exception types (see {@link #awaitTopic(String, int, Deadline)}).
      *
      * @throws KafkaMetadataTimeoutException (a Kafka {@code TimeoutException}) if the version did not move in time
      */
     @Override
     public void awaitUpdate(int lastVersion, long maxBlockMs) {
-        checkOpen();
         try {
+            checkOpen();
             core.manager().awaitUpdate(lastVersion, maxBlockMs);
-        } catch (MetadataTimeoutException e) {
-            throw new KafkaMetadataTimeoutException(e);
+        } catch (MetadataException e) {
+            throw KafkaErrors.toKafka(e);
         }
     }
 
     /**
      * {@inheritDoc}
      *
+     * <p>At this boundary kmeta's exceptions are the Kafka types a producer's code already catches, each with kmeta's
+     * message and kmeta's exception as its cause ({@link dev.kmeta.metadata.Diagnosis#from(Throwable)} finds the
+     * diagnosis in any of them).
+     *
      * @throws KafkaMetadataTimeoutException (a Kafka {@code TimeoutException}, carrying the {@code Diagnosis}) if the
      *                                       deadline passed first
+     * @throws org.apache.kafka.common.errors.TopicAuthorizationException if the client may not describe the topic
+     * @throws org.apache.kafka.common.errors.InvalidTopicException       if the name is not a legal topic name
+     * @throws org.apache.kafka.common.errors.AuthenticationException     (SASL or TLS subtype) if the brokers refused
+     *                                                                    this client's identity
+     * @throws org.apache.kafka.common.errors.InterruptException          if the thread is or gets interrupted while it
+     *                                                                    waits (its interrupt status stays set)
+     * @throws org.apache.kafka.common.KafkaException                     if the handle is closed, subscribing would pass
+     *                                                                    {@code kmeta.metadata.max.topics}, or another
+     *                                                                    error no retry fixes
      */
     @Override
     public Cluster awaitTopic(String topic, int partition, Deadline deadline) {
-        checkOpen();
         try {
+            checkOpen();
             return core.manager().awaitTopic(topic, partition, deadline);
-        } catch (MetadataTimeoutException e) {
-            throw new KafkaMetadataTimeoutException(e);
+        } catch (MetadataException e) {
+            throw KafkaErrors.toKafka(e);
         }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Throws the Kafka exception types of {@link #awaitTopic(String, int, Deadline)}.
+     */
+    @Override
+    public Node awaitLeader(String topic, int partition, Deadline deadline) {
+        try {
+            checkOpen();
+            return core.manager().awaitLeader(topic, partition, deadline);
+        } catch (MetadataException e) {
+            throw KafkaErrors.toKafka(e);
+        }
+    }
+
+    /**
+     * Subscribes {@code topic} without waiting (a send that checks first, a warm-up): true when the snapshot already
+     * has its partitions (then allocation-free, as a cache hit); otherwise the topic is asked for and false returned.
+     *
+     * @throws org.apache.kafka.common.KafkaException if the handle is closed or the topic would pass
+     *                                                {@code kmeta.metadata.max.topics}
+     */
+    public boolean subscribe(String topic) {
+        try {
+            checkOpen();
+            return core.manager().subscribe(topic);
+        } catch (MetadataException e) {
+            throw KafkaErrors.toKafka(e);
+        }
+    }
+
+    /**
+     * Why a record for this partition cannot go out now (LEADER_NOT_AVAILABLE, ADVERTISED_LISTENER_UNREACHABLE,
+     * BROKERS_UNREACHABLE, PARTITION_OUT_OF_RANGE...), decided from what the sender recorded as a wait's diagnosis
+     * is; null when the partition has a leader and nothing recorded speaks against it. For a producer whose record
+     * expired in its queue: the reason to put in the record's exception. Not for the hot path.
+     */
+    public Diagnosis diagnose(String topic, int partition) {
+        return core.manager().diagnosePartition(topic, partition);
+    }
+
+    /**
+     * Ms since the last successful full refresh (kafka-clients' {@code metadata-age}, in ms); before the first one,
+     * ms since the instance started.
+     */
+    public long metadataAgeMs() {
+        return core.manager().metadataAgeMs();
+    }
+
+    /** One send's budget from the configuration's {@code max.block.ms}, starting now: what a {@code send()} waits within. */
+    public Deadline newSendDeadline() {
+        return Deadline.after(core.config().maxBlockMs());
     }
 
     @Override

@@ -91,7 +91,7 @@ class LateWaitFreshInstanceTest {
             m.close();
         }
         ExecutionException released = assertThrows(ExecutionException.class, () -> parked.get(10, TimeUnit.SECONDS));
-        assertInstanceOf(MetadataClosedException.class, released.getCause(), "close released the parked waiter");
+        assertInstanceOf(MetadataClosedException.class, released.getCause().getCause(), "close released the parked waiter");
     }
 
     /**

@@ -282,10 +282,14 @@ class SecurityTest {
                 assertTrue(done[1] > TimeUnit.MILLISECONDS.toNanos(BUDGET_MS - 20_000),
                         "failed long before the deadline");
                 Throwable e = errors.get(i)[0];
-                MetadataFatalException fatal = assertInstanceOf(MetadataFatalException.class, e, "waiter " + i);
-                assertInstanceOf(AuthenticationException.class, e.getCause(), "waiter " + i);
+                assertInstanceOf(AuthenticationException.class, e, "waiter " + i + ": a Kafka type at the boundary");
+                assertEquals(e.getCause().getCause().getClass(), e.getClass(), "the wire's own type");
+                MetadataFatalException fatal = assertInstanceOf(MetadataFatalException.class, e.getCause(),
+                        "waiter " + i);
+                assertInstanceOf(AuthenticationException.class, fatal.getCause(), "waiter " + i);
                 assertNamesTheProblem(fatal, expectedCause, detail);
-                causes.add(e.getCause());
+                assertTrue(e.getMessage().contains(expectedCause.name()), e.getMessage());
+                causes.add(fatal.getCause());
                 fatals.add(fatal);
             }
             long failMs = TimeUnit.NANOSECONDS.toMillis(last - released);
@@ -297,8 +301,8 @@ class SecurityTest {
             assertTrue(spreadMs < 1_000, "all at once: spread " + spreadMs + " ms");
 
             long before = System.nanoTime();
-            MetadataFatalException later = assertThrows(MetadataFatalException.class,
-                    () -> m.awaitTopic(topic, Deadline.after(BUDGET_MS)));
+            MetadataFatalException later = assertInstanceOf(MetadataFatalException.class, assertThrows(
+                    AuthenticationException.class, () -> m.awaitTopic(topic, Deadline.after(BUDGET_MS))).getCause());
             assertNamesTheProblem(later, expectedCause, detail);
             assertTrue(System.nanoTime() - before < TimeUnit.SECONDS.toNanos(1), "a later wait fails at once");
 
@@ -373,9 +377,10 @@ class SecurityTest {
             for (Map<String, Object> security : List.of(kafka.clientProperties(USER, WRONG_PASSWORD), untrusted,
                     kafka.clientProperties(ClientSecurity.PLAIN, PLAIN_USER, WRONG_PASSWORD))) {
                 try (KafkaMetadata m = KafkaMetadata.create(props(kafka.bootstrapServers(), security))) {
-                    MetadataFatalException e = assertThrows(MetadataFatalException.class,
+                    AuthenticationException kafka = assertThrows(AuthenticationException.class,
                             () -> m.awaitTopic(TOPIC, Deadline.after(30_000)));
-                    for (Throwable t = e; t != null; t = t.getCause()) {
+                    MetadataFatalException e = assertInstanceOf(MetadataFatalException.class, kafka.getCause());
+                    for (Throwable t = kafka; t != null; t = t.getCause()) {
                         texts.add(t.toString());
                     }
                     texts.add(String.valueOf(e.diagnosis()));

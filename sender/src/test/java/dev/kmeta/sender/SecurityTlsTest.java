@@ -176,8 +176,8 @@ class SecurityTlsTest {
                     withKeystore(mutual, certs.expiredClientKeystore()));
             for (Map<String, Object> security : failing) {
                 try (KafkaMetadata m = KafkaMetadata.create(props(mutual.bootstrapServers(), security))) {
-                    MetadataFatalException e = assertThrows(MetadataFatalException.class,
-                            () -> m.awaitTopic(TOPIC, Deadline.after(30_000)));
+                    MetadataFatalException e = assertInstanceOf(MetadataFatalException.class, assertThrows(
+                            SslAuthenticationException.class, () -> m.awaitTopic(TOPIC, Deadline.after(30_000))).getCause());
                     addChain(texts, e);
                     texts.add(String.valueOf(e.diagnosis()));
                     texts.add(m.config().toString());
@@ -186,7 +186,7 @@ class SecurityTlsTest {
             }
             try (KafkaMetadata m = KafkaMetadata.create(props(expired.bootstrapServers(),
                     expired.clientSecurity().clientProperties()))) {
-                addChain(texts, assertThrows(MetadataFatalException.class,
+                addChain(texts, assertThrows(SslAuthenticationException.class,
                         () -> m.awaitTopic(TOPIC, Deadline.after(30_000))));
             }
             // A key store whose password is wrong: kafka-clients refuses it when the client is made.

@@ -1,5 +1,7 @@
 package dev.kmeta.sender;
 
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import org.apache.kafka.common.KafkaException;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.MetadataClosedException;
 import org.apache.kafka.common.errors.TimeoutException;
@@ -273,8 +275,8 @@ class StormTest {
             assertTrue(senderThreadAlive(senderId), "19 of 20 closed: the instance lives on");
             assertNotEquals(RefreshState.CLOSED, last.state());
             assertEquals(RefreshState.CLOSED, handles.get(0).state());
-            assertThrows(MetadataClosedException.class,
-                    () -> handles.get(0).awaitTopic(MISSING, Deadline.after(100)));
+            assertInstanceOf(MetadataClosedException.class, assertThrows(KafkaException.class,
+                    () -> handles.get(0).awaitTopic(MISSING, Deadline.after(100))).getCause());
             KAFKA.cluster().createTopic("shared-alive", 2, 1);
             assertEquals(2, last.awaitTopic("shared-alive", Deadline.after(30_000)).partitionCount("shared-alive"));
             int v = last.requestUpdate();

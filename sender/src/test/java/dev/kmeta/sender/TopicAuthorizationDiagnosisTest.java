@@ -1,5 +1,8 @@
 package dev.kmeta.sender;
 
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import java.util.Set;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.Diagnosis.Cause;
@@ -72,14 +75,17 @@ class TopicAuthorizationDiagnosisTest {
                     "the user, its password and the listener work: only the ACL differs");
 
             long start = System.nanoTime();
-            TopicException e = assertThrows(TopicException.class,
+            TopicAuthorizationException kafka = assertThrows(TopicAuthorizationException.class,
                     () -> m.awaitTopic("forbidden", Deadline.after(BUDGET_MS)));
+            assertEquals(Set.of("forbidden"), kafka.unauthorizedTopics());
+            TopicException e = assertInstanceOf(TopicException.class, kafka.getCause());
             long tookMs = millisSince(start);
             report("TOPIC_NOT_AUTHORIZED after %d ms: %s", tookMs, e.getMessage());
             assertTrue(tookMs < 5_000, "at once, not at the deadline: " + tookMs + " ms");
             assertEquals(TopicException.Reason.NOT_AUTHORIZED, e.reason());
             assertEquals("forbidden", e.topic());
             Diagnosis d = e.diagnosis();
+            assertEquals(d, Diagnosis.from(kafka).orElseThrow(), "the diagnosis is reachable from the Kafka exception");
             assertNotNull(d, e.getMessage());
             report("  diagnosis: %s", d.message());
             assertEquals(Cause.TOPIC_NOT_AUTHORIZED, d.cause(), d.message());
@@ -88,7 +94,7 @@ class TopicAuthorizationDiagnosisTest {
 
             // A later wait fails at once too, and the allowed topic is still served from the same client.
             long again = System.nanoTime();
-            assertThrows(TopicException.class, () -> m.awaitTopic("forbidden", 1, Deadline.after(BUDGET_MS)));
+            assertThrows(TopicAuthorizationException.class, () -> m.awaitTopic("forbidden", 1, Deadline.after(BUDGET_MS)));
             assertTrue(millisSince(again) < 1_000, "a later wait fails at once");
             assertEquals(2, m.awaitTopic("allowed", 1, Deadline.after(BUDGET_MS)).partitionCount("allowed"));
         }

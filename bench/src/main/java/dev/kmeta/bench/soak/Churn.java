@@ -1,5 +1,6 @@
 package dev.kmeta.bench.soak;
 
+import org.apache.kafka.common.KafkaException;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.MetadataClosedException;
 import dev.kmeta.sender.KafkaMetadata;
@@ -107,10 +108,14 @@ final class Churn implements Runnable {
         try {
             m.awaitTopic(NEVER, Deadline.after(PARKED_BUDGET_MS));
             released.completeExceptionally(new IllegalStateException(NEVER + " was found"));
-        } catch (MetadataClosedException e) {
-            released.complete(System.nanoTime());
         } catch (KafkaMetadataTimeoutException e) {
             released.completeExceptionally(new IllegalStateException("timed out instead of being released", e));
+        } catch (KafkaException e) {
+            if (e.getCause() instanceof MetadataClosedException) {
+                released.complete(System.nanoTime());
+            } else {
+                released.completeExceptionally(e);
+            }
         } catch (RuntimeException e) {
             released.completeExceptionally(e);
         }

@@ -12,9 +12,11 @@ import dev.kmeta.metadata.MetadataClient;
 import dev.kmeta.metadata.MetadataClosedException;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.metadata.MetadataFatalException;
+import dev.kmeta.metadata.MetadataInterruptedException;
 import dev.kmeta.metadata.MetadataTimeoutException;
 import dev.kmeta.metadata.RefreshState;
 import dev.kmeta.metadata.Ticker;
+import dev.kmeta.metadata.TooManyTopicsException;
 import dev.kmeta.metadata.TopicException;
 import org.jctools.queues.MessagePassingQueue;
 import org.jctools.queues.MpscUnboundedXaddArrayQueue;
@@ -141,6 +143,9 @@ public final class MetadataManager implements MetadataClient {
                     throw new MetadataTimeoutException("Metadata version did not move past " + lastVersion
                             + " within " + maxBlockMs + " ms" + lastFailureSuffix() + " [" + d.message() + "]", d);
                 }
+                if (Thread.currentThread().isInterrupted()) {
+                    throw interrupted("a metadata version past " + lastVersion);
+                }
                 versionWaiters.park(this, remainingNs,
                         () -> snapshot.version() <= lastVersion && !closed && fatal == null);
             }
@@ -155,15 +160,76 @@ public final class MetadataManager implements MetadataClient {
         Cluster c = snapshot;
         TopicMetadata t = c.topic(topic);
         if (t != null && answers(t, partition)) {
-            // No clock read on a hit: the sender's last poll time is precise enough. And no subscription lookup
-            // while the topic object says it was used within the touch granularity.
-            long nowNs = coarseNowNs;
-            if (!TopicUsage.usedWithin(t, nowNs, TopicEntry.TOUCH_GRANULARITY_NS)) {
-                touch(topic, t, nowNs);
-            }
+            stampHit(topic, t);
             return c;
         }
         return awaitTopicSlowly(topic, partition, deadline);
+    }
+
+    @Override
+    public Node awaitLeader(String topic, int partition, Deadline deadline) {
+        Cluster c = snapshot;
+        TopicMetadata t = c.topic(topic);
+        if (t != null) {
+            PartitionMetadata p = t.partition(partition);
+            Node leader = p == null || !p.hasLeader() ? null : c.node(p.leaderId());
+            if (leader != null) {
+                stampHit(topic, t);
+                return leader;
+            }
+        }
+        if (partition < 0) {
+            throw new IllegalArgumentException("partition must be >= 0: " + partition);
+        }
+        return awaitTopicSlowly(topic, partition, deadline).leader(topic, partition);
+    }
+
+    /**
+     * Subscribes {@code topic} without waiting: a known topic is stamped as used (allocation-free, as a cache hit); an
+     * unknown one is asked for (one request however many callers). What a producer calls on every send before it
+     * decides whether it must wait, and what a warm-up calls for many topics at once.
+     *
+     * @return true when the snapshot already has partitions for the topic
+     * @throws TooManyTopicsException  if subscribing the topic would pass {@code kmeta.metadata.max.topics}
+     * @throws MetadataClosedException if the client is closed
+     */
+    public boolean subscribe(String topic) {
+        TopicMetadata t = snapshot.topic(topic);
+        if (t != null && t.partitionCount() > 0) {
+            stampHit(topic, t);
+            return true;
+        }
+        Objects.requireNonNull(topic, "topic");
+        throwIfUnusable();
+        TopicEntry e = subscriptions.subscribe(topic, ticker.nanoTime());
+        e.touch(ticker.nanoTime());
+        requestTopic(e);
+        return false;
+    }
+
+    /**
+     * Why a send to this partition cannot go out now, decided as a wait's diagnosis is (leader not available, the
+     * leader's advertised address unreachable, partition out of range, topic not found...); null when the snapshot has
+     * the partition with a leader and nothing recorded speaks against it. For a record that waited in a producer's
+     * queue until its delivery timeout. Any thread; not for the hot path (it reads the connection evidence).
+     */
+    public Diagnosis diagnosePartition(String topic, int partition) {
+        Objects.requireNonNull(topic, "topic");
+        Diagnosis d = diagnose(topic, partition, 0, subscriptions.get(topic), null);
+        PartitionMetadata p = snapshot.partition(topic, partition);
+        boolean led = p != null && p.hasLeader() && snapshot.node(p.leaderId()) != null;
+        return led && d.cause() == Diagnosis.Cause.NO_ANSWER_IN_TIME ? null : d;
+    }
+
+    /**
+     * A cache hit's usage stamp. No clock read: the sender's last poll time is precise enough. And no subscription
+     * lookup while the topic object says it was used within the touch granularity.
+     */
+    private void stampHit(String topic, TopicMetadata t) {
+        long nowNs = coarseNowNs;
+        if (!TopicUsage.usedWithin(t, nowNs, TopicEntry.TOUCH_GRANULARITY_NS)) {
+            touch(topic, t, nowNs);
+        }
     }
 
     /**
@@ -226,6 +292,10 @@ public final class MetadataManager implements MetadataClient {
                 if (remainingNs <= 0) {
                     counters.waitTimeouts.increment();
                     throw timeout(topic, partition, deadline, c, e);
+                }
+                if (Thread.currentThread().isInterrupted()) {
+                    throw interrupted(partition == ANY_PARTITION ? "topic " + topic
+                            : "partition " + partition + " of topic " + topic);
                 }
                 TopicEntry entry = e;
                 entry.waiters.park(this, remainingNs,
@@ -353,6 +423,15 @@ public final class MetadataManager implements MetadataClient {
             throw new MetadataFatalException("Metadata unavailable for client " + clientId + ": " + d.cause() + ": "
                     + d.seen() + " (" + f + "). Fix: " + d.fix(), f, d);
         }
+    }
+
+    /**
+     * What ends a wait whose thread was interrupted. The interrupt status is left set: the caller's code (and Kafka's
+     * {@code InterruptException}) expect it; and a parked thread that is interrupted returns from {@code parkNanos}
+     * at once, so a wait that did not check would spin until its deadline.
+     */
+    private static MetadataInterruptedException interrupted(String what) {
+        return new MetadataInterruptedException("Interrupted while waiting for metadata of " + what);
     }
 
     private void wakeSender() {

@@ -1,5 +1,6 @@
 package dev.kmeta.sender.matrix;
 
+import org.apache.kafka.common.KafkaException;
 import dev.kmeta.testkit.RunQueue;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.Diagnosis;
@@ -120,7 +121,10 @@ final class Load {
             timeouts.increment();
             causes.computeIfAbsent(target.topic, t -> new ConcurrentHashMap<>())
                     .computeIfAbsent(e.diagnosis().cause(), c -> new LongAdder()).increment();
-        } catch (MetadataClosedException e) {
+        } catch (KafkaException e) {
+            if (!(e.getCause() instanceof MetadataClosedException)) {
+                throw e;
+            }
             endedByCloseNs.put(Thread.currentThread().getName(), System.nanoTime());
             return false;
         } catch (RuntimeException | Error e) {
