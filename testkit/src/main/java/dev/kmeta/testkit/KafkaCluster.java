@@ -57,7 +57,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A real Kafka cluster (KRaft, Kafka 4.4) for tests and demos: one combined broker+controller, or N brokers and
- * one controller in split mode. Everything listens on 127.0.0.1 only, on ephemeral ports.
+ * one controller in split mode. Everything listens on 127.0.0.1 only, on ports from outside the kernel's
+ * ephemeral range ({@code /proc/sys/net/ipv4/ip_local_port_range}), so that no outgoing connection (the suite
+ * makes thousands) can take a listener's port between its pick and its bind.
  *
  * <pre>{@code
  * try (KafkaCluster kafka = KafkaCluster.builder().brokers(3).build().start()) {
@@ -238,9 +240,6 @@ public final class KafkaCluster implements AutoCloseable {
             }
             LOG.warn("broker {}: a former port was taken meanwhile ({}); starting on new ports", node.id, e.toString());
             choosePorts(node);
-            if (node.role == KafkaNode.Role.COMBINED) {
-                controllerPort = FreePorts.pick(1)[0];
-            }
             node.start(configOf(node), settings.startTimeout);
             FaultProxy proxy = proxies.get(node.id);
             if (proxy != null) {
@@ -250,15 +249,19 @@ public final class KafkaCluster implements AutoCloseable {
         }
     }
 
-    /** Fixed ports for nodes that need them (child JVMs), else 0: the node binds ephemeral ports. */
-    private static void choosePorts(KafkaNode node) {
-        if (node.needsFixedPorts()) {
-            int[] ports = FreePorts.pick(2);
-            node.clientPort = ports[0];
-            node.internalPort = ports[1];
-        } else {
-            node.clientPort = 0;
-            node.internalPort = 0;
+    /**
+     * New ports for each of a node's listeners (a combined node's CONTROLLER listener too), chosen before it
+     * starts: the controller's is named in every node's {@code controller.quorum.voters}, and a restarted broker
+     * binds its former ports again. They come from {@link FreePorts#next()}: outside the ephemeral range, where no
+     * outgoing connection takes them.
+     */
+    private void choosePorts(KafkaNode node) {
+        if (node.role.isBroker()) {
+            node.clientPort = FreePorts.next();
+            node.internalPort = FreePorts.next();
+        }
+        if (node.role != KafkaNode.Role.BROKER) {
+            controllerPort = FreePorts.next();
         }
     }
 
@@ -569,7 +572,6 @@ public final class KafkaCluster implements AutoCloseable {
 
     private void startOnce() {
         storage = Storage.create(settings.storageRoot);
-        controllerPort = FreePorts.pick(1)[0];
         createNodes();
         createProxies();
         List<KafkaNode> all = new ArrayList<>(nodes.values());
@@ -590,7 +592,9 @@ public final class KafkaCluster implements AutoCloseable {
     private void createNodes() {
         boolean combined = settings.brokers == 1 && !settings.childProcesses;
         if (!combined) {
-            nodes.put(CONTROLLER_ID, new InProcessNode(CONTROLLER_ID, KafkaNode.Role.CONTROLLER, nodeDir(CONTROLLER_ID)));
+            KafkaNode controller = new InProcessNode(CONTROLLER_ID, KafkaNode.Role.CONTROLLER, nodeDir(CONTROLLER_ID));
+            choosePorts(controller);
+            nodes.put(CONTROLLER_ID, controller);
         }
         KafkaNode.Role role = combined ? KafkaNode.Role.COMBINED : KafkaNode.Role.BROKER;
         for (int id : brokerIds) {
