@@ -41,8 +41,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * and reset its backoff, sending ~5 requests a second for a partition that does not exist (one broker always reports
  * itself, which is why single-broker tests never saw it). Here, on three in-process brokers behind FaultProxies (the
  * brokers advertise their proxies, so every metadata request of the client passes one), threads wait for partitions
- * the brokers cannot give, and the MetadataRequests counted at the proxies over a window stay within what the
- * configured backoff allows - with 1 waiting thread and with 50.
+ * the brokers cannot give - partition 5 of a topic re-created with 3 partitions instead of 6 (1 thread), of a
+ * 3-partition topic (50 threads), a partition without a leader - and the MetadataRequests counted at the proxies over a
+ * window stay within what the configured backoff allows.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -167,17 +168,31 @@ class MultiBrokerBackoffTest {
         return new Window(requests, sent, elapsed, calls.get(), controllerIds);
     }
 
-    private static void unanswerablePartition(int threads) throws Exception {
+    /**
+     * @param recreated the issue's case: the topic had 6 partitions when the client learned it, and was deleted and
+     *                  created again with 3 while the producer goes on sending to partition 5
+     */
+    private static void unanswerablePartition(int threads, boolean recreated) throws Exception {
+        KafkaCluster cluster = KAFKA.cluster();
         String topic = "small-" + threads;
-        KAFKA.cluster().createTopic(topic, 3, 3);
+        cluster.createTopic(topic, recreated ? 6 : 3, 3);
         try (KafkaMetadata m = KafkaMetadata.create(props("backoff-" + threads))) {
-            assertEquals(3, m.awaitTopic(topic, MetadataClient.ANY_PARTITION, Deadline.after(30_000))
-                    .partitionCount(topic));
+            assertEquals(recreated ? 6 : 3, m.awaitTopic(topic, MetadataClient.ANY_PARTITION,
+                    Deadline.after(30_000)).partitionCount(topic));
+            if (recreated) {
+                cluster.deleteTopic(topic);
+                cluster.createTopic(topic, 3, 3);
+                // What a producer whose sends fail does: it asks for fresh metadata (a new topic id: count 3).
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> {
+                    m.requestUpdate();
+                    return m.fetch().partitionCount(topic) == 3;
+                });
+            }
             Window w = window(m, topic, 5, threads, WINDOW_MS);
             long bound = requestBound(m.config(), m.config().retryBackoffMs(), w.elapsedMs());
-            report("%d thread(s) waiting for partition 5 of a 3-partition topic on 3 brokers: %d MetadataRequests at "
-                    + "the proxies in %d ms (%d sent; bound %d; %d timed-out calls; controller ids seen %s)",
-                    threads, w.requests(), w.elapsedMs(), w.sent(), bound, w.calls(), w.controllerIds());
+            report("%d thread(s) waiting for partition 5 of a 3-partition topic%s on 3 brokers: %d MetadataRequests "
+                    + "at the proxies in %d ms (%d sent; bound %d; %d timed-out calls; controller ids seen %s)",
+                    threads, recreated ? " (re-created from 6)" : "", w.requests(), w.elapsedMs(), w.sent(), bound, w.calls(), w.controllerIds());
             assertTrue(w.requests() >= 5, "the partition was asked for again and again: " + w.requests());
             assertTrue(w.requests() <= bound, w.requests() + " MetadataRequests in " + w.elapsedMs()
                     + " ms, more than the backoff allows (" + bound + ")");
@@ -187,14 +202,14 @@ class MultiBrokerBackoffTest {
 
     @Test
     @Order(1)
-    void oneThreadWaitingForAMissingPartitionStaysWithinTheBackoff() throws Exception {
-        unanswerablePartition(1);
+    void oneThreadSendingToAPartitionGoneWithARecreationStaysWithinTheBackoff() throws Exception {
+        unanswerablePartition(1, true);
     }
 
     @Test
     @Order(2)
     void fiftyThreadsWaitingForAMissingPartitionStayWithinTheBackoff() throws Exception {
-        unanswerablePartition(50);
+        unanswerablePartition(50, false);
     }
 
     /**
