@@ -19,6 +19,15 @@ public final class KafkaMetadataTimeoutException extends TimeoutException {
         this.diagnosis = cause.diagnosis();
     }
 
+    /**
+     * For a producer that fails a record by kmeta's {@link dev.kmeta.metadata.Diagnosis} (e.g. one
+     * {@link KafkaMetadata#diagnose} gave for the record's partition): a Kafka {@code TimeoutException} with this
+     * message, whose cause is a {@link MetadataTimeoutException} carrying the same diagnosis.
+     */
+    public KafkaMetadataTimeoutException(String message, Diagnosis diagnosis) {
+        this(new MetadataTimeoutException(message, java.util.Objects.requireNonNull(diagnosis, "diagnosis")));
+    }
+
     /** Why the wait timed out, with the evidence. */
     public Diagnosis diagnosis() {
         return diagnosis;
