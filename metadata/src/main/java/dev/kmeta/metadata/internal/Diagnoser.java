@@ -226,14 +226,19 @@ final class Diagnoser {
         return answeredAddress(records) != null;
     }
 
-    /** The first address that answered, as "bootstrap host:port" or "broker N at host:port"; null if none did. */
+    /**
+     * An address that answered, a bootstrap one first, as "bootstrap host:port" or "broker N at host:port"; null if
+     * none did.
+     */
     private static String answeredAddress(Collection<Record> records) {
+        Record answered = null;
         for (Record r : records) {
-            if (r.everAnswered()) {
-                return r.isBootstrap() ? "bootstrap " + r.address() : "broker " + r.nodeId() + " at " + r.address();
+            if (r.everAnswered() && (answered == null || r.isBootstrap() && !answered.isBootstrap())) {
+                answered = r;
             }
         }
-        return null;
+        return answered == null ? null : answered.isBootstrap() ? "bootstrap " + answered.address()
+                : "broker " + answered.nodeId() + " at " + answered.address();
     }
 
     /**
