@@ -5,9 +5,10 @@ import dev.kmeta.metadata.MetadataTimeoutException;
 import org.apache.kafka.common.errors.TimeoutException;
 
 /**
- * A metadata wait of {@link KafkaMetadata} timed out: a Kafka {@link TimeoutException}, so the catch blocks a
- * producer already has keep working, that also says why ({@link #diagnosis()}). Its cause is kmeta's own
- * {@link MetadataTimeoutException}.
+ * A metadata wait of {@link KafkaMetadata} timed out, or a producer gave up on a record for the reason kmeta
+ * diagnosed ({@link KafkaMetadata#diagnose}): a Kafka {@link TimeoutException}, so the catch blocks a producer already
+ * has keep working, that also says why ({@link #diagnosis()}). Its cause is kmeta's own
+ * {@link MetadataTimeoutException}. Immutable; thread-safe.
  */
 public final class KafkaMetadataTimeoutException extends TimeoutException {
     private static final long serialVersionUID = 1L;
