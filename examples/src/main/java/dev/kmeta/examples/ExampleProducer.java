@@ -14,6 +14,7 @@ import org.apache.kafka.common.utils.internals.LogContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -40,7 +41,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * of a partition are written in send order (one batch per partition in flight). What it leaves out: idempotence
  * (a retry after a lost answer may write a record twice), compression, linger, transactions, a partitioner.
  *
- * <p>Thread-safe: {@link #send} may be called from any number of threads; {@link #close()} is idempotent. The
+ * <p>Thread-safe: {@link #send} may be called from any number of threads; {@link #close()} and
+ * {@link #close(Duration)} are idempotent and bounded ({@code max.block.ms}, or the timeout given). The
  * futures complete on the producer's network thread, so their callbacks run there: they must not block; a
  * {@link #send} from a callback gets a zero budget (it fails at once on a metadata miss or a full buffer) and a
  * {@link #close()} from a callback does not wait.
@@ -127,9 +129,18 @@ public final class ExampleProducer implements AutoCloseable {
      * to be known (kmeta's metadata wait), then, with what is left of the same budget, for room in the buffer - and
      * then returns; the future completes when the leader acknowledges the record.
      *
+     * <p>A leader kmeta knows is not proof that it can be reached: when the leader's advertised address never
+     * accepted a connection from here (kmeta's ADVERTISED_LISTENER_UNREACHABLE), the record waits for it no longer
+     * than this send's {@code max.block.ms} (and at least {@code max.block.ms} after kmeta first said so), as a
+     * metadata wait would, then fails; a leader move meanwhile lets it through. A leader that was reachable before and
+     * is down now gets the ordinary retries, until {@code delivery.timeout.ms}.
+     *
      * @return the record's future: its {@link Ack}, or the failure - a {@link TimeoutException} when the budget ran
      *         out (a {@code KafkaMetadataTimeoutException} carrying kmeta's diagnosis when it ran out waiting for
-     *         metadata), a topic error, a delivery timeout, or {@link IllegalStateException} once closed
+     *         metadata, or for a leader whose advertised address never accepted a connection), a topic error, a
+     *         delivery timeout (with the partition's diagnosis, when kmeta has one, in its cause chain:
+     *         {@code Diagnosis.from(e)}), a {@code KafkaException} when the producer closed before the ack, or
+     *         {@link IllegalStateException} once closed
      */
     public CompletableFuture<Ack> send(String topic, int partition, byte[] key, byte[] value) {
         Objects.requireNonNull(topic, "topic");
@@ -140,6 +151,7 @@ public final class ExampleProducer implements AutoCloseable {
         // On the network thread (a callback) nothing may wait: kmeta runs in that thread's poll and only its acks free
         // buffer slots, so a wait there would freeze the producer and every kmeta waiter for max.block.ms.
         long budgetMs = Thread.currentThread() == networkThread ? 0 : maxBlockMs;
+        long blockDeadlineMs = System.currentTimeMillis() + budgetMs;
         Deadline deadline = Deadline.after(budgetMs); // ONE budget for both waits below
         try {
             awaitLeader(topic, partition, deadline);
@@ -149,7 +161,7 @@ public final class ExampleProducer implements AutoCloseable {
             return CompletableFuture.failedFuture(e);
         }
         PendingRecord record = new PendingRecord(topic, partition, key, value, System.currentTimeMillis(),
-                settings.deliveryTimeoutMs());
+                settings.deliveryTimeoutMs(), blockDeadlineMs);
         loop.enqueue(record);
         return record.future;
     }
@@ -210,36 +222,70 @@ public final class ExampleProducer implements AutoCloseable {
     }
 
     /**
-     * Closes the producer: refuses new records, gives those already accepted until their delivery timeout to be
-     * acked, then stops the network thread, which on its way out closes kmeta (releasing its waiters), fails what is
-     * left and closes the connections; returns once it has (or, if a callback holds it, logs that, closes kmeta and
-     * returns after {@value #CLOSE_GRACE_MS} ms more: the thread cleans up the rest when the callback returns).
-     * Idempotent.
+     * Closes the producer within {@code max.block.ms}: {@code close(Duration.ofMillis(max.block.ms))}. Bounded, as
+     * every blocking call of this producer: it returns within {@code max.block.ms} (plus up to
+     * {@value #CLOSE_GRACE_MS} ms when a callback holds the network thread), having failed every record not
+     * acknowledged by then. Idempotent.
+     */
+    @Override
+    public void close() {
+        close(Duration.ofMillis(maxBlockMs));
+    }
+
+    /**
+     * Closes the producer, as {@code KafkaProducer.close(Duration)}: refuses new records, gives those already accepted
+     * up to {@code timeout} to be acknowledged, then stops the network thread, which on its way out fails what is left
+     * (a {@code KafkaException} saying the producer closed before the ack, with the partition's diagnosis when kmeta
+     * has one), closes kmeta (releasing its waiters) and the connections. Records of a partition kmeta says no
+     * longer exists (topic deleted) fail at once: no timeout would let them go. Returns once the thread has ended, at
+     * the latest {@code timeout} plus about one poll; if a callback holds the thread, it logs that, closes kmeta and
+     * returns {@value #CLOSE_GRACE_MS} ms later (the thread cleans up the rest when the callback returns). Idempotent:
+     * a second call returns at once.
      *
      * <p>From a callback (the futures complete on the producer's network thread) it does not wait, as kafka-clients'
      * close from a callback: the thread would wait for itself. It stops the producer at once; records not yet acked
      * fail.
+     *
+     * @param timeout how long to wait for the records accepted so far; zero: fail them now
+     * @throws IllegalArgumentException if {@code timeout} is negative
      */
-    @Override
-    public void close() {
+    public void close(Duration timeout) {
+        long timeoutMs = timeoutMs(timeout);
         if (!closed.compareAndSet(false, true)) {
             return;
         }
         buffer.release(); // wakes a send waiting for room; it passes the wake-up on (awaitBufferSpace)
         loop.beginClose();
+        String clientId = metadata.config().clientId();
         if (Thread.currentThread() == networkThread) {
             log.warn("[{}] close() called from a callback on the network thread: not waiting for records in flight; "
-                    + "they fail", metadata.config().clientId());
-            loop.stop(); // the loop ends after this poll and cleans up (NetworkLoop.run)
+                    + "they fail", clientId);
+            loop.stop("ExampleProducer " + clientId + " was closed from a callback before the record was "
+                    + "acknowledged"); // the loop ends after this poll and cleans up (NetworkLoop.run)
             return;
         }
-        join(settings.deliveryTimeoutMs() + CLOSE_GRACE_MS);
-        loop.stop();
+        if (timeoutMs > 0) {
+            join(timeoutMs);
+        }
+        loop.stop("ExampleProducer " + clientId + " closed before the record was acknowledged: close waited "
+                + timeoutMs + " ms");
         join(CLOSE_GRACE_MS);
         if (networkThread.isAlive()) { // a callback blocks, or this thread was interrupted: never clean up beside it
             log.warn("[{}] the network thread is still running after close(); it fails what is left and closes the "
-                    + "connections when it ends", metadata.config().clientId());
+                    + "connections when it ends", clientId);
             metadata.close(); // thread-safe: kmeta's waiters are released now all the same
+        }
+    }
+
+    private static long timeoutMs(Duration timeout) {
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative()) {
+            throw new IllegalArgumentException("The timeout cannot be negative: " + timeout);
+        }
+        try {
+            return timeout.toMillis();
+        } catch (ArithmeticException tooLong) {
+            return Long.MAX_VALUE;
         }
     }
 

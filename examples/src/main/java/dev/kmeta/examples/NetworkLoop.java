@@ -2,6 +2,7 @@ package dev.kmeta.examples;
 
 import dev.kmeta.cluster.Cluster;
 import dev.kmeta.cluster.PartitionMetadata;
+import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.sender.KafkaMetadata;
 import org.apache.kafka.clients.ClientRequest;
 import org.apache.kafka.clients.ClientResponse;
@@ -10,7 +11,6 @@ import org.apache.kafka.common.Node;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.InvalidMetadataException;
 import org.apache.kafka.common.errors.RetriableException;
-import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.message.ProduceResponseData.LeaderIdAndEpoch;
@@ -55,6 +55,8 @@ final class NetworkLoop implements Runnable {
     /** The first backoff before a leader that has not yet learned it leads gets the batch again; doubles after. */
     static final long LAGGING_LEADER_BACKOFF_MS = 10;
     static final int FAILOVERS_KEPT = 64;
+    /** How often, at most, kmeta is asked about the leader of a partition whose records wait for a connection. */
+    static final long LEADER_CHECK_INTERVAL_MS = 50;
 
     private final KafkaClient client;
     private final Metrics metrics;
@@ -62,6 +64,7 @@ final class NetworkLoop implements Runnable {
     private final ProducerSettings settings;
     private final int requestTimeoutMs;
     private final long retryBackoffMs;
+    private final long maxBlockMs;
     private final Semaphore buffer;
     private final ProducerStats stats;
     private final Time time;
@@ -72,6 +75,7 @@ final class NetworkLoop implements Runnable {
     private long passes; // loop passes, for the failover timelines
     private volatile boolean closing;
     private volatile boolean stopped;
+    private volatile String stopReason = "The producer closed before the record was acknowledged";
 
     NetworkLoop(KafkaClient client, Metrics metrics, KafkaMetadata metadata, ProducerSettings settings,
                 Semaphore buffer, ProducerStats stats, Time time) {
@@ -82,6 +86,7 @@ final class NetworkLoop implements Runnable {
         this.settings = settings;
         this.requestTimeoutMs = metadata.config().requestTimeoutMs();
         this.retryBackoffMs = metadata.config().retryBackoffMs();
+        this.maxBlockMs = metadata.config().maxBlockMs();
         this.buffer = buffer;
         this.stats = stats;
     }
@@ -117,6 +122,12 @@ final class NetworkLoop implements Runnable {
         client.wakeup();
     }
 
+    /** {@link #stop()}, failing what is left with {@code why} (and each partition's diagnosis) as the message. */
+    void stop(String why) {
+        stopReason = why;
+        stop();
+    }
+
     @Override
     public void run() {
         try {
@@ -140,8 +151,8 @@ final class NetworkLoop implements Runnable {
      */
     private void release() {
         try {
+            failEverything(stopReason); // before kmeta closes: each partition's diagnosis goes with its records
             metadata.close();
-            failEverything(new IllegalStateException("The producer closed before the record was acknowledged"));
         } finally {
             closeClient();
             metrics.close();
@@ -157,12 +168,25 @@ final class NetworkLoop implements Runnable {
     }
 
     /** Fails what is left after the loop ended: accepted, waiting or in flight. */
-    private void failEverything(RuntimeException cause) {
-        failIncoming(cause);
+    private void failEverything(String why) {
+        failIncoming(RecordFailures.closed(why, null, null));
         for (List<PartitionQueue> topic : queues.values()) {
             for (PartitionQueue q : topic) {
-                fail(q.drainAll(), cause);
+                List<PendingRecord> left = q.drainAll();
+                if (!left.isEmpty()) {
+                    fail(left, RecordFailures.closed(why, q, diagnosis(q)));
+                }
             }
+        }
+    }
+
+    /** kmeta's diagnosis of the partition, or null (fine, or kmeta closed meanwhile). */
+    private Diagnosis diagnosis(PartitionQueue q) {
+        try {
+            return metadata.diagnose(q.topic, q.partition);
+        } catch (RuntimeException e) {
+            log.debug("no diagnosis for {}-{}", q.topic, q.partition, e);
+            return null;
         }
     }
 
@@ -204,17 +228,25 @@ final class NetworkLoop implements Runnable {
         return true;
     }
 
+    /**
+     * Fails the waiting records past their delivery timeout (with their partition's diagnosis), and those whose
+     * leader's advertised address never accepted a connection for their send's {@code max.block.ms}.
+     */
     private void expire(long nowMs) {
         for (List<PartitionQueue> topic : queues.values()) {
             for (PartitionQueue q : topic) {
                 List<PendingRecord> expired = q.expire(nowMs);
                 if (!expired.isEmpty()) {
-                    if (q.isEmpty()) {
-                        q.trace = null; // nothing left to fail over
-                    }
-                    fail(expired, new TimeoutException("Expiring " + expired.size() + " record(s) for " + q.topic
-                            + "-" + q.partition + ": not acknowledged within delivery.timeout.ms="
-                            + settings.deliveryTimeoutMs()));
+                    fail(expired, RecordFailures.expired(q, expired.size(), settings.deliveryTimeoutMs(),
+                            diagnosis(q)));
+                }
+                List<PendingRecord> unsendable = q.expireUnreachable(nowMs, maxBlockMs);
+                if (!unsendable.isEmpty()) {
+                    fail(unsendable, RecordFailures.unreachableLeader(q, unsendable.size(), maxBlockMs,
+                            q.unreachableDiagnosis()));
+                }
+                if ((!expired.isEmpty() || !unsendable.isEmpty()) && q.isEmpty()) {
+                    q.trace = null; // nothing left to fail over
                 }
             }
         }
@@ -253,7 +285,9 @@ final class NetworkLoop implements Runnable {
      */
     private long waitMs(PartitionQueue q, long nowMs) {
         long backoffLeftMs = q.backoffLeftMs(nowMs);
-        return backoffLeftMs > 0 ? backoffLeftMs : Math.max(1, retryBackoffMs);
+        long waitMs = backoffLeftMs > 0 ? backoffLeftMs : Math.max(1, retryBackoffMs);
+        long unreachableLeftMs = q.unreachableDeadlineMs(maxBlockMs);
+        return unreachableLeftMs == Long.MAX_VALUE ? waitMs : Math.max(1, Math.min(waitMs, unreachableLeftMs - nowMs));
     }
 
     /** The partition's next batch if it may go now to a leader that is ready; null otherwise. */
@@ -264,6 +298,10 @@ final class NetworkLoop implements Runnable {
                     metadata.counters(), passes);
         }
         if (leader == null) {
+            q.leaderReachable();
+            if (closing && q.hasWaitingRecords()) {
+                failIfVanished(q, nowMs);
+            }
             return null; // no leader now: kmeta refreshes leaderless partitions by itself
         }
         if (!q.sendableTo(leader.id(), cluster.version(), nowMs)) {
@@ -273,12 +311,49 @@ final class NetworkLoop implements Runnable {
             if (q.trace != null) {
                 q.trace.notReady(time.nanoseconds(), leader.id());
             }
+            checkLeader(q, leader, nowMs);
             return null; // connecting (ready() starts the connection)
         }
+        q.leaderReachable();
         if (q.trace != null) {
             q.trace.sent(time.nanoseconds(), leader.id());
         }
         return new ProduceBatch(q, q.drain(settings.batchSizeBytes()), leader, topicId(cluster, q.topic));
+    }
+
+    /**
+     * Records wait for a connection to the leader: asks kmeta (at most every {@value #LEADER_CHECK_INTERVAL_MS} ms)
+     * whether that leader's advertised address ever accepted one. While kmeta says ADVERTISED_LISTENER_UNREACHABLE
+     * the records' time runs as in a metadata wait ({@link #expire}); any other answer, or a leader move, ends that.
+     */
+    private void checkLeader(PartitionQueue q, Node leader, long nowMs) {
+        if (nowMs < q.nextLeaderCheckMs) {
+            return;
+        }
+        q.nextLeaderCheckMs = nowMs + LEADER_CHECK_INTERVAL_MS;
+        Diagnosis d = diagnosis(q);
+        if (d != null && d.cause() == Diagnosis.Cause.ADVERTISED_LISTENER_UNREACHABLE) {
+            q.leaderUnreachable(leader.id(), d, nowMs);
+        } else {
+            q.leaderReachable();
+        }
+    }
+
+    /**
+     * While closing: the waiting records of a partition kmeta says no longer exists (topic deleted, partition beyond
+     * the count) cannot be sent within any timeout, so they fail now instead of holding close() to its bound.
+     */
+    private void failIfVanished(PartitionQueue q, long nowMs) {
+        if (nowMs < q.nextLeaderCheckMs) {
+            return;
+        }
+        q.nextLeaderCheckMs = nowMs + LEADER_CHECK_INTERVAL_MS;
+        Diagnosis d = diagnosis(q);
+        if (d != null && (d.cause() == Diagnosis.Cause.TOPIC_NOT_FOUND
+                || d.cause() == Diagnosis.Cause.PARTITION_OUT_OF_RANGE)) {
+            fail(q.drainWaiting(), RecordFailures.closed("The producer closed and the record's partition no longer "
+                    + "exists", q, d));
+        }
     }
 
     private void send(Node leader, List<ProduceBatch> batches, long nowMs) {
@@ -471,6 +546,7 @@ final class NetworkLoop implements Runnable {
     private void traceFailure(ProduceBatch b, String why) {
         long nowNs = time.nanoseconds();
         PartitionQueue q = b.queue;
+        q.lastFailure = why;
         if (q.trace == null) {
             q.trace = new FailoverTrace(q.topic, q.partition, b.leader.id(), q.lastAckNs, nowNs, why,
                     metadata.counters(), passes);

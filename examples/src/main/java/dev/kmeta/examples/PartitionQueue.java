@@ -1,5 +1,7 @@
 package dev.kmeta.examples;
 
+import dev.kmeta.metadata.Diagnosis;
+
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,6 +28,13 @@ final class PartitionQueue {
     FailoverTrace trace;
     /** When the last ack of this partition arrived (System.nanoTime), 0 before the first. */
     long lastAckNs;
+    /** Why the last attempt of this partition's batch failed (for an expiry's message); null once acked. */
+    String lastFailure;
+    /** Not before this (ms) is kmeta asked again about this partition's leader. */
+    long nextLeaderCheckMs;
+    private int unreachableLeaderId = -1;
+    private long unreachableSinceMs;
+    private Diagnosis unreachable;
 
     PartitionQueue(String topic, int partition) {
         this.topic = topic;
@@ -77,8 +86,60 @@ final class PartitionQueue {
         return batch;
     }
 
+    /**
+     * kmeta diagnosed the leader {@code leaderId} as never reachable at its advertised address: the streak starts now
+     * unless it runs already for that leader (the diagnosis itself is refreshed).
+     */
+    void leaderUnreachable(int leaderId, Diagnosis diagnosis, long nowMs) {
+        if (unreachableLeaderId != leaderId) {
+            unreachableLeaderId = leaderId;
+            unreachableSinceMs = nowMs;
+        }
+        unreachable = diagnosis;
+    }
+
+    /** The leader is reachable, or another one (or none): no streak. */
+    void leaderReachable() {
+        unreachableLeaderId = -1;
+        unreachable = null;
+    }
+
+    /** The diagnosis of the running streak, or null. */
+    Diagnosis unreachableDiagnosis() {
+        return unreachable;
+    }
+
+    /**
+     * When the head waiting record fails if the streak goes on: once its send's budget is spent and the streak has
+     * lasted {@code maxBlockMs}; {@link Long#MAX_VALUE} without a streak or a waiting record.
+     */
+    long unreachableDeadlineMs(long maxBlockMs) {
+        PendingRecord head = records.peekFirst();
+        if (unreachable == null || inFlight != null || head == null) {
+            return Long.MAX_VALUE;
+        }
+        return Math.max(head.blockDeadlineMs, unreachableSinceMs + maxBlockMs);
+    }
+
+    /** Waiting records due by {@link #unreachableDeadlineMs}, from the head, removed from the queue. */
+    List<PendingRecord> expireUnreachable(long nowMs, long maxBlockMs) {
+        List<PendingRecord> due = new ArrayList<>();
+        while (unreachableDeadlineMs(maxBlockMs) <= nowMs) {
+            due.add(records.pollFirst());
+        }
+        return due;
+    }
+
+    /** Every waiting record (not in flight), removed from the queue. */
+    List<PendingRecord> drainWaiting() {
+        List<PendingRecord> waiting = new ArrayList<>(records);
+        records.clear();
+        return waiting;
+    }
+
     /** The batch in flight was answered (acked or failed for good). */
     void completed() {
+        lastFailure = null;
         inFlight = null;
         failedLeaderId = -1;
         staleVersion = NO_STALE_VERSION;

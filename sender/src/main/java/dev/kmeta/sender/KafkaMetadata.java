@@ -190,10 +190,33 @@ public final class KafkaMetadata implements MetadataClient {
     }
 
     /**
-     * Why a record for this partition cannot go out now (LEADER_NOT_AVAILABLE, ADVERTISED_LISTENER_UNREACHABLE,
-     * BROKERS_UNREACHABLE, PARTITION_OUT_OF_RANGE...), decided from what the sender recorded as a wait's diagnosis
-     * is; null when the partition has a leader and nothing recorded speaks against it. For a producer whose record
-     * expired in its queue: the reason to put in the record's exception. Not for the hot path.
+     * Why a record for this partition cannot go out now, from what the sender recorded; null when the partition has
+     * a leader and nothing recorded speaks against that leader. The causes a producer meets here:
+     * <ul>
+     *   <li>{@code ADVERTISED_LISTENER_UNREACHABLE}: the partition's leader, at the address the brokers advertise for
+     *       it ({@code seen()} names the broker id and {@code host:port}), never accepted a connection from this
+     *       client while another address (the bootstrap) answered - the broker's {@code advertised.listeners} points
+     *       where this client cannot go. No retry fixes it; a leader move does;</li>
+     *   <li>{@code BROKERS_UNREACHABLE}: the leader was connected before and cannot be reached now (connection
+     *       refused or not made ready, name not resolving, no answer); it may come back, or the brokers may elect
+     *       another leader;</li>
+     *   <li>{@code LEADER_NOT_AVAILABLE}: the partition has no leader (its replicas are offline);</li>
+     *   <li>{@code PARTITION_OUT_OF_RANGE}, {@code TOPIC_NOT_FOUND}, {@code TOPIC_NOT_AUTHORIZED},
+     *       {@code CLUSTER_ID_CHANGED}, {@code AUTHENTICATION_FAILED}/{@code TLS_HANDSHAKE_FAILED}: as for a wait
+     *       (docs/troubleshooting.md); {@code NO_ANSWER_IN_TIME} for a topic not described yet.</li>
+     * </ul>
+     * The evidence covers the leaders even though kmeta asks its metadata of one node: the sender tries each broker
+     * that leads a partition of a subscribed topic and was never connected (or fails now), once per reconnect
+     * backoff, and records every disconnect its network client reports (in driven mode the producer's own
+     * connections). A leader not tried yet is not in doubt: right after the first answer the result can be null and
+     * turn into ADVERTISED_LISTENER_UNREACHABLE a connection attempt later.
+     *
+     * <p>For a producer's check of a queued record, and for the exception of a record that expired: put the
+     * diagnosis in its cause chain (e.g. as a {@link KafkaMetadataTimeoutException}) so that
+     * {@link Diagnosis#from(Throwable)} finds it. Any thread; allocation-free when the result is null (one snapshot
+     * read and the leader's evidence), so it may be called for every record checked.
+     *
+     * @param partition the partition, >= 0
      */
     public Diagnosis diagnose(String topic, int partition) {
         return core.manager().diagnosePartition(topic, partition);

@@ -5,9 +5,10 @@ import dev.kmeta.metadata.MetadataTimeoutException;
 import org.apache.kafka.common.errors.TimeoutException;
 
 /**
- * A metadata wait of {@link KafkaMetadata} timed out: a Kafka {@link TimeoutException}, so the catch blocks a
- * producer already has keep working, that also says why ({@link #diagnosis()}). Its cause is kmeta's own
- * {@link MetadataTimeoutException}.
+ * A metadata wait of {@link KafkaMetadata} timed out, or a producer gave up on a record for the reason kmeta
+ * diagnosed ({@link KafkaMetadata#diagnose}): a Kafka {@link TimeoutException}, so the catch blocks a producer already
+ * has keep working, that also says why ({@link #diagnosis()}). Its cause is kmeta's own
+ * {@link MetadataTimeoutException}. Immutable; thread-safe.
  */
 public final class KafkaMetadataTimeoutException extends TimeoutException {
     private static final long serialVersionUID = 1L;
@@ -17,6 +18,15 @@ public final class KafkaMetadataTimeoutException extends TimeoutException {
     KafkaMetadataTimeoutException(MetadataTimeoutException cause) {
         super(cause.getMessage(), cause);
         this.diagnosis = cause.diagnosis();
+    }
+
+    /**
+     * For a producer that fails a record by kmeta's {@link dev.kmeta.metadata.Diagnosis} (e.g. one
+     * {@link KafkaMetadata#diagnose} gave for the record's partition): a Kafka {@code TimeoutException} with this
+     * message, whose cause is a {@link MetadataTimeoutException} carrying the same diagnosis.
+     */
+    public KafkaMetadataTimeoutException(String message, Diagnosis diagnosis) {
+        this(new MetadataTimeoutException(message, java.util.Objects.requireNonNull(diagnosis, "diagnosis")));
     }
 
     /** Why the wait timed out, with the evidence. */

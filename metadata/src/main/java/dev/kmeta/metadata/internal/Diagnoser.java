@@ -1,6 +1,7 @@
 package dev.kmeta.metadata.internal;
 
 import dev.kmeta.cluster.Cluster;
+import dev.kmeta.cluster.Node;
 import dev.kmeta.cluster.PartitionMetadata;
 import dev.kmeta.cluster.TopicMetadata;
 import dev.kmeta.metadata.ConnectionEvidence;
@@ -31,12 +32,20 @@ import java.util.List;
  *       the advertised addresses are unreachable: ADVERTISED_LISTENER_UNREACHABLE;</li>
  *   <li>no answer about the topic, and every address used during the wait fails now (they answered before):
  *       BROKERS_UNREACHABLE;</li>
- *   <li>the topic is known: PARTITION_OUT_OF_RANGE, or LEADER_NOT_AVAILABLE;</li>
+ *   <li>the topic is known: PARTITION_OUT_OF_RANGE, or LEADER_NOT_AVAILABLE when the partition has no leader;</li>
+ *   <li>the partition has a leader, at the address the snapshot names, whose connection evidence speaks against it:
+ *       it never accepted a connection while another address answered: ADVERTISED_LISTENER_UNREACHABLE; it did
+ *       before and cannot be reached now (connection refused or not made ready, name not resolving, no answer):
+ *       BROKERS_UNREACHABLE;</li>
  *   <li>otherwise NO_ANSWER_IN_TIME.</li>
  * </ol>
  * Stateless and thread-safe; called by the waiting application thread.
  */
 final class Diagnoser {
+    private static final String ADVERTISED_FIX = "the bootstrap answered, so the network works: fix "
+            + "advertised.listeners on the brokers to an address this client can reach (container-internal "
+            + "addresses are the usual culprit)";
+
     /** What a diagnosis is decided from. */
     static final class Facts {
         Cluster snapshot;
@@ -159,8 +168,7 @@ final class Diagnoser {
             if (advertised != null) {
                 return new Decision(Cause.ADVERTISED_LISTENER_UNREACHABLE, "broker " + advertised.nodeId()
                         + " advertises " + advertised.address() + ", unreachable from here: " + problem(advertised),
-                        "the bootstrap answered, so the network works: fix advertised.listeners on the brokers "
-                        + "to an address this client can reach (container-internal addresses are the usual culprit)");
+                        ADVERTISED_FIX);
             }
             if (allFailingNow(records, f.waitStartMs)) {
                 return new Decision(Cause.BROKERS_UNREACHABLE, "no broker can be reached now" + worst(records, false),
@@ -175,9 +183,62 @@ final class Diagnoser {
             return new Decision(Cause.PARTITION_OUT_OF_RANGE, "the topic has " + t.partitionCount()
                     + " partitions", "send to a partition below " + t.partitionCount() + ", or add partitions");
         }
-        return new Decision(Cause.LEADER_NOT_AVAILABLE, "the partition has had no leader (replicas "
-                + Arrays.toString(p.replicas()) + ", offline " + Arrays.toString(p.offlineReplicas()) + ")",
-                "bring the partition's replicas back, or check the controller's logs");
+        if (!p.hasLeader() || c.node(p.leaderId()) == null) {
+            return new Decision(Cause.LEADER_NOT_AVAILABLE, "the partition has had no leader (replicas "
+                    + Arrays.toString(p.replicas()) + ", offline " + Arrays.toString(p.offlineReplicas()) + ")",
+                    "bring the partition's replicas back, or check the controller's logs");
+        }
+        return leader(f, c.node(p.leaderId()), records);
+    }
+
+    /**
+     * True when the evidence recorded for {@code leader} (at the address the snapshot names) speaks against it: its
+     * last event is a problem. What a partition's diagnosis looks at first; allocation-free, so a producer may ask
+     * for every record it checks.
+     */
+    static boolean leaderInDoubt(ConnectionEvidence connections, Node leader) {
+        Record r = connections.broker(leader.id());
+        return r != null && r.isAt(leader.host(), leader.port()) && r.failingNow();
+    }
+
+    /** The rule for a partition that has a leader: what its connection evidence says, or null when nothing. */
+    private static Decision leader(Facts f, Node leader, Collection<Record> records) {
+        if (!leaderInDoubt(f.connections, leader)) {
+            return null;
+        }
+        Record r = f.connections.broker(leader.id());
+        if (!r.everConnected()) {
+            return anyAnswered(records) ? new Decision(Cause.ADVERTISED_LISTENER_UNREACHABLE, "broker "
+                    + leader.id() + " advertises " + r.address() + ", unreachable from here: " + problem(r)
+                    + "; it leads partition " + f.partition + " and never accepted a connection, while "
+                    + answeredAddress(records) + " answered", ADVERTISED_FIX) : null;
+        }
+        if (r.unreachableNow()) {
+            return new Decision(Cause.BROKERS_UNREACHABLE, "broker " + leader.id() + " at " + r.address()
+                    + ", the leader of partition " + f.partition + ", answered before and cannot be reached now: "
+                    + problem(r), "check that broker " + leader.id() + " runs and the network between here and "
+                    + r.address() + "; a new leader is taken as soon as the brokers elect one");
+        }
+        return null;
+    }
+
+    private static boolean anyAnswered(Collection<Record> records) {
+        return answeredAddress(records) != null;
+    }
+
+    /**
+     * An address that answered, a bootstrap one first, as "bootstrap host:port" or "broker N at host:port"; null if
+     * none did.
+     */
+    private static String answeredAddress(Collection<Record> records) {
+        Record answered = null;
+        for (Record r : records) {
+            if (r.everAnswered() && (answered == null || r.isBootstrap() && !answered.isBootstrap())) {
+                answered = r;
+            }
+        }
+        return answered == null ? null : answered.isBootstrap() ? "bootstrap " + answered.address()
+                : "broker " + answered.nodeId() + " at " + answered.address();
     }
 
     /**
@@ -200,13 +261,13 @@ final class Diagnoser {
     }
 
     /**
-     * True when no address answered during the wait and at least one failed during it (connections still being
-     * attempted when the budget ran out count as neither).
+     * True when no address answered during the wait (nor became and stayed connected) and at least one failed
+     * during it (connections still being attempted when the budget ran out count as neither).
      */
     private static boolean allFailingNow(Collection<Record> records, long waitStartMs) {
         boolean failed = false;
         for (Record r : records) {
-            if (r.lastAnswerMs() >= waitStartMs) {
+            if (r.lastAnswerMs() >= waitStartMs || (r.lastConnectedMs() >= waitStartMs && !r.failingNow())) {
                 return false;
             }
             failed |= r.failingNow() && r.lastProblemMs() >= waitStartMs;
@@ -272,6 +333,9 @@ final class Diagnoser {
                 break;
             case DISCONNECTED:
                 what = "connection dropped";
+                break;
+            case DNS:
+                what = r.lastDetail() != null ? r.lastDetail() : "host name does not resolve";
                 break;
             default:
                 what = r.lastProblem().toString();

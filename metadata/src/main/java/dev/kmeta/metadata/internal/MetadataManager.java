@@ -208,17 +208,26 @@ public final class MetadataManager implements MetadataClient {
     }
 
     /**
-     * Why a send to this partition cannot go out now, decided as a wait's diagnosis is (leader not available, the
-     * leader's advertised address unreachable, partition out of range, topic not found...); null when the snapshot has
-     * the partition with a leader and nothing recorded speaks against it. For a record that waited in a producer's
-     * queue until its delivery timeout. Any thread; not for the hot path (it reads the connection evidence).
+     * Why a record for this partition cannot go out now, decided by the rules of a wait's diagnosis: the leader's
+     * advertised address never accepted a connection while another address answered
+     * (ADVERTISED_LISTENER_UNREACHABLE), the leader answered before and cannot be reached now (BROKERS_UNREACHABLE),
+     * no leader (LEADER_NOT_AVAILABLE), partition out of range, topic not found...; null when the snapshot has the
+     * partition with a leader and nothing recorded speaks against that leader.
+     *
+     * <p>Any thread. Cheap enough for a producer to ask for every record it checks: when the partition has a leader
+     * whose last recorded event is not a problem it reads the snapshot and that leader's evidence, allocating
+     * nothing; only a partition in doubt gets the full diagnosis.
      */
     public Diagnosis diagnosePartition(String topic, int partition) {
         Objects.requireNonNull(topic, "topic");
+        Cluster c = snapshot;
+        PartitionMetadata p = c.partition(topic, partition);
+        Node leader = p == null || !p.hasLeader() ? null : c.node(p.leaderId());
+        if (leader != null && !Diagnoser.leaderInDoubt(connections, leader)) {
+            return null;
+        }
         Diagnosis d = diagnose(topic, partition, 0, subscriptions.get(topic), null);
-        PartitionMetadata p = snapshot.partition(topic, partition);
-        boolean led = p != null && p.hasLeader() && snapshot.node(p.leaderId()) != null;
-        return led && d.cause() == Diagnosis.Cause.NO_ANSWER_IN_TIME ? null : d;
+        return leader != null && d.cause() == Diagnosis.Cause.NO_ANSWER_IN_TIME ? null : d;
     }
 
     /**

@@ -56,6 +56,47 @@ class CacheHitCostTest {
         }
     }
 
+    /**
+     * A producer asks for the diagnosis of every record it checks: for a partition whose leader is fine that must
+     * cost what a cache hit costs - nothing allocated.
+     */
+    @Test
+    void theDiagnosisOfAHealthyPartitionAllocatesNothing() throws Exception {
+        java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
+        assumeTrue(bean instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) bean;
+        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
+        try (Harness h = new Harness()) {
+            h.broker.topic("orders", 4, 0);
+            h.step();
+            h.learn("orders");
+            dev.kmeta.metadata.ConnectionEvidence evidence = h.manager.connections();
+            for (int id = 0; id < 3; id++) { // every leader connected once, one of them dropped and back since
+                dev.kmeta.metadata.ConnectionEvidence.Record r = evidence.record(Integer.toString(id),
+                        "127.0.0.1:" + (9092 + id), false);
+                evidence.connected(r, h.now());
+            }
+            diagnoses(h, ROUNDS); // warm
+
+            long before = threads.getCurrentThreadAllocatedBytes();
+            int inDoubt = diagnoses(h, ROUNDS);
+            long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+
+            assertEquals(0, inDoubt);
+            assertTrue(allocated < BOUND_BYTES, ROUNDS + " diagnoses allocated " + allocated + " bytes");
+        }
+    }
+
+    private static int diagnoses(Harness h, int rounds) {
+        int inDoubt = 0;
+        for (int i = 0; i < rounds; i++) {
+            if (h.manager.diagnosePartition("orders", i & 3) != null) {
+                inDoubt++;
+            }
+        }
+        return inDoubt;
+    }
+
     private static Cluster hits(Harness h, Deadline deadline, int rounds) {
         Cluster last = null;
         for (int i = 0; i < rounds; i++) {

@@ -156,6 +156,82 @@ class DiagnoserTest {
         assertEquals(Cause.TLS_HANDSHAKE_FAILED, Diagnoser.diagnose(f).cause());
     }
 
+    /** A topic whose partition 0 is led by broker 1 at 127.0.0.1:19093 and partition 1 has no leader. */
+    private static final Cluster LED = Cluster.empty().apply(ClusterDelta.builder().clusterId("c1")
+            .nodes(List.of(new Node(1, "127.0.0.1", 19093))).putTopic(TopicMetadata.of("led", List.of(
+                    PartitionMetadata.of("led", 0, 1, 3),
+                    new PartitionMetadata("led", 1, -1, 3, new int[] {1}, new int[0], new int[] {1}, (short) 5))))
+            .build());
+
+    private static ConnectionEvidence.Record answeredBootstrap(Diagnoser.Facts f) {
+        ConnectionEvidence.Record boot = f.connections.record("-1", "127.0.0.1:9092", true);
+        f.connections.attempt(boot, 1_100);
+        f.connections.answer(boot, 1_200);
+        return boot;
+    }
+
+    @Test
+    void aLeaderThatNeverAcceptedAConnectionWhileTheBootstrapAnsweredIsAnAdvertisedListenerProblem() {
+        Diagnoser.Facts f = facts(LED, "led", 0);
+        answeredBootstrap(f);
+        ConnectionEvidence.Record leader = failed(f, "1", "127.0.0.1:19093", false, Problem.DISCONNECTED, null);
+        f.connections.attempt(leader, 1_700);
+        f.connections.problem(leader, Problem.DISCONNECTED, null, 1_800);
+
+        Diagnosis d = Diagnoser.diagnose(f);
+
+        assertEquals(Cause.ADVERTISED_LISTENER_UNREACHABLE, d.cause(), d.message());
+        assertTrue(d.seen().startsWith("broker 1 advertises 127.0.0.1:19093, unreachable from here: connection "
+                + "refused or timed out (2 attempt(s)); it leads partition 0 and never accepted a connection, while "
+                + "bootstrap 127.0.0.1:9092 answered"), d.seen());
+        assertTrue(d.fix().contains("advertised.listeners"), d.fix());
+    }
+
+    @Test
+    void aLeaderThatWasConnectedBeforeAndCannotBeReachedNowIsBrokersUnreachable() {
+        Diagnoser.Facts f = facts(LED, "led", 0);
+        answeredBootstrap(f);
+        ConnectionEvidence.Record leader = f.connections.record("1", "127.0.0.1:19093", false);
+        f.connections.attempt(leader, 1_300);
+        f.connections.connected(leader, 1_310);
+        f.connections.problem(leader, Problem.DISCONNECTED, null, 1_500); // the connection drops: not yet a verdict
+        assertEquals(Cause.NO_ANSWER_IN_TIME, Diagnoser.diagnose(f).cause(), "a drop alone may mend");
+        f.connections.attempt(leader, 1_600);
+        f.connections.problem(leader, Problem.DISCONNECTED, null, 1_700); // the reconnect fails: not connected
+
+        Diagnosis d = Diagnoser.diagnose(f);
+
+        assertEquals(Cause.BROKERS_UNREACHABLE, d.cause(), d.message());
+        assertTrue(d.seen().startsWith("broker 1 at 127.0.0.1:19093, the leader of partition 0, answered before and "
+                + "cannot be reached now: connection refused or timed out"), d.seen());
+    }
+
+    @Test
+    void aLeaderConnectedAgainIsNoLongerInDoubt() {
+        Diagnoser.Facts f = facts(LED, "led", 0);
+        answeredBootstrap(f);
+        ConnectionEvidence.Record leader = failed(f, "1", "127.0.0.1:19093", false, Problem.CONNECT_FAILED, null);
+        assertEquals(Cause.ADVERTISED_LISTENER_UNREACHABLE, Diagnoser.diagnose(f).cause());
+        f.connections.connected(leader, 1_900); // the listener was fixed
+
+        assertEquals(Cause.NO_ANSWER_IN_TIME, Diagnoser.diagnose(f).cause());
+        // Evidence of another address at the leader's id (it moved) says nothing about the leader either.
+        Diagnoser.Facts moved = facts(LED, "led", 0);
+        answeredBootstrap(moved);
+        failed(moved, "1", "127.0.0.1:29093", false, Problem.CONNECT_FAILED, null);
+        assertEquals(Cause.NO_ANSWER_IN_TIME, Diagnoser.diagnose(moved).cause());
+    }
+
+    @Test
+    void aLeaderlessPartitionIsLeaderNotAvailableWhateverItsReplicasEvidence() {
+        Diagnoser.Facts f = facts(LED, "led", 1);
+        answeredBootstrap(f);
+        failed(f, "1", "127.0.0.1:19093", false, Problem.CONNECT_FAILED, null);
+        Diagnosis d = Diagnoser.diagnose(f);
+        assertEquals(Cause.LEADER_NOT_AVAILABLE, d.cause(), d.message());
+        assertTrue(d.seen().startsWith("the partition has had no leader (replicas [1]"), d.seen());
+    }
+
     /** Named like kafka-clients' SslAuthenticationException, which metadata cannot see. */
     private static final class SslLikeException extends RuntimeException {
         private static final long serialVersionUID = 1L;

@@ -21,7 +21,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -31,12 +33,18 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code poll}, on the same thread) hands the answer or the failure to the manager. It is driven either by kmeta's
  * own thread ({@link SenderLoop}) or by a producer's network loop through {@link NodeProvider#maybeUpdate}.
  *
+ * <p>Each step also runs the {@link LeaderProbe}: the leaders of the snapshot's partitions that never became ready on
+ * a connection (or fail now) get one connection attempt per reconnect backoff, so that the evidence knows whether
+ * their advertised addresses work. Every disconnect the client reports - of kmeta's connections or, in driven mode,
+ * of the producer's own - is recorded for the broker it concerns.
+ *
  * <p>It never dies of a bad answer: whatever a response callback throws turns into a failed request (retried after
  * backoff), and so does a request the client refuses to send (its {@code send} throws: logged at WARN once for a run
  * of such refusals, then at DEBUG until a send succeeds); an unexpected error in a step is logged and the next step
  * goes on.
  *
- * <p>Confined to the thread that polls the client; {@link #rebootstraps()} may be read from any thread.
+ * <p>Confined to the thread that polls the client; {@link #rebootstraps()} and {@link #leaderProbes()} may be read
+ * from any thread.
  */
 public final class MetadataDriver implements NodeProvider.Listener {
     private static final Logger log = LoggerFactory.getLogger(MetadataDriver.class);
@@ -49,6 +57,9 @@ public final class MetadataDriver implements NodeProvider.Listener {
     private final RecordingResolver resolver;
     private final List<Node> bootstrapNodes;
     private final AtomicLong rebootstraps = new AtomicLong();
+    private final LeaderProbe probe;
+    /** Learned brokers already reported at WARN as never reachable at their address ("id@host:port"). */
+    private final Set<String> reportedUnreachable = new HashSet<>();
     private NodeProvider nodes;
     private KafkaClient client;
 
@@ -65,6 +76,7 @@ public final class MetadataDriver implements NodeProvider.Listener {
         this.time = time;
         this.resolver = resolver;
         this.bootstrapNodes = Transport.bootstrapNodes(config);
+        this.probe = new LeaderProbe(config.clientId(), evidence);
     }
 
     /** The node list this driver maintains, for the client's {@code MetadataUpdater} seat. */
@@ -89,6 +101,11 @@ public final class MetadataDriver implements NodeProvider.Listener {
         return rebootstraps.get();
     }
 
+    /** Connection attempts made to probe leaders ({@link LeaderProbe}). */
+    public long leaderProbes() {
+        return probe.probes();
+    }
+
     /**
      * One step: commands, expiry, and a request if one is due. Returns how long the caller may poll the client
      * before the next step is needed.
@@ -101,15 +118,17 @@ public final class MetadataDriver implements NodeProvider.Listener {
         try {
             long nowMs = manager.ticker().milliTime();
             long waitMs = manager.poll(nowMs);
+            long probeMs = manager.isClosed() ? Long.MAX_VALUE
+                    : probe.run(client, manager.fetch(), nowMs, time.milliseconds());
             if (inFlight == null && waitMs == 0) {
-                return trySend(nowMs, time.milliseconds());
+                return Math.min(trySend(nowMs, time.milliseconds()), Math.max(0, probeMs));
             }
             if (inFlight == null && manager.state() == RefreshState.STABLE) {
                 // Nothing wanted any more. A request waiting out its backoff after a failure is still wanted: the
                 // rebootstrap clock runs on until an answer (answered()) or the rebootstrap itself.
                 wantingSinceMs = -1;
             }
-            return Math.max(0, Math.min(waitMs, MAX_POLL_MS));
+            return Math.max(0, Math.min(Math.min(waitMs, probeMs), MAX_POLL_MS));
         } catch (RuntimeException e) {
             log.error("[{}] unexpected error in the metadata sender; going on", config.clientId(), e);
             return config.retryBackoffMs();
@@ -137,7 +156,7 @@ public final class MetadataDriver implements NodeProvider.Listener {
                 return delay == 0 || delay == Long.MAX_VALUE ? MAX_POLL_MS : delay;
             }
         }
-        evidence.connected(record);
+        evidence.connected(record, nowMs);
         send(node, nowMs, netNowMs, record);
         return MAX_POLL_MS;
     }
@@ -259,20 +278,61 @@ public final class MetadataDriver implements NodeProvider.Listener {
             manager.onFatal(null, authFailure, nowMs);
             return;
         }
-        if (record != null) {
-            String host = record.address().substring(0, record.address().lastIndexOf(':'));
-            String dns = resolver.failureFor(host);
-            if (dns != null) {
-                evidence.problem(record, ConnectionEvidence.Problem.DNS, dns, nowMs);
-            } else {
-                evidence.problem(record, ConnectionEvidence.Problem.DISCONNECTED, null, nowMs);
-            }
-            manager.recordConnectionProblem(evidence.summary());
-        }
         int id = parseId(nodeId);
+        dev.kmeta.cluster.Node learned = id >= 0 ? manager.fetch().node(id) : null;
+        if (record == null && learned != null) {
+            // A learned broker kmeta never used itself: in driven mode, the producer's connection to a leader.
+            record = evidence.record(nodeId, learned.address(), false);
+        }
+        if (record != null) {
+            recordProblem(record, nowMs);
+        }
+        if (learned != null) {
+            if (!manager.fetch().partitionsOnNode(id).isEmpty()) {
+                probe.watch(new Node(id, learned.host(), learned.port(), learned.rack()));
+            }
+            if (record != null) {
+                warnIfNeverReachable(record);
+            }
+        }
         if (id >= 0) {
             manager.onNodeDisconnected(id, nowMs);
         }
+    }
+
+    private void recordProblem(ConnectionEvidence.Record record, long nowMs) {
+        String host = record.address().substring(0, record.address().lastIndexOf(':'));
+        String dns = resolver.failureFor(host);
+        evidence.unannouncedAttemptFailed(record, nowMs);
+        if (dns != null) {
+            evidence.problem(record, ConnectionEvidence.Problem.DNS, dns, nowMs);
+        } else {
+            evidence.problem(record, ConnectionEvidence.Problem.DISCONNECTED, null, nowMs);
+        }
+        manager.recordConnectionProblem(evidence.summary());
+    }
+
+    /**
+     * Once per broker and address: a learned broker that failed before it ever accepted a connection, while an
+     * address answered - its advertised listener is likely wrong, the misconfiguration users hit most.
+     */
+    private void warnIfNeverReachable(ConnectionEvidence.Record record) {
+        if (record.everConnected() || !anyAddressAnswered()
+                || !reportedUnreachable.add(record.nodeId() + "@" + record.address())) {
+            return;
+        }
+        log.warn("[{}] broker {} advertises {}, which could not be connected to, while the bootstrap answered: if "
+                + "that stays so, check advertised.listeners on the broker (kmeta diagnoses the partitions it leads as "
+                + "ADVERTISED_LISTENER_UNREACHABLE)", config.clientId(), record.nodeId(), record.address());
+    }
+
+    private boolean anyAddressAnswered() {
+        for (ConnectionEvidence.Record r : evidence.records()) {
+            if (r.everAnswered()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

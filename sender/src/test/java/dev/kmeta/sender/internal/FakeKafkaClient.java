@@ -13,8 +13,10 @@ import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.utils.Time;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -30,7 +32,8 @@ import java.util.function.Predicate;
  * client closes it (disconnected and timed out). Either way the updater hears {@code handleServerDisconnect} first. Each {@link #poll} then asks the updater {@code needsRebootstrap} (strategy
  * REBOOTSTRAP), closes every {@code fetchNodes()} connection and calls {@code rebootstrap} if so, and only then runs
  * the completion callbacks. {@link #send} throws whatever {@link #refuses} gives for the node. Methods the driver does
- * not call throw.
+ * not call throw. Connections to the nodes {@link #refusesConnections} names fail, and are retried after a reconnect
+ * backoff.
  *
  * <p>Not thread-safe: the test thread is the sender thread.
  */
@@ -42,6 +45,15 @@ final class FakeKafkaClient implements KafkaClient {
     Function<String, MetadataResponse> answers = id -> null;
     /** Node ids that close the connection when a request they do not answer arrives (rather than stay silent). */
     Predicate<String> drops = id -> false;
+    /**
+     * Node ids whose connections are refused: a connection {@code ready()} starts fails 1 ms later (the updater hears
+     * {@code handleServerDisconnect}), and the next may start {@link #reconnectBackoffMs} after that attempt began.
+     */
+    Predicate<String> refusesConnections = id -> false;
+    /** The reconnect backoff after a refused connection. */
+    long reconnectBackoffMs = 50;
+    /** Connections started ({@code ready()} on a node neither connected nor connecting), by node id. */
+    final Map<String, Integer> connectionsStarted = new HashMap<>();
     /** Node id to what {@link #send} throws instead of sending; null: it sends. */
     Function<String, RuntimeException> refuses = id -> null;
     /** Fake times ({@link #nowMs()}) of every {@link #send} call, refused or not. */
@@ -55,6 +67,8 @@ final class FakeKafkaClient implements KafkaClient {
     private MetadataUpdater updater;
     private final Set<String> connecting = new HashSet<>();
     private final Set<String> connected = new HashSet<>();
+    private final Map<String, Long> attemptStartedMs = new HashMap<>();
+    private final Set<String> refused = new HashSet<>();
     private InFlight inFlight;
     private int correlationId;
 
@@ -105,8 +119,11 @@ final class FakeKafkaClient implements KafkaClient {
     @Override
     public boolean ready(Node node, long now) {
         String id = node.idString();
-        if (!connected.contains(id)) {
+        if (!connected.contains(id) && !connecting.contains(id) && connectionDelay(node, now) == 0) {
             connecting.add(id);
+            connectionsStarted.merge(id, 1, Integer::sum);
+            attemptStartedMs.put(id, nowMs());
+            refused.remove(id);
         }
         return isReady(node, now);
     }
@@ -114,7 +131,10 @@ final class FakeKafkaClient implements KafkaClient {
     @Override
     public long connectionDelay(Node node, long now) {
         String id = node.idString();
-        return connected.contains(id) || connecting.contains(id) ? Long.MAX_VALUE : 0;
+        if (connected.contains(id) || connecting.contains(id)) {
+            return Long.MAX_VALUE;
+        }
+        return refused.contains(id) ? Math.max(0, attemptStartedMs.get(id) + reconnectBackoffMs - nowMs()) : 0;
     }
 
     @Override
@@ -154,8 +174,19 @@ final class FakeKafkaClient implements KafkaClient {
         }
         nanos.addAndGet(Math.max(0, untilMs - now) * 1_000_000L);
         long nowMs = nowMs();
-        connected.addAll(connecting);
+        List<String> failedConnects = new ArrayList<>();
+        for (String id : connecting) {
+            if (refusesConnections.test(id)) {
+                failedConnects.add(id);
+            } else {
+                connected.add(id);
+            }
+        }
         connecting.clear();
+        for (String id : failedConnects) {
+            refused.add(id);
+            updater.handleServerDisconnect(nowMs, id, Optional.empty());
+        }
         List<ClientResponse> done = new ArrayList<>();
         if (inFlight != null && (inFlight.dropped || nowMs >= inFlight.completeAtMs)) {
             InFlight f = inFlight;

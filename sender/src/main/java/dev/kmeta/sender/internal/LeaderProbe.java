@@ -1,0 +1,129 @@
+package dev.kmeta.sender.internal;
+
+import dev.kmeta.cluster.Cluster;
+import dev.kmeta.metadata.ConnectionEvidence;
+import org.apache.kafka.clients.KafkaClient;
+import org.apache.kafka.common.Node;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Makes the connection evidence cover the brokers that lead partitions of the snapshot (the subscribed topics), not
+ * only the one node the sender asks for metadata: a leader whose advertised address nothing listens on is otherwise
+ * seen by nobody but the producer, whose record then just waits (issue 14).
+ *
+ * <p>Each {@link #run} watches the leaders that never became ready on a connection, or whose last recorded event is
+ * a problem: one that the client sees ready is recorded as connected (and no longer watched while it stays well);
+ * one that is not connected gets one connection attempt, when the client's reconnect backoff allows it (so at most
+ * one attempt per {@code reconnect.backoff.ms}, growing to {@code reconnect.backoff.max.ms}), announced in the
+ * evidence. Its failure comes back through {@link NodeProvider#handleServerDisconnect} like any other. In driven
+ * mode the client is the producer's own: its connections to the leaders are seen the same way, and an attempt the
+ * probe would make is usually the producer's already.
+ *
+ * <p>The watch list is rebuilt from the snapshot when its version moved, at most every {@value #SCAN_INTERVAL_MS} ms
+ * (the per-snapshot leader index it reads is built once per snapshot); between rebuilds a run is a few map lookups
+ * per watched leader, and nothing when none is watched. Connections it opens stay open like the sender's own.
+ *
+ * <p>Confined to the thread that polls the client; {@link #probes()} may be read from any thread.
+ */
+final class LeaderProbe {
+    private static final Logger log = LoggerFactory.getLogger(LeaderProbe.class);
+    static final long SCAN_INTERVAL_MS = 250;
+
+    private final String clientId;
+    private final ConnectionEvidence evidence;
+    private final Map<Integer, Node> watched = new HashMap<>();
+    private final AtomicLong probes = new AtomicLong();
+    private int scannedVersion = -1;
+    private long lastScanMs = Long.MIN_VALUE / 2;
+
+    LeaderProbe(String clientId, ConnectionEvidence evidence) {
+        this.clientId = clientId;
+        this.evidence = evidence;
+    }
+
+    /** Connection attempts the probe made. */
+    long probes() {
+        return probes.get();
+    }
+
+    /** Watches {@code node} from the next run on (its connection dropped or failed), if it still leads something. */
+    void watch(Node node) {
+        if (node.id() >= 0) {
+            watched.put(node.id(), node);
+        }
+    }
+
+    /**
+     * One round over the watched leaders. Returns ms until the next round is due ({@link Long#MAX_VALUE}: nothing to
+     * watch until the snapshot changes or a connection drops).
+     *
+     * @param nowMs    the manager's clock (evidence times)
+     * @param netNowMs the client's clock
+     */
+    long run(KafkaClient client, Cluster snapshot, long nowMs, long netNowMs) {
+        if (snapshot.version() != scannedVersion && nowMs - lastScanMs >= SCAN_INTERVAL_MS) {
+            scan(snapshot, nowMs);
+        }
+        if (watched.isEmpty()) {
+            return snapshot.version() != scannedVersion ? SCAN_INTERVAL_MS : Long.MAX_VALUE;
+        }
+        long nextMs = snapshot.version() != scannedVersion ? SCAN_INTERVAL_MS : Long.MAX_VALUE;
+        for (Iterator<Node> it = watched.values().iterator(); it.hasNext(); ) {
+            Node n = it.next();
+            if (snapshot.node(n.id()) == null) {
+                it.remove();
+                continue;
+            }
+            long delayMs = probe(client, n, nowMs, netNowMs);
+            if (delayMs < 0) {
+                it.remove();
+            } else {
+                nextMs = Math.min(nextMs, delayMs);
+            }
+        }
+        return nextMs;
+    }
+
+    /** Probes one leader; returns -1 when it is proven (connected and well), else ms until it may be probed again. */
+    private long probe(KafkaClient client, Node n, long nowMs, long netNowMs) {
+        ConnectionEvidence.Record r = evidence.record(n.idString(), n.host() + ":" + n.port(), false);
+        if (client.isReady(n, netNowMs)) {
+            evidence.connected(r, nowMs);
+            return -1;
+        }
+        long delayMs = client.connectionDelay(n, netNowMs);
+        if (delayMs != 0) {
+            return delayMs; // connecting, connected but busy, or backing off after a failure
+        }
+        evidence.attempt(r, nowMs);
+        probes.incrementAndGet();
+        log.debug("[{}] probing broker {} at {}:{}, which leads partitions and {}", clientId, n.id(), n.host(),
+                n.port(), r.everConnected() ? "failed last" : "was never connected");
+        client.ready(n, netNowMs); // starts the connection; its failure comes back as a disconnect
+        return client.connectionDelay(n, netNowMs);
+    }
+
+    /** Rebuilds the watch list: the snapshot's leaders not proven at their current address. */
+    private void scan(Cluster snapshot, long nowMs) {
+        scannedVersion = snapshot.version();
+        lastScanMs = nowMs;
+        watched.keySet().removeIf(id -> snapshot.partitionsOnNode(id).isEmpty());
+        for (dev.kmeta.cluster.Node n : snapshot.nodes()) {
+            if (n.id() < 0 || snapshot.partitionsOnNode(n.id()).isEmpty()) {
+                continue;
+            }
+            ConnectionEvidence.Record r = evidence.broker(n.id());
+            boolean proven = r != null && r.isAt(n.host(), n.port()) && r.everConnected() && !r.failingNow();
+            Node known = watched.get(n.id());
+            if (!proven && (known == null || !known.host().equals(n.host()) || known.port() != n.port())) {
+                watched.put(n.id(), new Node(n.id(), n.host(), n.port(), n.rack()));
+            }
+        }
+    }
+}
