@@ -10,6 +10,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.MetadataResponse;
+import org.apache.kafka.common.utils.Utils;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -17,6 +18,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
@@ -44,6 +46,7 @@ public final class InstanceViews {
     private final AtomicReference<Views> current = new AtomicReference<>();
     private final LongAdder viewsBuilt = new LongAdder();
     private final LongAdder snapshotsBuilt = new LongAdder();
+    private volatile Cluster bootstrap;
 
     private InstanceViews(KafkaMetadata anchor, boolean registered) {
         this.anchor = anchor;
@@ -95,9 +98,14 @@ public final class InstanceViews {
     private Views refresh(KafkaMetadata handle) {
         for (;;) {
             dev.kmeta.cluster.Cluster source = handle.fetch();
-            Cluster view = handle.kafkaCluster();
-            if (handle.fetch() != source) {
-                continue; // a snapshot came between the two reads: the view may be of either; read again
+            Cluster view;
+            if (source.nodes().isEmpty()) {
+                view = bootstrapView(handle);
+            } else {
+                view = handle.kafkaCluster();
+                if (handle.fetch() != source) {
+                    continue; // a snapshot came between the two reads: the view may be of either; read again
+                }
             }
             Views v = current.get();
             if (v != null && v.source == source) {
@@ -112,6 +120,30 @@ public final class InstanceViews {
                 return fresh;
             }
         }
+    }
+
+    /**
+     * Before kmeta's first answer its snapshot has no broker; the producer's network client needs one (its
+     * {@code leastLoadedNode} throws on an empty list, and InitProducerId goes to any broker), so the view then lists
+     * the bootstrap addresses as kafka-clients' own bootstrap cluster does (ids -1, -2, ...; names resolved at
+     * connection time), with no topics.
+     */
+    private Cluster bootstrapView(KafkaMetadata handle) {
+        Cluster b = bootstrap;
+        if (b == null) {
+            List<Node> nodes = new ArrayList<>();
+            int id = -1;
+            for (String address : handle.config().bootstrapServers()) {
+                String host = Utils.getHost(address);
+                Integer port = Utils.getPort(address);
+                if (host != null && port != null) {
+                    nodes.add(new Node(id--, host, port));
+                }
+            }
+            b = new Cluster(null, nodes, List.of(), Set.of(), Set.of());
+            bootstrap = b;
+        }
+        return b;
     }
 
     /** How many snapshots got views (one per kmeta snapshot a producer on this instance looked at). */
