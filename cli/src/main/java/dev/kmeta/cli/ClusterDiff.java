@@ -13,22 +13,39 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * What changed between two snapshots, as {@code kmeta watch} prints it, one line per change: cluster id, controller,
- * brokers joining, leaving or moving, topics appearing or going, partition counts, leaders (with epochs) and ISRs.
- * From {@link Cluster#empty()} it describes the whole snapshot (the first lines of a watch). Stateless and
+ * What changed between two snapshots, as {@code kmeta watch} prints it, one line per change: cluster id, controller
+ * (optionally), brokers joining, leaving or moving, topics appearing or going, partition counts, leaders (with epochs)
+ * and ISRs. From {@link Cluster#empty()} it describes the whole snapshot (the first lines of a watch). Stateless and
  * thread-safe.
+ *
+ * <p>The snapshot's controller id is what the Metadata answers reported: the controller on ZooKeeper-era brokers, a
+ * random live broker on KRaft. {@code watch} leaves it out ({@code reportedController = false}) and shows the
+ * controller through {@link ControllerView} instead.
  */
 final class ClusterDiff {
     private ClusterDiff() {
     }
 
-    /** The changes from {@code before} to {@code after}, in a stable order; empty when nothing shown changed. */
+    /**
+     * The changes from {@code before} to {@code after}, with the reported controller id taken for the controller
+     * (right on ZooKeeper-era brokers only); see {@link #changes(Cluster, Cluster, boolean)}.
+     */
     static List<String> changes(Cluster before, Cluster after) {
+        return changes(before, after, true);
+    }
+
+    /**
+     * The changes from {@code before} to {@code after}, in a stable order; empty when nothing shown changed.
+     *
+     * @param reportedController whether to show the controller id the Metadata answers reported, and its changes
+     */
+    static List<String> changes(Cluster before, Cluster after, boolean reportedController) {
         boolean initial = before.nodes().isEmpty() && before.clusterId() == null;
         List<String> lines = new ArrayList<>();
-        clusterId(before, after, initial, lines);
+        clusterId(before, after, initial, reportedController, lines);
         brokers(before, after, initial, lines);
-        if (!initial && before.controllerId() != after.controllerId() && after.controllerId() >= 0) {
+        if (reportedController && !initial && before.controllerId() != after.controllerId()
+                && after.controllerId() >= 0) {
             lines.add("controller " + idOrNone(before.controllerId()) + " -> " + after.controllerId());
         }
         Set<String> names = new TreeSet<>(before.topicNames());
@@ -41,12 +58,13 @@ final class ClusterDiff {
         return lines;
     }
 
-    private static void clusterId(Cluster before, Cluster after, boolean initial, List<String> lines) {
+    private static void clusterId(Cluster before, Cluster after, boolean initial, boolean reportedController,
+                                  List<String> lines) {
         if (Objects.equals(before.clusterId(), after.clusterId()) || after.clusterId() == null) {
             return;
         }
         lines.add(initial || before.clusterId() == null ? "cluster id " + after.clusterId()
-                + (after.controllerId() >= 0 ? ", controller " + after.controllerId() : "")
+                + (reportedController && after.controllerId() >= 0 ? ", controller " + after.controllerId() : "")
                 : "cluster id changed: " + before.clusterId() + " -> " + after.clusterId()
                 + " (the bootstrap now leads to another cluster)");
     }

@@ -24,6 +24,8 @@ import java.util.stream.Collectors;
  * The doctor's checklist, run in order, each check printed as it is decided: bootstrap DNS, TCP to each bootstrap
  * address, the TLS/SASL handshake (when configured), a metadata response, every advertised broker address reachable,
  * the topic (authorized, exists, every partition led) and the cluster id. A check whose premise failed is skipped.
+ * The metadata check names the controller as {@link ControllerView} tells it: on KRaft the metadata quorum's leader
+ * (asked with {@link ControllerProbe}), never the random live broker KRaft brokers put in Metadata answers.
  * Not thread-safe; one per run.
  */
 final class Doctor {
@@ -31,6 +33,8 @@ final class Doctor {
     private static final String METADATA = "metadata response";
     private static final String ADVERTISED = "advertised broker addresses reachable";
     private static final String CLUSTER_ID = "cluster id";
+    /** How long the question to the metadata quorum may take at most. */
+    private static final long QUORUM_TIMEOUT_MAX_MS = 3_000;
 
     private final Connection conn;
     private final HostResolverHook resolver;
@@ -65,10 +69,11 @@ final class Doctor {
         if (tcp(resolved) == 0) {
             return skipFromHandshake("no bootstrap address accepts connections");
         }
-        try (KafkaMetadata metadata = conn.metadata(resolver)) {
+        try (KafkaMetadata metadata = conn.metadata(resolver);
+             ControllerProbe quorum = new ControllerProbe(conn.props(), "kmeta-doctor-quorum")) {
             awaitBrokers(metadata);
             boolean secure = handshake(metadata.evidence());
-            metadataResponse(metadata.evidence(), secure);
+            metadataResponse(metadata.evidence(), secure, quorum);
             if (first == null) {
                 checks.skip(ADVERTISED, "no metadata");
                 skipTopic("no metadata");
@@ -200,10 +205,12 @@ final class Doctor {
         return true;
     }
 
-    private void metadataResponse(ConnectionEvidence evidence, boolean handshakeOk) {
+    private void metadataResponse(ConnectionEvidence evidence, boolean handshakeOk, ControllerProbe quorum) {
         if (first != null) {
-            checks.ok(METADATA, "from " + answered(evidence) + ": " + first.nodes().size() + " broker(s), controller "
-                    + (first.controllerId() < 0 ? "unknown" : first.controllerId()));
+            // Asked only now that a client got through (so with working credentials).
+            ControllerProbe.Answer answer = quorum.askNow(Math.min(timeoutMs, QUORUM_TIMEOUT_MAX_MS));
+            checks.ok(METADATA, "from " + answered(evidence) + ": " + first.nodes().size() + " broker(s), "
+                    + ControllerView.of(answer, null, first).describe());
         } else if (!handshakeOk) {
             checks.skip(METADATA, "the handshake failed");
         } else if (diagnosis != null) {

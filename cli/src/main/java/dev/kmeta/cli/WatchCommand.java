@@ -18,6 +18,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
@@ -29,11 +30,14 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code kmeta watch [TOPIC...]}: a live view of metadata changes, one timestamped line each - leader moves, partition
- * counts, brokers joining and leaving, cluster id changes - until Ctrl-C or {@code --duration}.
+ * counts, brokers joining and leaving, cluster id changes, the controller - until Ctrl-C or {@code --duration}.
  *
  * <p>It subscribes the topics with kmeta, asks for fresh metadata every {@code --interval}, and prints the
- * {@link ClusterDiff} between each new snapshot and the last one shown. Ctrl-C runs a shutdown hook that closes the
- * kmeta client (which releases the waiting loop at once) and waits for the loop to finish its output.
+ * {@link ClusterDiff} between each new snapshot and the last one shown. The controller is not taken from the
+ * snapshots (on KRaft their controller id is a random live broker, another one from answer to answer): every
+ * interval a {@link ControllerProbe} asks the metadata quorum's leader, without blocking the loop, and
+ * {@link ControllerView} says when it changes. Ctrl-C runs a shutdown hook that closes the kmeta client (which
+ * releases the waiting loop at once) and waits for the loop to finish its output.
  *
  * <p>Not thread-safe, except {@link #stop()}, which any thread may call.
  */
@@ -49,6 +53,8 @@ final class WatchCommand implements Callable<Integer> {
             .withZone(ZoneOffset.UTC);
     /** How long the shutdown hook waits for the loop's last lines. */
     private static final long STOP_WAIT_MS = 5_000;
+    /** How long one question to the metadata quorum may take at most. */
+    private static final long QUORUM_TIMEOUT_MAX_MS = 3_000;
 
     @Spec
     CommandSpec spec;
@@ -81,13 +87,14 @@ final class WatchCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         Thread hook = new Thread(this::stopAndWait, "kmeta-watch-shutdown");
         try (Connection conn = connection.open("kmeta-watch", spec.commandLine().getErr());
-             KafkaMetadata metadata = conn.metadata(HostResolverHook.system())) {
+             KafkaMetadata metadata = conn.metadata(HostResolverHook.system());
+             ControllerProbe quorum = new ControllerProbe(conn.props(), "kmeta-watch-quorum")) {
             running = metadata;
             Runtime.getRuntime().addShutdownHook(hook);
             line(out, "watching " + conn.props().get("bootstrap.servers") + (topics.isEmpty() ? ""
                     : ", topics " + String.join(", ", topics)) + " (every " + intervalMs + " ms"
                     + (durationMs == null ? ", Ctrl-C to stop)" : ", for " + durationMs + " ms)"));
-            return loop(metadata, out);
+            return loop(metadata, quorum, out);
         } finally {
             removeHook(hook);
             finished.countDown();
@@ -112,11 +119,14 @@ final class WatchCommand implements Callable<Integer> {
         }
     }
 
-    private int loop(KafkaMetadata metadata, PrintWriter out) {
+    private int loop(KafkaMetadata metadata, ControllerProbe quorum, PrintWriter out) {
         long endNs = durationMs == null ? Long.MAX_VALUE : System.nanoTime() + durationMs * 1_000_000L;
         long nextRefreshNs = System.nanoTime();
         Cluster shown = Cluster.empty();
         boolean unreachable = false;
+        CompletableFuture<ControllerProbe.Answer> asking = null;
+        ControllerProbe.Answer answer = null;
+        ControllerView controller = null;
         while (!stopped) {
             long now = System.nanoTime();
             if (now - endNs >= 0) {
@@ -125,6 +135,10 @@ final class WatchCommand implements Callable<Integer> {
             if (now - nextRefreshNs >= 0) {
                 if (!refresh(metadata, out)) {
                     break;
+                }
+                // ZooKeeper-era brokers do not learn DescribeQuorum: asking once is enough.
+                if (asking == null && (answer == null || answer.mode() != ControllerProbe.Mode.ZOOKEEPER)) {
+                    asking = quorum.ask(Math.min(Math.max(intervalMs, 1_000), QUORUM_TIMEOUT_MAX_MS));
                 }
                 nextRefreshNs = now + intervalMs * 1_000_000L;
             }
@@ -142,6 +156,17 @@ final class WatchCommand implements Callable<Integer> {
                 return KmetaCli.EXIT_PROBLEM;
             }
             shown = show(shown, metadata.fetch(), out);
+            if (asking != null && asking.isDone()) {
+                answer = asking.join();
+                asking = null;
+            }
+            if (answer != null && !shown.nodes().isEmpty()) { // after the first snapshot's lines
+                ControllerView current = ControllerView.of(answer, controller, shown);
+                for (String change : current.changesSince(controller)) {
+                    line(out, change);
+                }
+                controller = current;
+            }
             unreachable = reachability(metadata.evidence(), unreachable, out);
         }
         line(out, "stopped");
@@ -196,7 +221,7 @@ final class WatchCommand implements Callable<Integer> {
         if (now.version() == shown.version()) {
             return shown;
         }
-        for (String change : ClusterDiff.changes(shown, now)) {
+        for (String change : ClusterDiff.changes(shown, now, false)) {
             line(out, change);
         }
         return now;

@@ -141,9 +141,4 @@ final class ChildProcessNode extends KafkaNode {
         Process running = process;
         return running != null && running.isAlive();
     }
-
-    @Override
-    boolean needsFixedPorts() {
-        return true;
-    }
 }

@@ -13,8 +13,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A node running in this JVM as a {@link KafkaRaftServer}. Broker listeners may bind port 0: the bound ports
- * are read back from the broker (race-free), then reused on restart.
+ * A node running in this JVM as a {@link KafkaRaftServer}. Its listeners bind the ports the cluster chose; a
+ * broker's bound ports are read back from it once it started (a listener configured with port 0 gets one from the
+ * kernel) and reused on restart.
  */
 final class InProcessNode extends KafkaNode {
 
@@ -64,11 +65,6 @@ final class InProcessNode extends KafkaNode {
     @Override
     boolean isRunning() {
         return server != null;
-    }
-
-    @Override
-    boolean needsFixedPorts() {
-        return false;
     }
 
     /** KafkaRaftServer keeps its BrokerServer in a private field; the bound port is only known there. */

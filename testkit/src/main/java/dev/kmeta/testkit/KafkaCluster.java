@@ -7,9 +7,13 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Deque;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -57,7 +61,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A real Kafka cluster (KRaft, Kafka 4.4) for tests and demos: one combined broker+controller, or N brokers and
- * one controller in split mode. Everything listens on 127.0.0.1 only, on ephemeral ports.
+ * one controller in split mode. Everything listens on 127.0.0.1 only, on ports from outside the kernel's
+ * ephemeral range ({@code /proc/sys/net/ipv4/ip_local_port_range}), so that no outgoing connection (the suite
+ * makes thousands) can take a listener's port between its pick and its bind.
  *
  * <pre>{@code
  * try (KafkaCluster kafka = KafkaCluster.builder().brokers(3).build().start()) {
@@ -72,6 +78,10 @@ import org.slf4j.LoggerFactory;
  * injected on the client path never disturb the cluster itself. A restarted broker keeps its ports.
  * {@link Builder#clientSecurity(ClientSecurity)} secures the CLIENT listener (SSL, SASL_SSL, SASL_PLAINTEXT);
  * INTERNAL stays PLAINTEXT, so {@link #admin()} needs no credentials.
+ *
+ * <p>Should a port be taken anyway (by another process binding it explicitly), the start is tried again on new
+ * ports, up to {@value #START_ATTEMPTS} starts in all, and a failure names the taken ports. This covers the KRaft
+ * controller's failed bind too, which Kafka does not throw but reports by halting (made an exception here).
  *
  * <p>Brokers run in this JVM by default; with {@link Builder#childProcesses(boolean)} they run in child JVMs
  * (the controller stays in this JVM) and can be {@link #killBroker(int) killed}. The storage lives under
@@ -102,7 +112,7 @@ public final class KafkaCluster implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaCluster.class);
     private static final Set<KafkaCluster> OPEN = ConcurrentHashMap.newKeySet();
     private static final AtomicInteger THREAD_IDS = new AtomicInteger();
-    private static final int START_ATTEMPTS = 3;
+    static final int START_ATTEMPTS = 3;
     private static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(30);
     private static final long POLL_MS = 20;
 
@@ -211,7 +221,8 @@ public final class KafkaCluster implements AutoCloseable {
     /**
      * Starts a stopped broker on its former ports and returns once it serves and every running broker sees it.
      * If another process took one of its ports meanwhile, it starts on new ports (logged at WARN; its proxy, if
-     * any, follows it; {@link #bootstrapServers()} changes).
+     * any, follows it; {@link #bootstrapServers()} changes), up to {@value #START_ATTEMPTS} starts in all; a
+     * combined node's CONTROLLER port included, whose failed bind Kafka reports by halting.
      */
     public synchronized void startBroker(int brokerId) {
         KafkaNode node = broker(brokerId);
@@ -229,36 +240,51 @@ public final class KafkaCluster implements AutoCloseable {
         LOG.info("broker {} started in {} ms", brokerId, millisSince(begin));
     }
 
+    /**
+     * Starts a broker on its former ports and, each time its start failed in a way a taken port explains (see
+     * {@link #mayBePortRace}), on new ones, up to {@value #START_ATTEMPTS} starts in all.
+     */
     private void startOnFormerPorts(KafkaNode node) throws Exception {
-        try {
-            node.start(configOf(node), settings.startTimeout);
-        } catch (Exception | Error e) {
-            if (!isPortRace(e)) {
-                throw e;
+        for (int attempt = 1; ; attempt++) {
+            try {
+                startNode(node);
+                if (attempt > 1) {
+                    followMovedPorts(node);
+                }
+                return;
+            } catch (Exception | Error e) {
+                if (attempt == START_ATTEMPTS || !mayBePortRace(e)) {
+                    throw e;
+                }
+                LOG.warn("broker {} did not start, maybe a port was taken ({}); starting on new ports", node.id,
+                        e.toString());
+                choosePorts(node);
             }
-            LOG.warn("broker {}: a former port was taken meanwhile ({}); starting on new ports", node.id, e.toString());
-            choosePorts(node);
-            if (node.role == KafkaNode.Role.COMBINED) {
-                controllerPort = FreePorts.pick(1)[0];
-            }
-            node.start(configOf(node), settings.startTimeout);
-            FaultProxy proxy = proxies.get(node.id);
-            if (proxy != null) {
-                proxy.retarget(HOST, node.clientPort);
-            }
-            renewAdmin();
         }
     }
 
-    /** Fixed ports for nodes that need them (child JVMs), else 0: the node binds ephemeral ports. */
-    private static void choosePorts(KafkaNode node) {
-        if (node.needsFixedPorts()) {
-            int[] ports = FreePorts.pick(2);
-            node.clientPort = ports[0];
-            node.internalPort = ports[1];
-        } else {
-            node.clientPort = 0;
-            node.internalPort = 0;
+    /** Points the broker's proxy (if any) and the shared Admin at its ports, which may have changed. */
+    private void followMovedPorts(KafkaNode node) {
+        FaultProxy proxy = proxies.get(node.id);
+        if (proxy != null) {
+            proxy.retarget(HOST, node.clientPort);
+        }
+        renewAdmin();
+    }
+
+    /**
+     * New ports for each of a node's listeners (a combined node's CONTROLLER listener too), chosen before it
+     * starts: the controller's is named in every node's {@code controller.quorum.voters}, and a restarted broker
+     * binds its former ports again. They come from {@link Settings#portPicker}, by default {@link FreePorts#next()}:
+     * outside the ephemeral range, where no outgoing connection takes them.
+     */
+    private void choosePorts(KafkaNode node) {
+        if (node.role.isBroker()) {
+            node.clientPort = settings.portPicker.pick(node.id, CLIENT_LISTENER);
+            node.internalPort = settings.portPicker.pick(node.id, INTERNAL_LISTENER);
+        }
+        if (node.role != KafkaNode.Role.BROKER) {
+            controllerPort = settings.portPicker.pick(node.id, CONTROLLER_LISTENER);
         }
     }
 
@@ -291,7 +317,7 @@ public final class KafkaCluster implements AutoCloseable {
         controller.stop();
         long stopped = System.nanoTime();
         try {
-            controller.start(configOf(controller), settings.startTimeout);
+            startNode(controller); // on its former port: the brokers' controller.quorum.voters name it
         } catch (Exception e) {
             throw new IllegalStateException("the controller did not start again", e);
         }
@@ -550,16 +576,26 @@ public final class KafkaCluster implements AutoCloseable {
 
     // ------------------------------------------------------------------ starting
 
+    /**
+     * Starts the cluster, and again from scratch on new ports each time a start failed in a way a taken port
+     * explains, up to {@value #START_ATTEMPTS} starts; the last failure carries the earlier ones as suppressed.
+     */
     private void startWithRetries() {
+        List<RuntimeException> earlier = new ArrayList<>();
         for (int attempt = 1; ; attempt++) {
             try {
                 startOnce();
                 return;
             } catch (RuntimeException e) {
-                if (attempt == START_ATTEMPTS || !isPortRace(e)) {
+                if (!mayBePortRace(e)) {
                     throw e;
                 }
-                LOG.warn("cluster {}: a port was taken meanwhile ({}); starting again", clusterId, e.toString());
+                if (attempt == START_ATTEMPTS) {
+                    throw gaveUp(e, earlier);
+                }
+                LOG.warn("cluster {} did not start, maybe a port was taken ({}); starting again on new ports",
+                        clusterId, e.toString());
+                earlier.add(e);
                 stopAllNodes();
                 nodes.clear();
                 deleteStorage();
@@ -567,9 +603,15 @@ public final class KafkaCluster implements AutoCloseable {
         }
     }
 
+    private static IllegalStateException gaveUp(RuntimeException last, List<RuntimeException> earlier) {
+        IllegalStateException failure = new IllegalStateException("the cluster did not start in " + START_ATTEMPTS
+                + " attempts, each on new ports; the last attempt: " + last.getMessage(), last);
+        earlier.forEach(failure::addSuppressed);
+        return failure;
+    }
+
     private void startOnce() {
         storage = Storage.create(settings.storageRoot);
-        controllerPort = FreePorts.pick(1)[0];
         createNodes();
         createProxies();
         List<KafkaNode> all = new ArrayList<>(nodes.values());
@@ -577,7 +619,7 @@ public final class KafkaCluster implements AutoCloseable {
             long begin = System.nanoTime();
             node.format(configOf(node), clusterId);
             long formatted = System.nanoTime();
-            node.start(configOf(node), settings.startTimeout);
+            startNode(node);
             LOG.debug("node {}: formatted in {} ms, started in {} ms", node.id,
                     TimeUnit.NANOSECONDS.toMillis(formatted - begin), millisSince(formatted));
             return null;
@@ -590,7 +632,9 @@ public final class KafkaCluster implements AutoCloseable {
     private void createNodes() {
         boolean combined = settings.brokers == 1 && !settings.childProcesses;
         if (!combined) {
-            nodes.put(CONTROLLER_ID, new InProcessNode(CONTROLLER_ID, KafkaNode.Role.CONTROLLER, nodeDir(CONTROLLER_ID)));
+            KafkaNode controller = new InProcessNode(CONTROLLER_ID, KafkaNode.Role.CONTROLLER, nodeDir(CONTROLLER_ID));
+            choosePorts(controller);
+            nodes.put(CONTROLLER_ID, controller);
         }
         KafkaNode.Role role = combined ? KafkaNode.Role.COMBINED : KafkaNode.Role.BROKER;
         for (int id : brokerIds) {
@@ -614,12 +658,89 @@ public final class KafkaCluster implements AutoCloseable {
         return storage.resolve("node-" + id);
     }
 
-    private static boolean isPortRace(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof BindException
-                    || String.valueOf(t.getMessage()).contains("Address already in use")) {
+    /**
+     * Starts a node; a failed start is rethrown with the evidence of its ports. Kafka's controller reports a
+     * failed bind to a fault handler, which logs it and halts ({@link KafkaExit.Called}, without the cause), and a
+     * broker buries it a few causes deep. So after a failure (the node is stopped by now) each of the node's ports
+     * is bound once: if a port is taken, or the start halted, the failure is wrapped in one that says so in its
+     * message, with each taken port attached as a suppressed {@link BindException} naming it.
+     */
+    private void startNode(KafkaNode node) throws Exception {
+        try {
+            node.start(configOf(node), settings.startTimeout);
+        } catch (Exception | Error e) {
+            List<BindException> taken = takenPorts(node);
+            if (taken.isEmpty() && !anyInChain(e, t -> t instanceof KafkaExit.Called)) {
+                throw e;
+            }
+            IllegalStateException explained = new IllegalStateException(explanation(node, taken), e);
+            taken.forEach(explained::addSuppressed);
+            throw explained;
+        }
+    }
+
+    /** The node's listener ports that cannot be bound now, each as a BindException naming it. */
+    private List<BindException> takenPorts(KafkaNode node) {
+        List<BindException> taken = new ArrayList<>();
+        portsOf(node).forEach((listener, port) -> {
+            IOException failure = FreePorts.bindFailure(port);
+            if (failure instanceof BindException) {
+                BindException named = new BindException("port " + port + " (" + listener + " listener of node "
+                        + node.id + ") was taken: " + failure.getMessage());
+                named.initCause(failure);
+                taken.add(named);
+            }
+        });
+        return taken;
+    }
+
+    private String explanation(KafkaNode node, List<BindException> taken) {
+        if (taken.isEmpty()) {
+            return "node " + node.id + " did not start: Kafka called Exit during its start, and none of its ports "
+                    + portsOf(node) + " is taken now (taken for a moment only, or another fault: see the log)";
+        }
+        return "node " + node.id + " did not start: " + taken.stream().map(Throwable::getMessage)
+                .collect(Collectors.joining("; "));
+    }
+
+    /** The ports the node's listeners are configured with, by listener name. */
+    private Map<String, Integer> portsOf(KafkaNode node) {
+        Map<String, Integer> ports = new LinkedHashMap<>();
+        if (node.role.isBroker()) {
+            ports.put(CLIENT_LISTENER, node.clientPort);
+            ports.put(INTERNAL_LISTENER, node.internalPort);
+        }
+        if (node.role != KafkaNode.Role.BROKER) {
+            ports.put(CONTROLLER_LISTENER, controllerPort);
+        }
+        return ports;
+    }
+
+    /**
+     * Whether a start failure may come from a port taken between its pick and the bind, so that a start on new
+     * ports may succeed: a bind failure, or Kafka halting during the start (how its controller reports one).
+     */
+    private static boolean mayBePortRace(Throwable failure) {
+        return anyInChain(failure, t -> t instanceof BindException || t instanceof KafkaExit.Called
+                || String.valueOf(t.getMessage()).contains("Address already in use"));
+    }
+
+    /** Whether the throwable, one of its causes or of their suppressed throwables matches. */
+    private static boolean anyInChain(Throwable top, Predicate<Throwable> test) {
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        Deque<Throwable> pending = new ArrayDeque<>(List.of(top));
+        while (!pending.isEmpty()) {
+            Throwable t = pending.pop();
+            if (!seen.add(t)) {
+                continue;
+            }
+            if (test.test(t)) {
                 return true;
             }
+            if (t.getCause() != null) {
+                pending.push(t.getCause());
+            }
+            pending.addAll(Arrays.asList(t.getSuppressed()));
         }
         return false;
     }
@@ -964,6 +1085,12 @@ public final class KafkaCluster implements AutoCloseable {
 
     // ------------------------------------------------------------------ builder
 
+    /** Chooses the port of one listener of one node before the node starts. */
+    @FunctionalInterface
+    interface PortPicker {
+        int pick(int nodeId, String listener);
+    }
+
     /** Immutable copy of a builder's settings. */
     private static final class Settings {
         final int brokers;
@@ -979,6 +1106,7 @@ public final class KafkaCluster implements AutoCloseable {
         final Map<String, String> controllerConfigs;
         final Map<Integer, InetSocketAddress> advertised;
         final Function<Integer, Map<String, String>> brokerOverrides;
+        final PortPicker portPicker;
 
         Settings(Builder b) {
             brokers = b.brokers;
@@ -997,6 +1125,7 @@ public final class KafkaCluster implements AutoCloseable {
             controllerConfigs = Map.copyOf(b.controllerConfigs);
             advertised = Map.copyOf(b.advertised);
             brokerOverrides = b.brokerOverrides;
+            portPicker = b.portPicker;
         }
     }
 
@@ -1018,6 +1147,7 @@ public final class KafkaCluster implements AutoCloseable {
         private final Map<String, String> controllerConfigs = new LinkedHashMap<>();
         private final Map<Integer, InetSocketAddress> advertised = new LinkedHashMap<>();
         private Function<Integer, Map<String, String>> brokerOverrides = id -> Map.of();
+        private PortPicker portPicker = (nodeId, listener) -> FreePorts.next();
 
         private Builder() {
         }
@@ -1129,6 +1259,15 @@ public final class KafkaCluster implements AutoCloseable {
         /** How long start and broker (re)starts may take; default 60 s. */
         public Builder startTimeout(Duration timeout) {
             this.startTimeout = Objects.requireNonNull(timeout);
+            return this;
+        }
+
+        /**
+         * Where the listeners' ports come from (default {@link FreePorts#next()}). A test seam: a test may take the
+         * port it hands out, as another process could between the pick and the bind.
+         */
+        Builder portPicker(PortPicker picker) {
+            this.portPicker = Objects.requireNonNull(picker);
             return this;
         }
 

@@ -1,12 +1,17 @@
 package dev.kmeta.testkit;
 
+import java.time.Instant;
 import org.apache.kafka.common.utils.internals.Exit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Replaces Kafka's {@code Exit.exit/halt} with procedures that throw: an in-process broker's fatal fault must
- * fail the test, not kill the JVM (and with it the Surefire fork). Installed once per JVM, never removed.
+ * Replaces Kafka's {@code Exit.exit/halt} with procedures that throw {@link Called}: an in-process broker's fatal
+ * fault must fail the test, not kill the JVM (and with it the Surefire fork). Installed once per JVM, never removed.
+ *
+ * <p>Kafka's fault handlers log the fault and then halt, without passing it on: {@code Exit.halt(1)} carries no
+ * message, so the exception says what was called, when and on which thread, and that the cause is in the log.
+ * {@link KafkaCluster} recognises it when a node's start fails and looks for the cause itself (a taken port).
  */
 final class KafkaExit {
 
@@ -14,6 +19,16 @@ final class KafkaExit {
     private static boolean installed;
 
     private KafkaExit() {
+    }
+
+    /** Thrown instead of exiting or halting the JVM. */
+    static final class Called extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        Called(String procedure, int code, String message, String thread, Instant at) {
+            super("Kafka called Exit." + procedure + "(" + code + ") on thread " + thread + " at " + at + ": "
+                    + (message != null ? message : "no message (the fault handler logged the cause just before)"));
+        }
     }
 
     static synchronized void installThrowingProcedures() {
@@ -25,8 +40,8 @@ final class KafkaExit {
         installed = true;
     }
 
-    private static void fail(String what, int code, String message) {
-        LOG.error("an in-process Kafka node called Exit.{}({}): {}", what, code, message);
-        throw new IllegalStateException("Kafka called Exit." + what + "(" + code + "): " + message);
+    private static void fail(String procedure, int code, String message) {
+        LOG.error("an in-process Kafka node called Exit.{}({}): {}", procedure, code, message);
+        throw new Called(procedure, code, message, Thread.currentThread().getName(), Instant.now());
     }
 }

@@ -38,7 +38,7 @@ abstract class KafkaNode {
     final int id;
     final Role role;
     final Path dir;
-    /** Bound ports of the broker listeners; 0 until known. Kept across restarts. */
+    /** Ports of the broker listeners, chosen by the cluster before the first start. Kept across restarts. */
     volatile int clientPort;
     volatile int internalPort;
 
@@ -91,7 +91,4 @@ abstract class KafkaNode {
     }
 
     abstract boolean isRunning();
-
-    /** Whether the node's listener ports must be chosen before it starts (they cannot be read back). */
-    abstract boolean needsFixedPorts();
 }

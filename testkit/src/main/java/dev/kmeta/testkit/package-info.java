@@ -1,7 +1,8 @@
 /**
  * Real Kafka for kmeta's tests and demo: {@link dev.kmeta.testkit.KafkaCluster} (KRaft brokers in this JVM or
- * in child JVMs, on loopback ephemeral ports, storage under {@code target/}), {@link dev.kmeta.testkit.FaultProxy}
- * (a TCP proxy that refuses, resets, blackholes, delays and counts Kafka request frames) and
+ * in child JVMs, on loopback ports outside the kernel's ephemeral range, storage under {@code target/}),
+ * {@link dev.kmeta.testkit.FaultProxy} (a TCP proxy that refuses, resets, blackholes, delays and counts Kafka
+ * request frames) and
  * {@link dev.kmeta.testkit.KafkaClusterExtension} (one cluster per JUnit 5 test class). A cluster's CLIENT listener
  * can be secured with {@link dev.kmeta.testkit.ClientSecurity} (SSL, SASL_SSL, SASL_PLAINTEXT; SCRAM users made at
  * runtime) using {@link dev.kmeta.testkit.TestCertificates} (a CA and a broker certificate made by the JDK's keytool).

@@ -150,7 +150,7 @@ class FaultProxyTest {
     void aProxyWithoutTargetOrWithADeadTargetResetsClients() throws IOException {
         try (FaultProxy empty = FaultProxy.create()) {
             assertConnectionReset(empty.port());
-            empty.retarget("127.0.0.1", FreePorts.pick(1)[0]);
+            empty.retarget("127.0.0.1", FreePorts.next());
             assertConnectionReset(empty.port());
         }
     }

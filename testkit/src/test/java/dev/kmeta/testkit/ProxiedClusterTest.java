@@ -103,7 +103,7 @@ class ProxiedClusterTest {
 
     @Test
     void aBrokerAdvertisingAClosedPortIsUnreachableAfterBootstrap() throws Exception {
-        int closedPort = FreePorts.pick(1)[0];
+        int closedPort = FreePorts.next();
         try (KafkaCluster misconfigured = KafkaCluster.builder().advertisedPort(0, closedPort).build().start()) {
             misconfigured.createTopic("nowhere", 1, 1);
             try (KafkaProducer<String, String> producer =

@@ -24,9 +24,11 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * At most one request is in flight. What is asked while one is in flight stays in the pending sets and makes the
  * next request (the union), so nothing asked is lost. A new topic skips the backoff once; otherwise requests are
  * spaced by the backoff: after a failure {@code retry.backoff.ms} doubling to {@code retry.backoff.max.ms}; after
- * an answer that brought no news while a refresh is still wanted, the same doubling (from
- * {@code kmeta.metadata.leaderless.refresh.ms} when only leaderless partitions are wanted); after news, at least
- * {@code retry.backoff.ms}. So the request rate is bounded by the backoff, whatever the number of callers.
+ * an answer that brought no news, the same doubling - from {@code kmeta.metadata.leaderless.refresh.ms} when the next
+ * request is only for leaderless partitions; after news, at least {@code retry.backoff.ms}. Which of the two a
+ * request waits is decided by what it is for when it is due (an invalidation that comes after an answer without news
+ * waits the retry backoff, not the leaderless one); both are drawn, jitter included, when the answer comes. So the
+ * request rate is bounded by the backoff, whatever the number of callers.
  *
  * <p>Not thread-safe: the sender thread alone calls it. {@link #state()} and {@link #transitions} may be read
  * from any thread.
@@ -46,12 +48,16 @@ final class RefreshStateMachine {
     private boolean needFull;
     private final Set<String> pendingNew = new LinkedHashSet<>();
     private final Set<String> pendingRefresh = new LinkedHashSet<>();
+    /** True while everything asked since the last request is a leaderless refresh (true when nothing is). */
     private boolean onlyLeaderless = true;
     private boolean newTopicBypass;
     private long lastAttemptMs = NEVER;
     private long lastSuccessMs = NEVER;
     private long lastFullSuccessMs = NEVER;
+    /** The backoff after the last attempt for a request that is not only a leaderless refresh. */
     private long backoffAfterLastMs;
+    /** The backoff after the last attempt for a request that only refreshes leaderless partitions. */
+    private long leaderlessBackoffAfterLastMs;
     private int failuresInARow;
     private int noNewsInARow;
     private RefreshRequest inFlight;
@@ -141,18 +147,17 @@ final class RefreshStateMachine {
         if (lastAttemptMs == NEVER || (newTopicBypass && !pendingNew.isEmpty())) {
             return 0;
         }
-        long backoffLeft = Math.max(0, lastAttemptMs + backoffAfterLastMs - nowMs);
         if (wantsUpdate()) {
-            return backoffLeft;
+            return backoffLeft(nowMs);
         }
         long ageLeft = lastFullSuccessMs + maxAgeMs - nowMs;
         if (ageLeft <= 0) {
             needFull = true;
             onlyLeaderless = false;
             wantUpdate("metadata.max.age.ms elapsed");
-            return backoffLeft;
+            return backoffLeft(nowMs);
         }
-        return Math.max(ageLeft, backoffLeft);
+        return Math.max(ageLeft, backoffLeft(nowMs));
     }
 
     /**
@@ -197,9 +202,12 @@ final class RefreshStateMachine {
         if (news) {
             noNewsInARow = 0;
             backoffAfterLastMs = retryBackoff.baseMs();
+            leaderlessBackoffAfterLastMs = backoffAfterLastMs;
         } else {
-            Backoff b = onlyLeaderless ? leaderlessBackoff : noNewsBackoff;
-            backoffAfterLastMs = b.backoffMs(++noNewsInARow);
+            // Both now, chosen when the next request is due: what it is for may still change (an invalidation after
+            // this answer is not a leaderless refresh, even if nothing else is pending now).
+            backoffAfterLastMs = noNewsBackoff.backoffMs(++noNewsInARow);
+            leaderlessBackoffAfterLastMs = leaderlessBackoff.backoffMs(noNewsInARow);
         }
         settle(news ? "answer applied" : "answer brought no news");
     }
@@ -209,6 +217,7 @@ final class RefreshStateMachine {
         checkInFlight(request);
         inFlight = null;
         backoffAfterLastMs = retryBackoff.backoffMs(failuresInARow++);
+        leaderlessBackoffAfterLastMs = backoffAfterLastMs;
         if (request.isFull()) {
             needFull = true;
         }
@@ -221,6 +230,12 @@ final class RefreshStateMachine {
         }
         onlyLeaderless = false;
         transition(RefreshState.NEED_UPDATE, "request failed: " + reason + "; retry in " + backoffAfterLastMs + " ms");
+    }
+
+    /** Ms until the backoff after the last attempt is over: the leaderless one only for a leaderless refresh. */
+    private long backoffLeft(long nowMs) {
+        long backoff = onlyLeaderless ? leaderlessBackoffAfterLastMs : backoffAfterLastMs;
+        return Math.max(0, lastAttemptMs + backoff - nowMs);
     }
 
     private void settle(String why) {

@@ -31,7 +31,10 @@ import java.util.function.Predicate;
  *   <li>a new cluster id drops every topic the answer does not describe, or describes without partitions (an error
  *       such as {@code LEADER_NOT_AVAILABLE}), and every unauthorized or invalid mark the answer does not repeat:
  *       metadata of two clusters never mix;</li>
- *   <li>a topic id an answer brings for a topic known without one is learned (so a later re-creation is seen).</li>
+ *   <li>a topic id an answer brings for a topic known without one is learned (so a later re-creation is seen);</li>
+ *   <li>the controller id is taken as the answer reports it, and is no news: ZooKeeper-era brokers report the
+ *       controller, KRaft brokers a random live broker (a different one from answer to answer), not the active
+ *       controller, which clients cannot learn from a Metadata answer.</li>
  * </ul>
  * Not thread-safe: the sender thread alone uses it (it keeps the epoch-rewind counters).
  */

@@ -21,6 +21,8 @@ final class FakeBroker {
     final List<Node> brokers = new ArrayList<>(List.of(new Node(0, "127.0.0.1", 9092), new Node(1, "127.0.0.1", 9093),
             new Node(2, "127.0.0.1", 9094)));
     String clusterId = "cluster-A";
+    /** The controller id each answer reports (KRaft brokers report a random live broker: tests script it). */
+    java.util.function.IntSupplier controllerId = () -> 0;
     final Map<String, TopicMetadata> topics = new LinkedHashMap<>();
     final Set<String> denied = new HashSet<>();
     final List<RefreshRequest> requests = new ArrayList<>();
@@ -59,6 +61,6 @@ final class FakeBroker {
                 answer.put(name, TopicMetadata.of(name, null, false, (short) 3, List.of()));
             }
         }
-        return new RefreshResponse(clusterId, 0, brokers, answer, true, (short) 0);
+        return new RefreshResponse(clusterId, controllerId.getAsInt(), brokers, answer, true, (short) 0);
     }
 }
