@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What a {@code ProducerMetadata} stand-in does, for every kafka-clients ABI: the thin per-ABI subclass
@@ -66,6 +67,8 @@ public final class ProducerBridge {
     private final AtomicBoolean closed = new AtomicBoolean();
     /** The kmeta version the producer's network thread asked to see passed; written by that thread only. */
     private volatile int wantedVersion = -1;
+    private final LongAdder updateRequests = new LongAdder();
+    private final LongAdder leaderHints = new LongAdder();
 
     /** What the calling thread's send in progress is waiting for. Thread-confined. */
     private static final class Intent {
@@ -74,6 +77,12 @@ public final class ProducerBridge {
         String topic;
         /** The version of the last awaitUpdate for {@link #topic}: a second call at it means "beyond the count". */
         int awaitedVersion = NONE;
+        /**
+         * When requestUpdateForTopic was called: KafkaProducer computed the budget it passes to awaitUpdate just before
+         * (its {@code sender.wakeup()} in between can wait for the selector's lock), so the wait's deadline counts
+         * from here.
+         */
+        long requestedAtNs;
         /** kmeta's timeout for {@link #topic}, for maybeThrowExceptionForTopic. */
         TimeoutException error;
         /** The record the interceptor saw last on this thread. */
@@ -155,12 +164,14 @@ public final class ProducerBridge {
             i.awaitedVersion = NONE;
         }
         i.error = null;
+        i.requestedAtNs = System.nanoTime();
         return metadata.fetch().version();
     }
 
     /**
      * {@code awaitUpdate(version, timer)}: kmeta's targeted wait for the topic of this thread's preceding
-     * {@link #requestUpdateForTopic}, within {@code timeoutMs} minus {@link #giveUpEarlyMs()}. Returns normally when
+     * {@link #requestUpdateForTopic}, until {@link #giveUpEarlyMs()} before {@code timeoutMs} from that call runs out
+     * (KafkaProducer computed {@code timeoutMs} just before it). Returns normally when
      * the topic arrived, or when kmeta timed out (its exception then waits for {@link #maybeThrowExceptionForTopic});
      * a second call at the same version with the topic known means the record's partition is beyond the count: it
      * waits for the count to grow. Without a preceding requestUpdateForTopic (4.4's add(topics)): a version wait.
@@ -176,7 +187,8 @@ public final class ProducerBridge {
                 return;
             }
             String topic = i.topic;
-            Deadline deadline = Deadline.after(Math.max(0, timeoutMs - giveUpEarlyMs));
+            long sinceRequestMs = (System.nanoTime() - i.requestedAtNs) / 1_000_000;
+            Deadline deadline = Deadline.after(Math.max(0, timeoutMs - giveUpEarlyMs - sinceRequestMs));
             TopicMetadata t = metadata.fetch().topic(topic);
             if (t == null || t.partitionCount() == 0) {
                 i.awaitedVersion = version;
@@ -298,6 +310,7 @@ public final class ProducerBridge {
         if (closed.get()) {
             return metadata.fetch().version();
         }
+        updateRequests.increment();
         try {
             int version = metadata.requestUpdate();
             wantedVersion = version;
@@ -306,6 +319,16 @@ public final class ProducerBridge {
             log.debug("{}metadata update request refused: {}", logPrefix, e.getMessage());
             return metadata.fetch().version();
         }
+    }
+
+    /** How many times the producer's Sender or NetworkClient asked for a metadata update. */
+    public long updateRequests() {
+        return updateRequests.sum();
+    }
+
+    /** How many KIP-951 leader hints from produce answers this producer passed to kmeta. */
+    public long leaderHints() {
+        return leaderHints.sum();
     }
 
     /** {@code timeToNextUpdate(now)}: never 0, so the producer's NetworkClient never sends a Metadata request. */
@@ -329,6 +352,7 @@ public final class ProducerBridge {
             if (hint.leaderId.isPresent() && hint.epoch.isPresent()) {
                 int leader = hint.leaderId.get();
                 metadata.onLeaderHint(tp.topic(), tp.partition(), leader, hint.epoch.get(), endpoint(leader, nodes));
+                leaderHints.increment();
                 hinted.add(tp);
             } else {
                 metadata.invalidate(tp.topic(), tp.partition());
