@@ -15,6 +15,7 @@ import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -55,8 +56,9 @@ class KmetaProducerNoClusterTest {
     @Test
     void aBootstrapThatRefusesConnectionsIsNamed() throws Exception {
         int port = closedPort();
-        Map<String, Object> p = props("127.0.0.1:" + port);
-        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, MAX_BLOCK_MS);
+        Properties p = new Properties(); // the Properties route, as a user's client.properties arrives
+        p.putAll(props("127.0.0.1:" + port));
+        p.setProperty(ProducerConfig.MAX_BLOCK_MS_CONFIG, String.valueOf(MAX_BLOCK_MS));
         try (Producer<String, String> producer = KmetaProducer.create(p)) {
             Throwable e = failureOf(producer, "orders");
             KafkaMetadataTimeoutException kmeta = assertInstanceOf(KafkaMetadataTimeoutException.class, e);

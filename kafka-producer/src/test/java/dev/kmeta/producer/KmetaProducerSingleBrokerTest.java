@@ -166,10 +166,16 @@ class KmetaProducerSingleBrokerTest {
     }
 
     @Test
-    void theProducersMetadataAgeMetricReadsKmetasAge() throws Exception {
+    void theProducersMetadataAgeMetricReadsKmetasAgeAndUserInterceptorsStay() throws Exception {
         KAFKA.cluster().createTopic("age", 1, 1);
-        try (Producer<String, String> producer = KmetaProducer.create(props(KAFKA.cluster().proxiedBootstrapServers()))) {
+        Map<String, Object> p = props(KAFKA.cluster().proxiedBootstrapServers());
+        p.put(ProducerConfig.INTERCEPTOR_CLASSES_CONFIG, CountingInterceptor.class.getName());
+        long sends0 = CountingInterceptor.SENDS.get();
+        long acks0 = CountingInterceptor.ACKS.get();
+        try (Producer<String, String> producer = KmetaProducer.create(p)) {
             producer.send(new ProducerRecord<>("age", "v")).get(30, TimeUnit.SECONDS);
+            assertEquals(1, CountingInterceptor.SENDS.get() - sends0, "the user's interceptor is kept beside kmeta's");
+            assertEquals(1, CountingInterceptor.ACKS.get() - acks0);
             Metric metric = producer.metrics().entrySet().stream()
                     .filter(e -> e.getKey().name().equals("metadata-age") && e.getKey().group().equals("producer-metrics"))
                     .map(Map.Entry::getValue).findFirst().orElseThrow();

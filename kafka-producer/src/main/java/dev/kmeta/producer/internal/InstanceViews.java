@@ -74,16 +74,21 @@ public final class InstanceViews {
         }
     }
 
-    /** One producer stopped using these views; the last one drops them from the registry. */
+    /**
+     * One producer stopped using these views; the last one drops them from the registry and lets the cached views
+     * go (a thread that sent through a closed producer still refers to its bridge, not to O(partitions) views).
+     */
     void release() {
-        if (!registered) {
-            return;
-        }
         synchronized (REGISTRY_LOCK) {
-            if (--users == 0) {
+            if (--users > 0) {
+                return;
+            }
+            if (registered) {
                 SHARED.remove(this);
             }
         }
+        current.set(null);
+        bootstrap = null;
     }
 
     /** The views of the current snapshot of {@code handle} (a handle of this instance). */
