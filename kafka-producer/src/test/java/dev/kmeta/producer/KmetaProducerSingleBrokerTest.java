@@ -254,6 +254,11 @@ class KmetaProducerSingleBrokerTest {
                 // Blocked (parked) in the metadata wait for a while, so that a spinning wait would show as CPU time.
                 await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5)).until(() ->
                         t.getState() == Thread.State.TIMED_WAITING && ProducerIt.millisSince(start) >= 200);
+                for (java.lang.management.MonitorInfo m : mx.getThreadInfo(new long[] {t.getId()}, true, false)[0]
+                        .getLockedMonitors()) {
+                    assertTrue(!m.getClassName().startsWith("dev.kmeta.producer"),
+                            "the blocked send holds no monitor of the stand-in: " + m);
+                }
                 long interruptedAt = System.nanoTime();
                 t.interrupt();
                 t.join(5_000);
