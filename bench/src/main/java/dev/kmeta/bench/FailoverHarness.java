@@ -21,20 +21,24 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartitionInfo;
+import dev.kmeta.producer.KmetaProducer;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * P8, side by side (a plain {@code main} on a real in-process 3-broker cluster from testkit): a clean stop of
  * partition 0's leader under load. Per run, a new topic ({@code --partitions} partitions, 6 by default, RF 3,
- * {@code min.insync.replicas} 2); two producers send to it at the same time, each {@code --rate} records/s (500)
+ * {@code min.insync.replicas} 2); three producers send to it at the same time, each {@code --rate} records/s (500)
  * round robin over the partitions, acks=all:
  * <ul>
  *   <li>{@code kafka-clients}: a {@code KafkaProducer} (defaults, so idempotence on, plus {@code acks=all},
  *       {@code linger.ms=0});</li>
  *   <li>{@code kmeta}: kmeta's example producer {@code dev.kmeta.examples.ExampleProducer} (acks=all by default,
- *       no linger).</li>
+ *       no linger);</li>
+ *   <li>{@code kmeta KafkaProducer}: Apache Kafka's {@code KafkaProducer} with kmeta as its metadata
+ *       ({@code KmetaProducer.create}, the same settings as the {@code kafka-clients} one).</li>
  * </ul>
  * After {@code --warmup-ms} (3,000) the harness stops partition 0's leader ({@code KafkaCluster.stopBroker}: a
  * controlled shutdown), keeps sending for {@code --after-ms} (5,000), lets the records in flight complete, restarts the
@@ -66,6 +70,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 public final class FailoverHarness {
     private static final String KAFKA = Wire.IMPL_KAFKA;
     private static final String KMETA = Wire.IMPL_KMETA;
+    private static final String KMETA_PRODUCER = "kmeta KafkaProducer";
 
     private FailoverHarness() {
     }
@@ -138,13 +143,16 @@ public final class FailoverHarness {
         Map<String, List<Outcome>> outcomes = new LinkedHashMap<>();
         outcomes.put(KAFKA, new ArrayList<>());
         outcomes.put(KMETA, new ArrayList<>());
+        outcomes.put(KMETA_PRODUCER, new ArrayList<>());
         try (KafkaCluster cluster = KafkaCluster.builder().brokers(3).storageRoot(storage).build().start()) {
             String bootstrap = cluster.bootstrapServers();
-            try (Sender kafka = kafkaProducer(bootstrap); Sender kmeta = exampleProducer(bootstrap)) {
+            try (Sender kafka = kafkaProducer(bootstrap, false); Sender kmeta = exampleProducer(bootstrap);
+                 Sender kmetaProducer = kafkaProducer(bootstrap, true)) {
                 for (int run = 1; run <= runs; run++) {
                     Map<String, Sender> senders = new LinkedHashMap<>();
                     senders.put(KAFKA, kafka);
                     senders.put(KMETA, kmeta);
+                    senders.put(KMETA_PRODUCER, kmetaProducer);
                     Map<String, Outcome> r = run(cluster, run, partitions, rate, warmupMs, afterMs, senders);
                     r.forEach((impl, o) -> outcomes.get(impl).add(o));
                 }
@@ -175,9 +183,10 @@ public final class FailoverHarness {
         double kafkaExcess = median(outcomes.get(KAFKA), Outcome::excessMs);
         double kmetaExcess = median(outcomes.get(KMETA), Outcome::excessMs);
         System.out.printf(Locale.ROOT, "median excess kmeta / kafka-clients: %.2f (target <= 0.5); over the common"
-                        + " control: %.2f; load at the end %s%n", kmetaExcess / kafkaExcess,
-                median(outcomes.get(KMETA), Outcome::excessOverCommonMs)
-                        / median(outcomes.get(KAFKA), Outcome::excessOverCommonMs), Args.load());
+                        + " control: %.2f; kmeta KafkaProducer / kafka-clients: %.2f; load at the end %s%n",
+                kmetaExcess / kafkaExcess, median(outcomes.get(KMETA), Outcome::excessOverCommonMs)
+                        / median(outcomes.get(KAFKA), Outcome::excessOverCommonMs),
+                median(outcomes.get(KMETA_PRODUCER), Outcome::excessMs) / kafkaExcess, Args.load());
     }
 
     private static Map<String, Outcome> run(KafkaCluster cluster, int run, int partitions, int rate, int warmupMs,
@@ -329,15 +338,16 @@ public final class FailoverHarness {
         return leaders;
     }
 
-    static Sender kafkaProducer(String bootstrap) {
+    /** A KafkaProducer; {@code onKmeta}: made by {@code KmetaProducer.create}, kmeta as its metadata. */
+    static Sender kafkaProducer(String bootstrap, boolean onKmeta) {
         Map<String, Object> p = new HashMap<>();
         p.put("bootstrap.servers", bootstrap);
-        p.put("client.id", "failover-kafka-clients");
+        p.put("client.id", onKmeta ? "failover-kmeta-kafka-producer" : "failover-kafka-clients");
         p.put("acks", "all");
         p.put("linger.ms", 0);
         p.put("key.serializer", ByteArraySerializer.class.getName());
         p.put("value.serializer", ByteArraySerializer.class.getName());
-        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p);
+        Producer<byte[], byte[]> producer = onKmeta ? KmetaProducer.create(p) : new KafkaProducer<>(p);
         return new Sender() {
             @Override
             public void send(String topic, int partition, byte[] value, ConcurrentLinkedQueue<Sent> log) {

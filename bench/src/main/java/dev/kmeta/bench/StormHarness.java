@@ -14,7 +14,9 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import dev.kmeta.producer.KmetaProducer;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -33,7 +35,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *   <li>{@code kmeta, 1 instance}: one {@code KafkaMetadata.create}; every thread calls
  *       {@code awaitTopic(topic, Deadline.after(1000))}, the metadata wait of a kmeta send;</li>
  *   <li>{@code kmeta, 20 users of one instance}: 20 {@code KafkaMetadata.shared(props)} (each its own
- *       {@code client.id}, same bootstrap: one instance), 10 threads each.</li>
+ *       {@code client.id}, same bootstrap: one instance), 10 threads each;</li>
+ *   <li>{@code kmeta KafkaProducer, 1 / 20 producers}: Apache Kafka's {@code KafkaProducer} made by
+ *       {@code KmetaProducer.create} (the 20 share one kmeta instance), {@code send(record).get()} as the stock
+ *       scenarios; "timed out" counts kmeta's diagnosed timeouts, "fallbacks" KafkaProducer's own fixed message.</li>
  * </ul>
  * Both with the producer defaults {@code retry.backoff.ms} 100 and {@code retry.backoff.max.ms} 1,000. The count
  * includes each client's start-up metadata request(s).
@@ -55,7 +60,8 @@ public final class StormHarness {
     }
 
     /** What one scenario did. */
-    record Storm(String scenario, long requests, long calls, long failures, long unexpected, long elapsedMs) {
+    record Storm(String scenario, long requests, long calls, long failures, long fallbacks, long unexpected,
+                 long elapsedMs) {
     }
 
     /** One client that blocks a thread for at most 1 s on a topic that is not there. */
@@ -99,17 +105,22 @@ public final class StormHarness {
                 storms.add(storm(Wire.IMPL_KMETA + ", " + producers + " users of one shared instance", proxy,
                         threads, seconds, n -> kmeta(KafkaMetadata.shared(props(bootstrap, "storm-kmeta-" + n))),
                         producers));
+                storms.add(storm(Wire.IMPL_KMETA + " KafkaProducer, 1 producer", proxy, threads, seconds,
+                        n -> kmetaProducer(bootstrap, "storm-kmeta-producer-1"), 1));
+                storms.add(storm(Wire.IMPL_KMETA + " KafkaProducer, " + producers + " producers on one instance",
+                        proxy, threads, seconds,
+                        n -> kmetaProducer(bootstrap, "storm-kmeta-producer-" + producers + "-" + n), producers));
             }
         } finally {
             Files.deleteIfExists(storage); // the cluster deleted what it stored there
         }
         System.out.println();
-        System.out.println("| scenario | MetadataRequests at the broker | sends (each <= 1 s) | timed out | other"
-                + " outcomes | elapsed |");
-        System.out.println("|---|---:|---:|---:|---:|---:|");
+        System.out.println("| scenario | MetadataRequests at the broker | sends (each <= 1 s) | timed out | of which"
+                + " without a diagnosis | other outcomes | elapsed |");
+        System.out.println("|---|---:|---:|---:|---:|---:|---:|");
         for (Storm s : storms) {
-            System.out.printf(Locale.ROOT, "| %s | **%d** | %d | %d | %d | %d ms |%n", s.scenario(), s.requests(),
-                    s.calls(), s.failures(), s.unexpected(), s.elapsedMs());
+            System.out.printf(Locale.ROOT, "| %s | **%d** | %d | %d | %d | %d | %d ms |%n", s.scenario(),
+                    s.requests(), s.calls(), s.failures(), s.fallbacks(), s.unexpected(), s.elapsedMs());
         }
         System.out.println("load at the end: " + Args.load());
     }
@@ -128,7 +139,18 @@ public final class StormHarness {
         Map<String, Object> p = props(bootstrap, clientId);
         p.put("key.serializer", ByteArraySerializer.class.getName());
         p.put("value.serializer", ByteArraySerializer.class.getName());
-        KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p);
+        return producerClient(new KafkaProducer<>(p));
+    }
+
+    /** Apache Kafka's KafkaProducer with kmeta as its metadata; producers of one bootstrap share one instance. */
+    static Client kmetaProducer(String bootstrap, String clientId) {
+        Map<String, Object> p = props(bootstrap, clientId);
+        p.put("key.serializer", ByteArraySerializer.class.getName());
+        p.put("value.serializer", ByteArraySerializer.class.getName());
+        return producerClient(KmetaProducer.create(p));
+    }
+
+    private static Client producerClient(Producer<byte[], byte[]> producer) {
         byte[] value = new byte[16];
         return new Client() {
             @Override
@@ -168,6 +190,7 @@ public final class StormHarness {
         List<Client> made = new ArrayList<>();
         AtomicLong calls = new AtomicLong();
         AtomicLong timeouts = new AtomicLong();
+        AtomicLong fallbacks = new AtomicLong();
         AtomicLong unexpected = new AtomicLong();
         Map<String, Throwable> firstUnexpected = new java.util.concurrent.ConcurrentHashMap<>();
         long start = System.nanoTime();
@@ -194,6 +217,9 @@ public final class StormHarness {
                         } catch (Exception e) {
                             if (isTimeout(e)) {
                                 timeouts.incrementAndGet();
+                                if (!dev.kmeta.metadata.Diagnosis.from(e).isPresent()) {
+                                    fallbacks.incrementAndGet();
+                                }
                             } else {
                                 unexpected.incrementAndGet();
                                 firstUnexpected.putIfAbsent(e.getClass().getName(), e);
@@ -214,10 +240,11 @@ public final class StormHarness {
             made.forEach(Client::close);
         }
         long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        Storm s = new Storm(scenario, proxy.requestCount(METADATA), calls.get(), timeouts.get(), unexpected.get(),
-                elapsedMs);
-        System.out.printf(Locale.ROOT, "%s: %d MetadataRequests, %d sends, %d timed out, %d other, %d ms, load %s%n",
-                scenario, s.requests(), s.calls(), s.failures(), s.unexpected(), elapsedMs, Args.load());
+        Storm s = new Storm(scenario, proxy.requestCount(METADATA), calls.get(), timeouts.get(), fallbacks.get(),
+                unexpected.get(), elapsedMs);
+        System.out.printf(Locale.ROOT, "%s: %d MetadataRequests, %d sends, %d timed out (%d without a diagnosis), %d "
+                + "other, %d ms, load %s%n", scenario, s.requests(), s.calls(), s.failures(), s.fallbacks(),
+                s.unexpected(), elapsedMs, Args.load());
         firstUnexpected.forEach((k, e) -> System.out.println("  unexpected: " + e));
         return s;
     }

@@ -46,16 +46,27 @@ final class DemoCommand implements Callable<Integer> {
             description = "How long to send: 20s, 1m or plain seconds (default 30s).")
     Duration duration;
 
+    @Option(names = "--kafka-producer", description = "Send with 3 Apache Kafka KafkaProducers sharing one kmeta "
+            + "instance (KmetaProducer) instead of the example producer; the summary counts the Metadata requests.")
+    boolean kafkaProducer;
+
     @Override
     public Integer call() throws Exception {
         validate();
         PrintWriter out = spec.commandLine().getOut();
         Path storage = Files.createTempDirectory("kmeta-demo");
         print(out, "kmeta demo: starting 3 Kafka brokers in this JVM (KRaft, plus a controller)...");
-        try (KafkaCluster cluster = KafkaCluster.builder().brokers(3).storageRoot(storage).build().start()) {
+        KafkaCluster.Builder builder = KafkaCluster.builder().brokers(3).storageRoot(storage);
+        if (kafkaProducer) {
+            builder.withProxies(); // they count the Metadata requests
+        }
+        try (KafkaCluster cluster = builder.build().start()) {
             cluster.createTopic(TOPIC, partitions, 3, Map.of("min.insync.replicas", "2"));
             print(out, "topic %s: %d partitions, replication factor 3, min.insync.replicas 2; sending %d records/s "
                     + "for %d s with acks=all", TOPIC, partitions, rate, duration.toSeconds());
+            if (kafkaProducer) {
+                return new DemoKafkaProducers(cluster, TOPIC, rate, duration, out).run();
+            }
             return run(cluster, out);
         } finally {
             deleteQuietly(storage);

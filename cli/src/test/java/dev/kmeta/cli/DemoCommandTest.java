@@ -50,6 +50,27 @@ class DemoCommandTest {
     }
 
     @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void theKafkaProducerDemoSharesOneInstanceAndCountsTheMetadataRequests() {
+        StringWriter output = new StringWriter();
+        CommandLine cli = KmetaCli.commandLine();
+        cli.setOut(new PrintWriter(output));
+        cli.setErr(new PrintWriter(new StringWriter()));
+
+        int exit = cli.execute("demo", "--kafka-producer", "--duration", "10s", "--rate", "300", "--partitions", "3");
+
+        String out = output.toString();
+        System.out.println(out);
+        assertEquals(0, exit, out);
+        Matcher summary = Pattern.compile("summary: 3 KafkaProducers on one kmeta instance: sent (\\d+), acked (\\d+), "
+                + "failed 0; Metadata requests the brokers received: (\\d+) \\(kmeta sent (\\d+);").matcher(out);
+        assertTrue(summary.find(), out);
+        assertEquals(summary.group(1), summary.group(2), "acked == sent:\n" + out);
+        assertEquals(summary.group(3), summary.group(4), "only kmeta asked for metadata:\n" + out);
+        assertTrue(out.contains("OK: every record was acknowledged"), out);
+    }
+
+    @Test
     void durationsAreSecondsMinutesOrPlainNumbers() {
         DemoCommand.DurationConverter converter = new DemoCommand.DurationConverter();
         assertEquals(Duration.ofSeconds(20), converter.convert("20s"));

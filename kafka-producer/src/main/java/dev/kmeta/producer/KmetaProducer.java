@@ -1,0 +1,125 @@
+package dev.kmeta.producer;
+
+import dev.kmeta.producer.internal.KmetaProducers;
+import dev.kmeta.sender.HostResolverHook;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.common.serialization.Serializer;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+
+/**
+ * Apache Kafka's own {@link org.apache.kafka.clients.producer.KafkaProducer}, with kmeta as its metadata.
+ *
+ * <pre>{@code
+ * Properties props = ...;   // your producer config, unchanged
+ * try (Producer<String, String> producer = KmetaProducer.create(props)) {
+ *     producer.send(new ProducerRecord<>("orders", "key", "value"));
+ * }
+ * }</pre>
+ *
+ * <p>What it returns <em>is</em> a {@code KafkaProducer} (batching, idempotence, transactions, compression and
+ * delivery are kafka-clients' own) whose {@code ProducerMetadata} is a kmeta stand-in: every producer created for the
+ * same cluster and security identity shares one kmeta instance ({@code KafkaMetadata.shared}), so metadata traffic
+ * does not grow with the number of producers, and the producer's own network client sends no Metadata request. A
+ * send waiting for metadata waits with kmeta's targeted wait and, when it times out, fails with kmeta's
+ * {@code KafkaMetadataTimeoutException} (a Kafka {@code TimeoutException} naming the cause) about
+ * {@value #GIVE_UP_EARLY_MS_DEFAULT} ms before {@code max.block.ms}. See docs/kafka-producer.md.
+ *
+ * <p>Keys of its own, removed before {@code ProducerConfig} sees them:
+ * {@value #SHARED_METADATA} (default true; false gives the producer a private kmeta instance) and
+ * {@value #GIVE_UP_EARLY_MS} (0-1000, default {@value #GIVE_UP_EARLY_MS_DEFAULT}). Other {@code kmeta.*} keys
+ * configure kmeta (docs/configuration.md). Supports kafka-clients 4.4.x; any other version fails at creation.
+ *
+ * <p>Thread-safe: the factories may be called from any thread; the producer is as thread-safe as any KafkaProducer.
+ */
+public final class KmetaProducer {
+    /** Whether producers share one kmeta instance per cluster and security identity (default true). */
+    public static final String SHARED_METADATA = KmetaProducers.SHARED_METADATA;
+    /** How many ms before {@code max.block.ms} a send waiting for metadata gives up with kmeta's diagnosis. */
+    public static final String GIVE_UP_EARLY_MS = KmetaProducers.GIVE_UP_EARLY_MS;
+    /** The default of {@link #GIVE_UP_EARLY_MS}. */
+    public static final long GIVE_UP_EARLY_MS_DEFAULT = KmetaProducers.DEFAULT_GIVE_UP_EARLY_MS;
+
+    private KmetaProducer() {
+    }
+
+    /**
+     * A KafkaProducer on kmeta, its serializers named by {@code key.serializer} and {@code value.serializer}.
+     *
+     * @throws org.apache.kafka.common.KafkaException          as {@code new KafkaProducer(props)} would, or when the
+     *                                                         kafka-clients found is not supported
+     * @throws org.apache.kafka.common.config.ConfigException if a value is bad (the message names the key)
+     */
+    public static <K, V> Producer<K, V> create(Map<String, ?> props) {
+        return builder(props).build(null, null);
+    }
+
+    /** {@link #create(Map)} from {@link Properties} (their defaults included). */
+    public static <K, V> Producer<K, V> create(Properties props) {
+        return builder(props).build(null, null);
+    }
+
+    /** {@link #create(Map)} with serializer instances, as {@code new KafkaProducer(props, key, value)}. */
+    public static <K, V> Producer<K, V> create(Map<String, ?> props, Serializer<K> keySerializer,
+                                               Serializer<V> valueSerializer) {
+        return builder(props).build(keySerializer, valueSerializer);
+    }
+
+    /** {@link #create(Map, Serializer, Serializer)} from {@link Properties}. */
+    public static <K, V> Producer<K, V> create(Properties props, Serializer<K> keySerializer,
+                                               Serializer<V> valueSerializer) {
+        return builder(props).build(keySerializer, valueSerializer);
+    }
+
+    /** A builder, for options beyond properties (a DNS hook). */
+    public static Builder builder(Map<String, ?> props) {
+        return new Builder(new HashMap<>(Objects.requireNonNull(props, "props")));
+    }
+
+    /** {@link #builder(Map)} from {@link Properties} (their defaults included). */
+    public static Builder builder(Properties props) {
+        Objects.requireNonNull(props, "props");
+        Map<String, Object> map = new HashMap<>();
+        for (String name : props.stringPropertyNames()) {
+            map.put(name, props.getProperty(name));
+        }
+        props.forEach((k, v) -> map.put(String.valueOf(k), v));
+        return new Builder(map);
+    }
+
+    /**
+     * Builds a kmeta-backed KafkaProducer with options beyond properties. Not thread-safe: one thread builds; the
+     * producer built is as thread-safe as any KafkaProducer.
+     */
+    public static final class Builder {
+        private final Map<String, Object> props;
+        private HostResolverHook resolver;
+
+        private Builder(Map<String, Object> props) {
+            this.props = props;
+        }
+
+        /**
+         * Resolves broker host names for kmeta's metadata connections with {@code hook} (tests, custom discovery).
+         * The producer then gets a private kmeta instance (a shared one is made by its first user, with the system
+         * resolver). The producer's own connections to the leaders use the system resolver.
+         */
+        public Builder hostResolver(HostResolverHook hook) {
+            this.resolver = Objects.requireNonNull(hook, "hook");
+            return this;
+        }
+
+        /** The producer, its serializers named by {@code key.serializer} and {@code value.serializer}. */
+        public <K, V> Producer<K, V> build() {
+            return build(null, null);
+        }
+
+        /** The producer, with these serializers (either may be null: then named by its config key). */
+        public <K, V> Producer<K, V> build(Serializer<K> keySerializer, Serializer<V> valueSerializer) {
+            return KmetaProducers.create(props, keySerializer, valueSerializer, resolver);
+        }
+    }
+}

@@ -1,0 +1,408 @@
+package dev.kmeta.producer.internal;
+
+import dev.kmeta.cluster.TopicMetadata;
+import dev.kmeta.metadata.Deadline;
+import dev.kmeta.metadata.Diagnosis;
+import dev.kmeta.metadata.MetadataClient;
+import dev.kmeta.metadata.MetadataTimeoutException;
+import dev.kmeta.sender.KafkaMetadata;
+import org.apache.kafka.clients.Metadata;
+import org.apache.kafka.clients.MetadataSnapshot;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.Cluster;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.protocol.Errors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * What a {@code ProducerMetadata} stand-in does, for every kafka-clients ABI: the thin per-ABI subclass
+ * ({@link ProducerMetadata44}) turns each call KafkaProducer, its Sender, its TransactionManager and its
+ * NetworkClient make into one call here, and this class answers it from one kmeta {@link KafkaMetadata} handle.
+ * Only kafka-clients types that 4.0-4.4 share appear in its signatures.
+ *
+ * <ul>
+ *   <li>The send path stays kmeta's: {@link #add(String)} subscribes (allocation-free on a hit), {@link #fetch()} is
+ *   the instance's cached Kafka {@code Cluster} view.</li>
+ *   <li>{@link #awaitUpdate} takes no lock and waits with kmeta's targeted wait on the topic named by the same
+ *   thread's preceding {@link #requestUpdateForTopic}; it gives up {@link #giveUpEarlyMs()} before the producer's
+ *   budget runs out and <em>returns</em>, so that {@link #maybeThrowExceptionForTopic} can throw kmeta's diagnosed
+ *   {@code KafkaMetadataTimeoutException} (KafkaProducer replaces a TimeoutException thrown by awaitUpdate with a
+ *   fixed message of its own).</li>
+ *   <li>The producer's own NetworkClient never sends a Metadata request: {@link #timeToNextUpdate()} is never 0.</li>
+ * </ul>
+ *
+ * <p>Thread-safe; no method takes a lock (the views' lazy parts excepted, built once per snapshot, off the send
+ * path). The per-send state (the topic and partition of the send in progress, kmeta's timeout waiting to be thrown)
+ * is kept per thread, as KafkaProducer calls these methods in sequence on the sending thread.
+ */
+public final class ProducerBridge {
+    private static final Logger log = LoggerFactory.getLogger(ProducerBridge.class);
+    /**
+     * How often the producer's network thread looks at the snapshot again while it waits for news it asked for
+     * ({@link #requestUpdate()}): kmeta's answers arrive on kmeta's thread, which cannot wake the producer's.
+     */
+    static final long SENDER_POLL_MS = 10;
+    private static final int NONE = Integer.MIN_VALUE;
+    private static final ThreadLocal<Intent> INTENT = ThreadLocal.withInitial(Intent::new);
+
+    private final KafkaMetadata metadata;
+    private final InstanceViews views;
+    private final long giveUpEarlyMs;
+    private final String logPrefix;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    /** The kmeta version the producer's network thread asked to see passed; written by that thread only. */
+    private volatile int wantedVersion = -1;
+    private final LongAdder updateRequests = new LongAdder();
+    private final LongAdder leaderHints = new LongAdder();
+
+    /** What the calling thread's send in progress is waiting for. Thread-confined. */
+    private static final class Intent {
+        /** The bridge and topic of the last requestUpdateForTopic on this thread (topic null: a version wait). */
+        ProducerBridge bridge;
+        String topic;
+        /** The version of the last awaitUpdate for {@link #topic}: a second call at it means "beyond the count". */
+        int awaitedVersion = NONE;
+        /**
+         * When requestUpdateForTopic was called: KafkaProducer computed the budget it passes to awaitUpdate just before
+         * (its {@code sender.wakeup()} in between can wait for the selector's lock), so the wait's deadline counts
+         * from here.
+         */
+        long requestedAtNs;
+        /** kmeta's timeout for {@link #topic}, for maybeThrowExceptionForTopic. */
+        TimeoutException error;
+        /** The record the interceptor saw last on this thread. */
+        ProducerBridge sendBridge;
+        String sendTopic;
+        int sendPartition = MetadataClient.ANY_PARTITION;
+    }
+
+    ProducerBridge(KafkaMetadata metadata, InstanceViews views, long giveUpEarlyMs, String logPrefix) {
+        this.metadata = metadata;
+        this.views = views;
+        this.giveUpEarlyMs = giveUpEarlyMs;
+        this.logPrefix = logPrefix;
+    }
+
+    /** The kmeta handle this producer holds. */
+    public KafkaMetadata metadata() {
+        return metadata;
+    }
+
+    /** The views of the kmeta instance (shared by every producer on a shared instance). */
+    public InstanceViews views() {
+        return views;
+    }
+
+    /** How long before the producer's budget ends awaitUpdate gives up and lets kmeta's diagnosis through. */
+    public long giveUpEarlyMs() {
+        return giveUpEarlyMs;
+    }
+
+    /** The log prefix of the producer ({@code [Producer clientId=...] }). */
+    String logPrefix() {
+        return logPrefix;
+    }
+
+    // ------------------------------------------------------------ the send path (application threads)
+
+    /** {@code fetch()}: the Kafka Cluster view of kmeta's current snapshot, built once per snapshot per instance. */
+    public Cluster fetch() {
+        return views.of(metadata).cluster;
+    }
+
+    /** {@code add(topic, now)}: kmeta's subscribe, allocation-free when the topic is known. */
+    public void add(String topic) {
+        if (closed.get()) {
+            return;
+        }
+        metadata.subscribe(topic);
+    }
+
+    /**
+     * {@code add(topics, now)} (4.4, before sendOffsetsToTransaction): subscribes every topic; empty when all are
+     * known, else the version the following awaitUpdate waits past (a version wait, as kafka-clients does).
+     */
+    public OptionalInt add(Collection<String> topics) {
+        int version = metadata.fetch().version();
+        boolean missing = false;
+        for (String topic : topics) {
+            if (!closed.get() && !metadata.subscribe(topic)) {
+                missing = true;
+            }
+        }
+        if (!missing) {
+            return OptionalInt.empty();
+        }
+        Intent i = INTENT.get();
+        i.bridge = this;
+        i.topic = null;
+        i.error = null;
+        return OptionalInt.of(version);
+    }
+
+    /** {@code requestUpdateForTopic(topic)}: notes the topic this thread waits for; kmeta asks for it on its own. */
+    public int requestUpdateForTopic(String topic) {
+        Intent i = INTENT.get();
+        if (i.bridge != this || !topic.equals(i.topic)) {
+            i.bridge = this;
+            i.topic = topic;
+            i.awaitedVersion = NONE;
+        }
+        i.error = null;
+        i.requestedAtNs = System.nanoTime();
+        return metadata.fetch().version();
+    }
+
+    /**
+     * {@code awaitUpdate(version, timer)}: kmeta's targeted wait for the topic of this thread's preceding
+     * {@link #requestUpdateForTopic}, until {@link #giveUpEarlyMs()} before {@code timeoutMs} from that call runs out
+     * (KafkaProducer computed {@code timeoutMs} just before it). Returns normally when
+     * the topic arrived, or when kmeta timed out (its exception then waits for {@link #maybeThrowExceptionForTopic});
+     * a second call at the same version with the topic known means the record's partition is beyond the count: it
+     * waits for the count to grow. Without a preceding requestUpdateForTopic (4.4's add(topics)): a version wait.
+     *
+     * @throws InterruptedException if the thread is interrupted (KafkaProducer throws InterruptException)
+     * @throws KafkaException       a topic refusal or a fatal error (Kafka's types, kmeta's message)
+     */
+    public void awaitUpdate(int version, long timeoutMs) throws InterruptedException {
+        Intent i = INTENT.get();
+        try {
+            if (i.bridge != this || i.topic == null) {
+                metadata.awaitUpdate(version, Math.max(0, timeoutMs));
+                return;
+            }
+            String topic = i.topic;
+            long sinceRequestMs = (System.nanoTime() - i.requestedAtNs) / 1_000_000;
+            Deadline deadline = Deadline.after(Math.max(0, timeoutMs - giveUpEarlyMs - sinceRequestMs));
+            TopicMetadata t = metadata.fetch().topic(topic);
+            if (t == null || t.partitionCount() == 0) {
+                i.awaitedVersion = version;
+                metadata.awaitTopic(topic, MetadataClient.ANY_PARTITION, deadline);
+            } else if (i.awaitedVersion != version) {
+                // The producer has not looked at this version yet: let it.
+                i.awaitedVersion = version;
+            } else {
+                int asked = i.sendBridge == this && topic.equals(i.sendTopic) ? i.sendPartition : -1;
+                metadata.awaitTopic(topic, Math.max(t.partitionCount(), asked), deadline);
+            }
+        } catch (TimeoutException e) {
+            if (i.bridge == this && i.topic != null) {
+                i.error = e; // thrown by maybeThrowExceptionForTopic, before the producer's own deadline
+            } else {
+                throw e;
+            }
+        } catch (InterruptException e) {
+            Thread.interrupted(); // InterruptedException's contract; KafkaProducer's InterruptException sets it again
+            InterruptedException interrupted = new InterruptedException(e.getMessage());
+            interrupted.initCause(e);
+            throw interrupted;
+        }
+    }
+
+    /** Throws kmeta's timeout for {@code topic} kept by this thread's last awaitUpdate, once. */
+    public void maybeThrowExceptionForTopic(String topic) {
+        Intent i = INTENT.get();
+        TimeoutException e = i.error;
+        if (e != null && i.bridge == this && topic.equals(i.topic)) {
+            i.error = null;
+            throw e;
+        }
+    }
+
+    /**
+     * {@code getError(topic)}: the Kafka error code closest to kmeta's diagnosis of this thread's last timeout for
+     * the topic, or null; the same on two calls in a row (KafkaProducer's fallback message reads it twice).
+     */
+    public Errors getError(String topic) {
+        Intent i = INTENT.get();
+        TimeoutException e = i.error;
+        if (e == null || i.bridge != this || !topic.equals(i.topic)) {
+            return null;
+        }
+        return Diagnosis.from(e).map(d -> errorFor(d.cause())).orElse(null);
+    }
+
+    private static Errors errorFor(Diagnosis.Cause cause) {
+        switch (cause) {
+            case TOPIC_NOT_FOUND:
+            case PARTITION_OUT_OF_RANGE:
+                return Errors.UNKNOWN_TOPIC_OR_PARTITION;
+            case TOPIC_NOT_AUTHORIZED:
+                return Errors.TOPIC_AUTHORIZATION_FAILED;
+            case LEADER_NOT_AVAILABLE:
+                return Errors.LEADER_NOT_AVAILABLE;
+            default:
+                return null;
+        }
+    }
+
+    /** The interceptor saw a record about to be sent on this thread. Allocation-free. */
+    void onSend(String topic, Integer partition) {
+        Intent i = INTENT.get();
+        i.sendBridge = this;
+        i.sendTopic = topic;
+        i.sendPartition = partition == null ? MetadataClient.ANY_PARTITION : partition;
+    }
+
+    /**
+     * A record failed after send() returned: if kafka-clients gave up on it with a TimeoutException of its own
+     * (expired in the queue, {@code delivery.timeout.ms}) that has no cause yet, kmeta's diagnosis of the partition
+     * becomes its cause. Runs before the record's future completes and before the application's callback.
+     */
+    void explain(RecordMetadata record, Exception exception) {
+        if (!(exception instanceof TimeoutException) || exception.getCause() != null || record == null
+                || record.topic() == null || exception == Errors.REQUEST_TIMED_OUT.exception()
+                || Diagnosis.from(exception).isPresent()) {
+            return;
+        }
+        try {
+            int partition = record.partition() >= 0 ? record.partition() : MetadataClient.ANY_PARTITION;
+            Diagnosis d = metadata.diagnose(record.topic(), partition);
+            if (d != null) {
+                exception.initCause(new MetadataTimeoutException(d.message(), d));
+            }
+        } catch (IllegalStateException e) {
+            // another thread set the cause first
+        } catch (RuntimeException e) {
+            log.debug("{}could not diagnose {}-{}", logPrefix, record.topic(), record.partition(), e);
+        }
+    }
+
+    // ------------------------------------------------------------ the producer's network thread
+
+    /** {@code fetchMetadataSnapshot()}: built once per kmeta snapshot per instance. */
+    public MetadataSnapshot fetchMetadataSnapshot() {
+        return views.of(metadata).snapshot();
+    }
+
+    /** {@code topicIds()}. */
+    public Map<String, Uuid> topicIds() {
+        return views.of(metadata).topicIds();
+    }
+
+    /** {@code topicNames()}. */
+    public Map<Uuid, String> topicNames() {
+        return views.of(metadata).topicNames();
+    }
+
+    /**
+     * {@code requestUpdate(...)} from the Sender (unknown leaders, retriable errors) or the NetworkClient (a
+     * disconnect): kmeta's requestUpdate, which folds any number into one refresh and is bounded by kmeta's backoff.
+     * Until the version moves, {@link #timeToNextUpdate()} makes the network thread look again every
+     * {@value #SENDER_POLL_MS} ms.
+     */
+    public int requestUpdate() {
+        if (closed.get()) {
+            return metadata.fetch().version();
+        }
+        updateRequests.increment();
+        try {
+            int version = metadata.requestUpdate();
+            wantedVersion = version;
+            return version;
+        } catch (KafkaException e) {
+            log.debug("{}metadata update request refused: {}", logPrefix, e.getMessage());
+            return metadata.fetch().version();
+        }
+    }
+
+    /** How many times the producer's Sender or NetworkClient asked for a metadata update. */
+    public long updateRequests() {
+        return updateRequests.sum();
+    }
+
+    /** How many KIP-951 leader hints from produce answers this producer passed to kmeta. */
+    public long leaderHints() {
+        return leaderHints.sum();
+    }
+
+    /** {@code timeToNextUpdate(now)}: never 0, so the producer's NetworkClient never sends a Metadata request. */
+    public long timeToNextUpdate() {
+        return closed.get() || metadata.fetch().version() > wantedVersion ? Long.MAX_VALUE : SENDER_POLL_MS;
+    }
+
+    /**
+     * KIP-951: the leaders a produce answer named feed kmeta's {@code onLeaderHint} (a hint without a leader asks
+     * kmeta to refresh the partition). Returns the partitions hinted; kmeta applies them on its own thread.
+     */
+    public Set<TopicPartition> updatePartitionLeadership(Map<TopicPartition, Metadata.LeaderIdAndEpoch> leaders,
+                                                         List<Node> nodes) {
+        if (closed.get() || leaders.isEmpty()) {
+            return Set.of();
+        }
+        List<TopicPartition> hinted = new ArrayList<>(leaders.size());
+        for (Map.Entry<TopicPartition, Metadata.LeaderIdAndEpoch> e : leaders.entrySet()) {
+            TopicPartition tp = e.getKey();
+            Metadata.LeaderIdAndEpoch hint = e.getValue();
+            if (hint.leaderId.isPresent() && hint.epoch.isPresent()) {
+                int leader = hint.leaderId.get();
+                metadata.onLeaderHint(tp.topic(), tp.partition(), leader, hint.epoch.get(), endpoint(leader, nodes));
+                leaderHints.increment();
+                hinted.add(tp);
+            } else {
+                metadata.invalidate(tp.topic(), tp.partition());
+            }
+        }
+        wantedVersion = metadata.fetch().version();
+        return Set.copyOf(hinted);
+    }
+
+    private static dev.kmeta.cluster.Node endpoint(int id, List<Node> nodes) {
+        for (Node n : nodes) {
+            if (n.id() == id) {
+                return new dev.kmeta.cluster.Node(n.id(), n.host(), n.port(), n.rack());
+            }
+        }
+        return null; // kmeta takes the endpoint from its snapshot
+    }
+
+    /** {@code lastSuccessfulUpdate()} (the producer's metadata-age metric): now minus kmeta's metadata age. */
+    public long lastSuccessfulUpdate() {
+        return System.currentTimeMillis() - metadata.metadataAgeMs();
+    }
+
+    /** {@code updateVersion()}: kmeta's snapshot version. */
+    public int updateVersion() {
+        return metadata.fetch().version();
+    }
+
+    /** {@code isClosed()}. */
+    public boolean isClosed() {
+        return closed.get();
+    }
+
+    /**
+     * {@code close()} (the producer's NetworkClient closes its metadata when the producer closes): releases this
+     * producer's kmeta handle; the last handle of an instance stops it. Idempotent.
+     */
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            try {
+                metadata.close();
+            } finally {
+                views.release();
+            }
+            log.debug("{}kmeta handle released", logPrefix);
+        }
+    }
+
+    /** A call kmeta answers itself (update, failedUpdate, bootstrap, rebootstrap, fatalError...): ignored. */
+    public void ignored(String call) {
+        log.debug("{}{} ignored: kmeta keeps the metadata", logPrefix, call);
+    }
+}

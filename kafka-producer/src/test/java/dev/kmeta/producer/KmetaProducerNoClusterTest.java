@@ -1,0 +1,116 @@
+package dev.kmeta.producer;
+
+import dev.kmeta.metadata.Diagnosis;
+import dev.kmeta.producer.internal.KafkaClientsAbi;
+import dev.kmeta.sender.KafkaMetadataTimeoutException;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.config.ConfigException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static dev.kmeta.producer.ProducerIt.closedPort;
+import static dev.kmeta.producer.ProducerIt.kmetaThreads;
+import static dev.kmeta.producer.ProducerIt.millisSince;
+import static dev.kmeta.producer.ProducerIt.props;
+import static dev.kmeta.producer.ProducerIt.report;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Failures before any broker answers, with no cluster at all: a bootstrap port that refuses connections and a
+ * bootstrap name that does not resolve (through kmeta's DNS hook) each reach the application as kmeta's diagnosed
+ * timeout within max.block.ms + 1 s; an unsupported kafka-clients version and bad kmeta keys fail at creation.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class KmetaProducerNoClusterTest {
+    private static final long MAX_BLOCK_MS = 1_500;
+
+    /** The exception a send's future failed with, and how long it took from send(). */
+    private static Throwable failureOf(Producer<String, String> producer, String topic) throws Exception {
+        long start = System.nanoTime();
+        Future<?> f = producer.send(new ProducerRecord<>(topic, "v"));
+        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(MAX_BLOCK_MS + 5_000,
+                TimeUnit.MILLISECONDS));
+        long tookMs = millisSince(start);
+        report("send to %s failed after %d ms (max.block.ms %d): %s", topic, tookMs, MAX_BLOCK_MS, e.getCause());
+        assertTrue(tookMs <= MAX_BLOCK_MS + 1_000, "within max.block.ms + 1 s: " + tookMs + " ms");
+        return e.getCause();
+    }
+
+    @Test
+    void aBootstrapThatRefusesConnectionsIsNamed() throws Exception {
+        int port = closedPort();
+        Properties p = new Properties(); // the Properties route, as a user's client.properties arrives
+        p.putAll(props("127.0.0.1:" + port));
+        p.setProperty(ProducerConfig.MAX_BLOCK_MS_CONFIG, String.valueOf(MAX_BLOCK_MS));
+        try (Producer<String, String> producer = KmetaProducer.create(p)) {
+            Throwable e = failureOf(producer, "orders");
+            KafkaMetadataTimeoutException kmeta = assertInstanceOf(KafkaMetadataTimeoutException.class, e);
+            assertEquals(Diagnosis.Cause.BOOTSTRAP_UNREACHABLE, kmeta.diagnosis().cause(), e.getMessage());
+            assertTrue(e.getMessage().contains("BOOTSTRAP_UNREACHABLE") && e.getMessage().contains("127.0.0.1:" + port),
+                    e.getMessage());
+        }
+    }
+
+    @Test
+    void aBootstrapNameThatDoesNotResolveIsNamed() throws Exception {
+        AtomicInteger lookups = new AtomicInteger();
+        Map<String, Object> p = props("kafka.does-not-resolve.test:9092");
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, MAX_BLOCK_MS);
+        try (Producer<String, String> producer = KmetaProducer.builder(p).hostResolver(host -> {
+            lookups.incrementAndGet();
+            throw new UnknownHostException(host + ": no such name (test hook)");
+        }).build()) {
+            Throwable e = failureOf(producer, "orders");
+            assertEquals(Diagnosis.Cause.BOOTSTRAP_DNS, Diagnosis.from(e).orElseThrow().cause(), e.getMessage());
+            assertTrue(e.getMessage().contains("BOOTSTRAP_DNS"), e.getMessage());
+            assertTrue(e instanceof org.apache.kafka.common.errors.TimeoutException, "still Kafka's type: " + e);
+            assertTrue(lookups.get() > 0, "kmeta resolved through the hook");
+        }
+    }
+
+    @Test
+    void anUnsupportedKafkaClientsVersionFailsWithTheVersionAndTheRange() {
+        KafkaException e = assertThrows(KafkaException.class, () -> KafkaClientsAbi.select("4.3.1"));
+        assertTrue(e.getMessage().contains("4.3.1") && e.getMessage().contains("4.4.x"), e.getMessage());
+        KafkaException unknown = assertThrows(KafkaException.class, () -> KafkaClientsAbi.select(null));
+        assertTrue(unknown.getMessage().contains("unknown version"), unknown.getMessage());
+        assertEquals("4.4.0", KafkaClientsAbi.current().version(), "the build's kafka-clients");
+        assertEquals(KafkaClientsAbi.current().version(), KafkaClientsAbi.select("4.4.0").version());
+    }
+
+    @Test
+    void badKmetaKeysFailAtCreationAndNothingIsLeftRunning() {
+        Map<String, Object> p = props("127.0.0.1:" + closedPort());
+        p.put(KmetaProducer.GIVE_UP_EARLY_MS, "5000");
+        ConfigException e = assertThrows(ConfigException.class, () -> KmetaProducer.create(p));
+        assertTrue(e.getMessage().contains(KmetaProducer.GIVE_UP_EARLY_MS), e.getMessage());
+
+        Map<String, Object> q = props("127.0.0.1:" + closedPort());
+        q.put("kmeta.metadata.jitter", "2");
+        ConfigException kmeta = assertThrows(ConfigException.class, () -> KmetaProducer.create(q));
+        assertTrue(kmeta.getMessage().contains("kmeta.metadata.jitter"), kmeta.getMessage());
+
+        Map<String, Object> r = props("127.0.0.1:" + closedPort());
+        r.put(ProducerConfig.ACKS_CONFIG, "sometimes");
+        assertThrows(ConfigException.class, () -> KmetaProducer.create(r), "Kafka's own validation");
+        await().atMost(Duration.ofSeconds(10)).until(() -> kmetaThreads().isEmpty());
+        assertEquals(List.of(), kmetaThreads());
+    }
+}

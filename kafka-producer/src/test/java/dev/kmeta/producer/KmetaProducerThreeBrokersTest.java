@@ -1,0 +1,307 @@
+package dev.kmeta.producer;
+
+import dev.kmeta.metadata.Diagnosis;
+import dev.kmeta.producer.ProducerIt.Kind;
+import dev.kmeta.producer.internal.ProducerBridge;
+import dev.kmeta.sender.KafkaMetadataTimeoutException;
+import dev.kmeta.testkit.KafkaCluster;
+import dev.kmeta.testkit.KafkaClusterExtension;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static dev.kmeta.producer.ProducerIt.bridge;
+import static dev.kmeta.producer.ProducerIt.metadataRequests;
+import static dev.kmeta.producer.ProducerIt.millisSince;
+import static dev.kmeta.producer.ProducerIt.props;
+import static dev.kmeta.producer.ProducerIt.report;
+import static dev.kmeta.producer.ProducerIt.resetProxies;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * kmeta-backed KafkaProducers on three brokers, each behind a proxy that counts Metadata requests: a lookup storm
+ * on a missing topic (20 producers x 10 threads, beside 20 stock producers); a missing topic, a partition beyond the
+ * count and a leaderless partition, each reaching the application with kmeta's cause; and a leader stopped under
+ * load, with no failed send and the produce answers' leader hints reaching kmeta. Ordered: the leaderless-partition
+ * test stops a broker for good, so it runs last.
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class KmetaProducerThreeBrokersTest {
+    private static final long MAX_BLOCK_MS = 1_500;
+
+    @RegisterExtension
+    static final KafkaClusterExtension KAFKA = KafkaClusterExtension.of(KafkaCluster.builder().brokers(3)
+            .withProxies());
+
+    private static Map<String, Object> fastProps() {
+        Map<String, Object> p = props(KAFKA.cluster().proxiedBootstrapServers());
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, MAX_BLOCK_MS);
+        return p;
+    }
+
+    /** The exception a send's future failed with, within max.block.ms + 1 s (or the given limit) of send(). */
+    private static Throwable failureOf(Producer<String, String> producer, ProducerRecord<String, String> record,
+                                       long limitMs) {
+        long start = System.nanoTime();
+        Future<?> f = producer.send(record);
+        ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(limitMs + 10_000,
+                TimeUnit.MILLISECONDS));
+        long tookMs = millisSince(start);
+        report("send to %s-%s failed after %d ms: %s", record.topic(), record.partition(), tookMs, e.getCause());
+        assertTrue(tookMs <= limitMs, "within " + limitMs + " ms: " + tookMs + " ms");
+        return e.getCause();
+    }
+
+    /** What a storm's threads saw. */
+    private record StormResult(long requests, long sends, long diagnosed, long fallbacks, long other) {
+    }
+
+    private static StormResult storm(Kind kind, int producers, int threads, long durationMs) throws Exception {
+        resetProxies(KAFKA.cluster());
+        List<Producer<String, String>> list = new ArrayList<>();
+        AtomicLong sends = new AtomicLong();
+        AtomicLong diagnosed = new AtomicLong();
+        AtomicLong fallbacks = new AtomicLong();
+        AtomicLong other = new AtomicLong();
+        try {
+            for (int i = 0; i < producers; i++) {
+                Map<String, Object> p = props(KAFKA.cluster().proxiedBootstrapServers());
+                p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 1_000);
+                list.add(kind.create(p));
+            }
+            long end = System.nanoTime() + durationMs * 1_000_000;
+            CountDownLatch done = new CountDownLatch(producers * threads);
+            for (Producer<String, String> producer : list) {
+                for (int t = 0; t < threads; t++) {
+                    Thread thread = new Thread(() -> {
+                        try {
+                            while (System.nanoTime() - end < 0) {
+                                sends.incrementAndGet();
+                                try {
+                                    producer.send(new ProducerRecord<>("storm-missing", "v")).get();
+                                    other.incrementAndGet();
+                                } catch (ExecutionException e) {
+                                    if (Diagnosis.from(e).isPresent()) {
+                                        diagnosed.incrementAndGet();
+                                    } else if (e.getCause() instanceof TimeoutException) {
+                                        fallbacks.incrementAndGet();
+                                    } else {
+                                        other.incrementAndGet();
+                                    }
+                                }
+                            }
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        } finally {
+                            done.countDown();
+                        }
+                    }, "it-storm-" + kind);
+                    thread.setDaemon(true);
+                    thread.start();
+                }
+            }
+            assertTrue(done.await(durationMs + 30_000, TimeUnit.MILLISECONDS), "the storm ends");
+            return new StormResult(metadataRequests(KAFKA.cluster()), sends.get(), diagnosed.get(), fallbacks.get(),
+                    other.get());
+        } finally {
+            list.forEach(Producer::close);
+        }
+    }
+
+    @Test
+    @Order(1)
+    void aStormOfTwentyProducersOnAMissingTopicMakesFewMetadataRequests() throws Exception {
+        StormResult stock = storm(Kind.STOCK, 20, 10, 10_000);
+        StormResult kmeta = storm(Kind.KMETA, 20, 10, 10_000);
+        report("storm, 20 producers x 10 threads x 10 s on a missing topic, max.block.ms=1000: Metadata requests "
+                + "kmeta %d vs stock %d", kmeta.requests(), stock.requests());
+        report("  stock %s", stock);
+        report("  kmeta %s", kmeta);
+        assertTrue(kmeta.requests() <= 20, "kmeta-backed: " + kmeta.requests() + " Metadata requests");
+        assertTrue(kmeta.sends() > 1_000, "the storm ran: " + kmeta.sends());
+        assertEquals(0, kmeta.other(), "every send failed with a timeout");
+        assertTrue(kmeta.fallbacks() <= kmeta.sends() / 100,
+                "kmeta's diagnosis reached the application (fallbacks to KafkaProducer's fixed message: "
+                        + kmeta.fallbacks() + " of " + kmeta.sends() + ")");
+    }
+
+    @Test
+    @Order(2)
+    void aMissingTopicIsNamed() {
+        try (Producer<String, String> producer = KmetaProducer.create(fastProps())) {
+            Throwable e = failureOf(producer, new ProducerRecord<>("no-such-topic", "v"), MAX_BLOCK_MS + 1_000);
+            KafkaMetadataTimeoutException kmeta = assertInstanceOf(KafkaMetadataTimeoutException.class, e);
+            assertEquals(Diagnosis.Cause.TOPIC_NOT_FOUND, kmeta.diagnosis().cause(), e.getMessage());
+            assertTrue(e.getMessage().startsWith("Topic no-such-topic not present in metadata after ")
+                    && e.getMessage().contains("TOPIC_NOT_FOUND: "), e.getMessage());
+            assertTrue(e.getMessage().contains("UNKNOWN_TOPIC_OR_PARTITION"), e.getMessage());
+
+            // KafkaProducer's calls one by one, as its waitOnMetadata makes them: awaitUpdate returns at kmeta's
+            // timeout; getError answers the same twice (the fallback message reads it twice); then
+            // maybeThrowExceptionForTopic throws kmeta's exception, once.
+            ProducerBridge b = bridge(producer);
+            int version = b.requestUpdateForTopic("no-such-topic");
+            try {
+                b.awaitUpdate(version, 300);
+            } catch (InterruptedException ie) {
+                throw new AssertionError(ie);
+            }
+            assertEquals(org.apache.kafka.common.protocol.Errors.UNKNOWN_TOPIC_OR_PARTITION,
+                    b.getError("no-such-topic"));
+            assertEquals(b.getError("no-such-topic"), b.getError("no-such-topic"));
+            KafkaMetadataTimeoutException thrown = assertThrows(KafkaMetadataTimeoutException.class,
+                    () -> b.maybeThrowExceptionForTopic("no-such-topic"));
+            assertEquals(Diagnosis.Cause.TOPIC_NOT_FOUND, thrown.diagnosis().cause());
+            b.maybeThrowExceptionForTopic("no-such-topic"); // once
+        }
+    }
+
+    @Test
+    @Order(3)
+    void aPartitionBeyondTheCountIsNamed() {
+        KAFKA.cluster().createTopic("two-partitions", 2, 3);
+        try (Producer<String, String> producer = KmetaProducer.create(fastProps())) {
+            Throwable e = failureOf(producer, new ProducerRecord<>("two-partitions", 5, "k", "v"),
+                    MAX_BLOCK_MS + 1_000);
+            assertEquals(Diagnosis.Cause.PARTITION_OUT_OF_RANGE, Diagnosis.from(e).orElseThrow().cause(),
+                    e.getMessage());
+            assertTrue(e instanceof TimeoutException && e.getMessage().contains("Partition 5 of topic two-partitions")
+                    && e.getMessage().contains("PARTITION_OUT_OF_RANGE"), e.getMessage());
+            // The partition that exists still works on the same producer.
+            assertEquals(1, assertDoesNotFail(producer, new ProducerRecord<>("two-partitions", 1, "k", "v")));
+        }
+    }
+
+    private static int assertDoesNotFail(Producer<String, String> producer, ProducerRecord<String, String> record) {
+        try {
+            return producer.send(record).get(30, TimeUnit.SECONDS).partition();
+        } catch (Exception e) {
+            throw new AssertionError("send failed", e);
+        }
+    }
+
+    @Test
+    @Order(4)
+    void aLeaderStoppedUnderLoadFailsNoSendAndItsHintsReachKmeta() throws Exception {
+        KafkaCluster cluster = KAFKA.cluster();
+        String topic = "failover";
+        cluster.createTopic(topic, 6, 3, Map.of("min.insync.replicas", "2"));
+        resetProxies(cluster);
+        Map<String, Object> p = props(cluster.proxiedBootstrapServers());
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        Producer<String, String> kmeta = KmetaProducer.create(p);
+        Producer<String, String> stock = Kind.STOCK.create(props(cluster.proxiedBootstrapServers()));
+        ProducerBridge bridge = bridge(kmeta);
+        long hints0 = bridge.metadata().counters().leaderHintsApplied();
+        long ignored0 = bridge.metadata().counters().leaderHintsIgnored();
+        long sent0 = bridge.metadata().counters().requestsSent();
+        AtomicLong kmetaAcked = new AtomicLong();
+        AtomicLong kmetaFailed = new AtomicLong();
+        AtomicLong stockAcked = new AtomicLong();
+        AtomicLong stockFailed = new AtomicLong();
+        ScheduledExecutorService pacer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "it-failover-pacer");
+            t.setDaemon(true);
+            return t;
+        });
+        AtomicLong seq = new AtomicLong();
+        try {
+            // 500 records/s to each producer: 5 every 10 ms.
+            pacer.scheduleAtFixedRate(() -> {
+                for (int i = 0; i < 5; i++) {
+                    String key = "k" + seq.incrementAndGet();
+                    kmeta.send(new ProducerRecord<>(topic, key, "v"), (md, e) ->
+                            (e == null ? kmetaAcked : kmetaFailed).incrementAndGet());
+                    stock.send(new ProducerRecord<>(topic, key, "v"), (md, e) ->
+                            (e == null ? stockAcked : stockFailed).incrementAndGet());
+                }
+            }, 0, 10, TimeUnit.MILLISECONDS);
+            await().atMost(Duration.ofSeconds(30)).until(() -> kmetaAcked.get() >= 1_500);
+            int leader = cluster.leader(topic, 0);
+            long stoppedAt = System.nanoTime();
+            cluster.stopBroker(leader);
+            long ackedAtStop = kmetaAcked.get();
+            await().atMost(Duration.ofSeconds(60)).until(() -> kmetaAcked.get() >= ackedAtStop + 1_500);
+            cluster.startBroker(leader);
+            long ackedAtStart = kmetaAcked.get();
+            await().atMost(Duration.ofSeconds(60)).until(() -> kmetaAcked.get() >= ackedAtStart + 1_000);
+            pacer.shutdownNow();
+            assertTrue(pacer.awaitTermination(10, TimeUnit.SECONDS));
+            kmeta.flush();
+            stock.flush();
+            long hints = bridge.metadata().counters().leaderHintsApplied() - hints0;
+            long ignored = bridge.metadata().counters().leaderHintsIgnored() - ignored0;
+            long kmetaRequests = bridge.metadata().counters().requestsSent() - sent0;
+            long all = metadataRequests(cluster);
+            report("failover (leader %d of %s-0 stopped, restarted, %d ms from the stop to the end): kmeta-backed %d "
+                            + "acked, %d failed, %d KIP-951 hints passed to kmeta (%d applied, %d older than kmeta's "
+                            + "own refresh), %d update requests from the producer, %d Metadata requests; stock %d "
+                            + "acked, %d failed, %d Metadata requests", leader, topic, millisSince(stoppedAt),
+                    kmetaAcked.get(), kmetaFailed.get(), bridge.leaderHints(), hints, ignored,
+                    bridge.updateRequests(), kmetaRequests, stockAcked.get(), stockFailed.get(),
+                    all - kmetaRequests);
+            assertEquals(0, kmetaFailed.get(), "no failed send");
+            assertEquals(seq.get(), kmetaAcked.get(), "every record acknowledged");
+            assertTrue(bridge.leaderHints() > 0, "the produce answers carried leader hints to the stand-in");
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertTrue(
+                    bridge.metadata().counters().leaderHintsApplied() - hints0
+                            + bridge.metadata().counters().leaderHintsIgnored() - ignored0 > 0,
+                    "kmeta took the hints (applied or found older than what it knew)"));
+        } finally {
+            pacer.shutdownNow();
+            kmeta.close();
+            stock.close();
+        }
+    }
+
+    @Test
+    @Order(5)
+    void aLeaderlessPartitionFailsItsRecordWithKmetasDiagnosis() throws Exception {
+        KafkaCluster cluster = KAFKA.cluster();
+        String topic = "rf1-on-broker-2";
+        cluster.admin().createTopics(List.of(new NewTopic(topic, Map.of(0, List.of(2))))).all()
+                .get(30, TimeUnit.SECONDS);
+        Map<String, Object> p = fastProps();
+        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 1_000);
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) MAX_BLOCK_MS);
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, MAX_BLOCK_MS);
+        try (Producer<String, String> producer = KmetaProducer.create(p)) {
+            await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() ->
+                    producer.send(new ProducerRecord<>(topic, "before")).get(10, TimeUnit.SECONDS) != null);
+            cluster.stopBroker(2);
+            await().atMost(Duration.ofSeconds(30)).until(() -> cluster.leader(topic, 0) == -1);
+            Throwable e = failureOf(producer, new ProducerRecord<>(topic, "after"), MAX_BLOCK_MS + 1_000);
+            assertInstanceOf(TimeoutException.class, e, "kafka-clients' own expiry");
+            Diagnosis d = Diagnosis.from(e).orElseThrow(() -> new AssertionError("no diagnosis in " + e));
+            report("expired record: %s, caused by %s", e.getMessage(), e.getCause());
+            assertEquals(Diagnosis.Cause.LEADER_NOT_AVAILABLE, d.cause(), d.message());
+            assertTrue(e.getCause().getMessage().contains("LEADER_NOT_AVAILABLE"), e.getCause().getMessage());
+        }
+    }
+}
