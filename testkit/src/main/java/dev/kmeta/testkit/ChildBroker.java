@@ -2,10 +2,18 @@ package dev.kmeta.testkit;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.PrintStream;
+import java.lang.reflect.Method;
+import java.util.Arrays;
 
 /**
  * Main class of a broker in a child JVM: runs {@code kafka.Kafka} and halts when its stdin reaches end of file,
  * which happens when the parent JVM dies, however it dies: a test JVM killed mid-run leaves no broker behind.
+ *
+ * <p>Arguments: {@code [--format <cluster-id>] <server.properties>}. With {@code --format} it first formats the
+ * node's storage with the Kafka version of this JVM's class path ({@code StorageTool}, whose entry point differs
+ * between versions: {@code execute(String[], PrintStream)} from 3.9, {@code execute(String[])} before), so that a
+ * node of another Kafka version is formatted by its own code.
  */
 final class ChildBroker {
 
@@ -16,7 +24,29 @@ final class ChildBroker {
         Thread watcher = new Thread(ChildBroker::haltWhenParentGone, "kmeta-testkit-parent-watch");
         watcher.setDaemon(true);
         watcher.start();
-        kafka.Kafka.main(args);
+        String[] kafkaArgs = args;
+        if (args.length >= 3 && args[0].equals("--format")) {
+            kafkaArgs = Arrays.copyOfRange(args, 2, args.length);
+            format(args[1], kafkaArgs[0]);
+        }
+        kafka.Kafka.main(kafkaArgs);
+    }
+
+    private static void format(String clusterId, String config) throws Exception {
+        Class<?> tool = Class.forName("kafka.tools.StorageTool");
+        String[] formatArgs = {"format", "-t", clusterId, "-c", config};
+        Object code;
+        try {
+            Method execute = tool.getMethod("execute", String[].class, PrintStream.class);
+            code = execute.invoke(null, formatArgs, System.out);
+        } catch (NoSuchMethodException e) {
+            code = tool.getMethod("execute", String[].class).invoke(null, (Object) formatArgs);
+        }
+        if (!Integer.valueOf(0).equals(code)) {
+            System.out.println("formatting failed: " + code);
+            System.out.flush();
+            Runtime.getRuntime().halt(4);
+        }
     }
 
     private static void haltWhenParentGone() {
