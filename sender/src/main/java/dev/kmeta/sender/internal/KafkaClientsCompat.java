@@ -308,6 +308,9 @@ public final class KafkaClientsCompat {
             newSimpleRecord = constructor(missing, simpleRecord, long.class, byte[].class, byte[].class);
             Class<?> array = Array.newInstance(simpleRecord, 0).getClass();
             withRecords = staticMethod(missing, memoryRecords, "withRecords", memoryRecords, Compression.class, array);
+            if (withRecords != null) {
+                withRecords = withRecords.asFixedArity(); // varargs: called with the array itself
+            }
             for (Method m : PartitionProduceData.class.getMethods()) {
                 if (m.getName().equals("setRecords") && m.getParameterCount() == 1
                         && m.getParameterTypes()[0].isAssignableFrom(memoryRecords)) {
