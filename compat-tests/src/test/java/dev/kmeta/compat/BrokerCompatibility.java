@@ -39,6 +39,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * What kmeta (and the example producer on it) must do against any supported broker version: one cluster per
@@ -130,6 +132,32 @@ abstract class BrokerCompatibility {
             max = (short) Math.max(max, kafka.proxy(id).maxRequestVersion(apiKey));
         }
         return max;
+    }
+
+    static List<String> clientVersions() {
+        return ClientJars.supported();
+    }
+
+    /**
+     * The matrix's other axis: kmeta on each supported kafka-clients (in its own class loader, as in
+     * {@link ClientVersionsTest}) fetches a topic from these brokers over SCRAM and the example producer produces
+     * 20 records to it.
+     */
+    @ParameterizedTest(name = "kafka-clients {0}")
+    @MethodSource("clientVersions")
+    void eachSupportedKafkaClientsFetchesAndProduces(String version) throws Exception {
+        String topic = "c-clients";
+        synchronized (this) {
+            if (!kafka.admin().listTopics().names().get(30, TimeUnit.SECONDS).contains(topic)) {
+                kafka.createTopic(topic, 2, 2);
+            }
+        }
+        Map<String, Object> p = props();
+        p.put("client.id", "compat-clients-" + version);
+        Map<String, Object> seen = ClientJars.probe(version, p, topic);
+        assertEquals(version, seen.get("version"), String.valueOf(seen));
+        assertEquals(2, seen.get("partitions"), "Kafka " + kafka.kafkaVersion() + ": " + seen);
+        assertEquals(20, seen.get("acked"), "Kafka " + kafka.kafkaVersion() + ": " + seen);
     }
 
     @Test

@@ -1,5 +1,9 @@
 package dev.kmeta.compat;
 
+import dev.kmeta.cluster.Cluster;
+import dev.kmeta.examples.ExampleProducer;
+import dev.kmeta.metadata.MetadataClient;
+import dev.kmeta.sender.KafkaMetadata;
 import java.io.File;
 import java.net.MalformedURLException;
 import java.net.URISyntaxException;
@@ -11,6 +15,8 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
 
 /**
  * The kafka-clients jars the build copied to {@code target/kafka-clients} (one per supported minor, and the refused
@@ -92,6 +98,29 @@ final class ClientJars {
         public URL getResource(String name) {
             URL own = findResource(name); // kafka/kafka-version.properties: this version's, not the parent's
             return own != null ? own : super.getResource(name);
+        }
+    }
+
+    /**
+     * Runs {@link VersionProbe} on one kafka-clients version (its own class loader, with kmeta's compiled classes)
+     * with these client properties and topic; returns what it saw (JDK types only).
+     */
+    static Map<String, Object> probe(String version, Map<String, Object> props, String topic) throws Exception {
+        List<Path> kmeta = List.of(locationOf(KafkaMetadata.class), locationOf(MetadataClient.class),
+                locationOf(Cluster.class), locationOf(ExampleProducer.class), locationOf(VersionProbe.class));
+        ClassLoader loader = isolated(jar(version), kmeta);
+        Thread thread = Thread.currentThread();
+        ClassLoader before = thread.getContextClassLoader();
+        thread.setContextClassLoader(loader);
+        try {
+            @SuppressWarnings("unchecked")
+            Function<Map<String, Object>, Map<String, Object>> probe = (Function<Map<String, Object>, Map<String, Object>>)
+                    loader.loadClass(VersionProbe.class.getName()).getDeclaredConstructor().newInstance();
+            Map<String, Object> seen = probe.apply(Map.of("props", Map.copyOf(props), "topic", topic));
+            System.out.println("[measured] kafka-clients " + version + ": " + seen);
+            return seen;
+        } finally {
+            thread.setContextClassLoader(before);
         }
     }
 

@@ -4,17 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.kmeta.cluster.Cluster;
-import dev.kmeta.examples.ExampleProducer;
-import dev.kmeta.metadata.MetadataClient;
-import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.testkit.KafkaCluster;
 import dev.kmeta.testkit.KafkaClusterExtension;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -47,23 +41,7 @@ class ClientVersionsTest {
         if (cluster.runningBrokerIds().size() == 1 && !topicExists(cluster)) {
             cluster.createTopic(TOPIC, 2, 1);
         }
-        List<Path> kmeta = List.of(ClientJars.locationOf(KafkaMetadata.class),
-                ClientJars.locationOf(MetadataClient.class), ClientJars.locationOf(Cluster.class),
-                ClientJars.locationOf(ExampleProducer.class), ClientJars.locationOf(VersionProbe.class));
-        ClassLoader loader = ClientJars.isolated(ClientJars.jar(version), kmeta);
-        Thread thread = Thread.currentThread();
-        ClassLoader before = thread.getContextClassLoader();
-        thread.setContextClassLoader(loader);
-        try {
-            @SuppressWarnings("unchecked")
-            Function<Map<String, Object>, Map<String, Object>> probe = (Function<Map<String, Object>, Map<String, Object>>)
-                    loader.loadClass(VersionProbe.class.getName()).getDeclaredConstructor().newInstance();
-            Map<String, Object> seen = probe.apply(Map.of("bootstrap", cluster.bootstrapServers(), "topic", TOPIC));
-            System.out.println("[measured] kafka-clients " + version + ": " + seen);
-            return seen;
-        } finally {
-            thread.setContextClassLoader(before);
-        }
+        return ClientJars.probe(version, Map.of("bootstrap.servers", cluster.bootstrapServers()), TOPIC);
     }
 
     private static synchronized boolean topicExists(KafkaCluster cluster) throws Exception {

@@ -27,8 +27,8 @@ public final class VersionProbe implements Function<Map<String, Object>, Map<Str
         out.put("version", KafkaClientsCompat.version());
         out.put("kafkaClientsJar", KafkaClientsCompat.location());
         String topic = (String) in.get("topic");
-        Map<String, Object> props = new HashMap<>();
-        props.put("bootstrap.servers", in.get("bootstrap"));
+        @SuppressWarnings("unchecked")
+        Map<String, Object> props = new HashMap<>((Map<String, Object>) in.get("props"));
         props.put("client.id", "probe-" + KafkaClientsCompat.version());
         try (KafkaMetadata m = KafkaMetadata.create(props)) {
             Cluster c = m.awaitTopic(topic, Deadline.after(30_000));
