@@ -24,7 +24,6 @@ import java.lang.reflect.Method;
 import java.security.CodeSource;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -396,11 +395,5 @@ public final class KafkaClientsCompat {
                 return null;
             }
         }
-    }
-
-    /** For tests: what was detected, by name. */
-    static Map<String, Object> describe() {
-        return Map.of("version", ABI.version, "bootstrapServersParameter", networkClientTakesBootstrapServers(),
-                "produceByTopicId", produceByTopicId(), "refusal", String.valueOf(ABI.refusal));
     }
 }
