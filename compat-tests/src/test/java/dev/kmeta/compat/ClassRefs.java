@@ -3,6 +3,8 @@ package dev.kmeta.compat;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashSet;
@@ -35,8 +37,13 @@ final class ClassRefs {
     }
 
     /** Every reference whose owner's binary name starts with {@code prefix} (e.g. "org/apache/kafka/"), of every
-     *  class file under a directory. */
+     *  class file under a directory or in a jar. */
     static Set<Ref> under(Path classesDir, String prefix) throws IOException {
+        if (Files.isRegularFile(classesDir)) { // a module's jar (after package, as in ./mvnw verify)
+            try (FileSystem jar = FileSystems.newFileSystem(classesDir)) {
+                return under(jar.getPath("/"), prefix);
+            }
+        }
         Set<Ref> refs = new LinkedHashSet<>();
         List<Path> files;
         try (Stream<Path> walk = Files.walk(classesDir)) {
@@ -44,6 +51,9 @@ final class ClassRefs {
         }
         for (Path file : files) {
             String from = classesDir.relativize(file).toString().replace(".class", "").replace('/', '.');
+            if (from.startsWith("META-INF")) {
+                continue; // e.g. a multi-release or module descriptor: not kmeta's code
+            }
             try (InputStream in = Files.newInputStream(file)) {
                 read(new DataInputStream(in), from, prefix, refs);
             }
