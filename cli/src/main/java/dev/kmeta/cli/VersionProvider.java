@@ -3,7 +3,7 @@ package dev.kmeta.cli;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Properties;
-import org.apache.kafka.common.utils.internals.AppInfoParser;
+import dev.kmeta.sender.internal.KafkaClientsCompat;
 import picocli.CommandLine.IVersionProvider;
 
 /**
@@ -17,7 +17,8 @@ import picocli.CommandLine.IVersionProvider;
  * kmeta's version is the build's {@code ${project.version}}, filtered into {@code kmeta-version.properties} when the
  * CLI is built (so it is right in tests and in the jar alike); the jar manifest's {@code Implementation-Version} is
  * the fallback, then "unknown". The kafka-clients version is what that jar says of itself ({@code AppInfoParser}, in
- * kafka-clients' {@code internals} package since 4.0; the same version its producers and consumers log at start-up).
+ * {@code common.utils} up to 4.3 and {@code common.utils.internals} from 4.4, read by {@code KafkaClientsCompat}; the
+ * same version its producers and consumers log at start-up).
  *
  * <p>Stateless and thread-safe; picocli makes one per command.
  */
@@ -28,7 +29,7 @@ final class VersionProvider implements IVersionProvider {
     public String[] getVersion() {
         return new String[] {
             "kmeta " + kmetaVersion(),
-            "kafka-clients " + AppInfoParser.getVersion() + " (commit " + AppInfoParser.getCommitId() + ")",
+            "kafka-clients " + KafkaClientsCompat.version() + " (commit " + KafkaClientsCompat.commitId() + ")",
             "Java " + System.getProperty("java.version") + " (" + System.getProperty("java.vm.vendor") + " "
                     + System.getProperty("java.vm.name") + " " + System.getProperty("java.vm.version") + ")"
         };

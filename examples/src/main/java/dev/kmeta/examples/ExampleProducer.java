@@ -3,14 +3,13 @@ package dev.kmeta.examples;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.sender.KafkaMetadata;
+import dev.kmeta.sender.internal.KafkaClientsCompat;
 import org.apache.kafka.clients.ApiVersions;
-import org.apache.kafka.clients.ClientUtils;
 import org.apache.kafka.clients.NetworkClient;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.utils.Time;
-import org.apache.kafka.common.utils.internals.LogContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -117,11 +116,12 @@ public final class ExampleProducer implements AutoCloseable {
     /** kafka-clients' NetworkClient with kmeta as its metadata source and DNS resolver. */
     private static NetworkClient networkClient(KafkaMetadata metadata, Metrics metrics, ProducerSettings settings) {
         MetadataConfig config = metadata.config();
-        return ClientUtils.createNetworkClient(ProducerSettings.networkConfig(config), config.bootstrapServers(),
-                config.clientId(), metrics, "example-producer",
-                new LogContext("[ExampleProducer clientId=" + config.clientId() + "] "), new ApiVersions(),
+        // kafka-clients' ClientUtils.createNetworkClient, as the version on the class path spells it (4.0-4.4)
+        return KafkaClientsCompat.createNetworkClient(ProducerSettings.networkConfig(config),
+                config.bootstrapServers(), config.clientId(), metrics, "example-producer",
+                "[ExampleProducer clientId=" + config.clientId() + "] ", new ApiVersions(),
                 Time.SYSTEM, settings.maxInFlightPerBroker(), config.requestTimeoutMs(),
-                null, metadata.metadataUpdater(), metadata.hostResolver(), null, null);
+                metadata.metadataUpdater(), metadata.hostResolver());
     }
 
     /**

@@ -3,11 +3,13 @@ package dev.kmeta.testkit;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -15,65 +17,103 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A broker running in a child JVM ({@code java -cp <java.class.path> ... kafka.Kafka server.properties}), so that
- * it can be killed hard. Its ports are chosen before it starts. The child exits when this JVM dies (it watches
- * its stdin, see {@link ChildBroker}).
+ * A node running in a child JVM ({@code java -cp <class path> ... kafka.Kafka server.properties}), so that it can be
+ * killed hard, or run another Kafka version than this JVM's. Its ports are chosen before it starts. The child exits
+ * when this JVM dies (it watches its stdin, see {@link ChildBroker}).
+ *
+ * <p>Without a {@link KafkaDistribution} it is a broker on this JVM's own class path (its controller runs in this
+ * JVM). With one, any role runs on that distribution's class path, formatted by that version's own
+ * {@code StorageTool} in the child at its first start.
  */
 final class ChildProcessNode extends KafkaNode {
 
     private static final Logger LOG = LoggerFactory.getLogger(ChildProcessNode.class);
     private static final long POLL_MS = 50;
 
+    private final KafkaDistribution distribution;
     private volatile Process process;
+    /** The cluster id to format the storage with at the next start (distribution nodes format in the child). */
+    private volatile String pendingFormat;
 
-    ChildProcessNode(int id, Role role, Path dir) {
+    ChildProcessNode(int id, Role role, Path dir, KafkaDistribution distribution) {
         super(id, role, dir);
-        if (role != Role.BROKER) {
-            throw new IllegalArgumentException("only brokers run in child JVMs");
+        this.distribution = distribution;
+        if (role != Role.BROKER && distribution == null) {
+            throw new IllegalArgumentException("only brokers run in child JVMs on this JVM's class path");
         }
+    }
+
+    @Override
+    void format(Map<String, String> config, String clusterId) {
+        if (distribution == null) {
+            super.format(config, clusterId);
+            return;
+        }
+        writeConfig(config);
+        pendingFormat = clusterId;
     }
 
     @Override
     void start(Map<String, String> config, Duration timeout) throws Exception {
         Path file = writeConfig(config);
         Path log = dir.resolve("broker.log");
-        ProcessBuilder builder = new ProcessBuilder(command(file))
+        ProcessBuilder builder = new ProcessBuilder(command(file, pendingFormat))
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
         Process started = builder.start();
         process = started;
         try {
             awaitServing(started, timeout, log);
+            pendingFormat = null;
         } catch (Exception | Error e) {
             kill();
             throw e;
         }
     }
 
-    private static List<String> command(Path config) {
+    private List<String> command(Path config, String formatClusterId) {
         String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-        return List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                "-cp", System.getProperty("java.class.path"),
-                ChildBroker.class.getName(), config.toString());
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
+        command.add("-cp");
+        command.add(distribution != null ? distribution.classpath() : System.getProperty("java.class.path"));
+        command.add(ChildBroker.class.getName());
+        if (formatClusterId != null) {
+            command.add("--format");
+            command.add(formatClusterId);
+        }
+        command.add(config.toString());
+        return command;
     }
 
-    /** Until the broker's own metadata lists it (registered and unfenced), or it died, or time is up. */
+    /**
+     * Until the node serves: a broker (or combined node) once its own metadata lists it (registered and unfenced),
+     * a controller once its port accepts connections; or until it died, or time is up.
+     */
     private void awaitServing(Process started, Duration timeout, Path log) throws Exception {
         InetSocketAddress address = new InetSocketAddress(KafkaCluster.LOOPBACK, internalPort);
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
             if (!started.isAlive()) {
-                throw new IllegalStateException("broker " + id + " (child JVM) exited with " + started.exitValue()
+                throw new IllegalStateException("node " + id + " (child JVM) exited with " + started.exitValue()
                         + "; its log:\n" + tail(log));
             }
-            if (lists(address)) {
+            if (role.isBroker() ? lists(address) : accepts(controllerPort)) {
                 return;
             }
             TimeUnit.MILLISECONDS.sleep(POLL_MS);
         }
-        throw new IllegalStateException("broker " + id + " (child JVM) not serving after " + timeout
+        throw new IllegalStateException("node " + id + " (child JVM) not serving after " + timeout
                 + "; its log:\n" + tail(log));
+    }
+
+    private static boolean accepts(int port) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(KafkaCluster.LOOPBACK, port), 1_000);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private boolean lists(InetSocketAddress address) {

@@ -63,6 +63,8 @@ public final class FaultProxy implements AutoCloseable {
     private final int port;
     private final Set<Link> links = ConcurrentHashMap.newKeySet();
     private final Map<Short, AtomicLong> requestCounts = new ConcurrentHashMap<>();
+    /** Per api key, the highest request version clients sent (the version they negotiated). */
+    private final Map<Short, Short> maxVersions = new ConcurrentHashMap<>();
     private final AtomicLong accepted = new AtomicLong();
     private final AtomicLong bytesFromClients = new AtomicLong();
     private final AtomicLong bytesToClients = new AtomicLong();
@@ -201,12 +203,21 @@ public final class FaultProxy implements AutoCloseable {
         return Collections.unmodifiableMap(copy);
     }
 
+    /**
+     * The highest version of requests with this api key that clients sent through this proxy (what client and
+     * broker negotiated through ApiVersions), or -1 if none was sent.
+     */
+    public short maxRequestVersion(short apiKey) {
+        return maxVersions.getOrDefault(apiKey, (short) -1);
+    }
+
     /** Zeroes every counter (frames already half-parsed are still counted when complete). */
     public void resetCounters() {
         accepted.set(0);
         bytesFromClients.set(0);
         bytesToClients.set(0);
         requestCounts.clear();
+        maxVersions.clear();
     }
 
     /** Stops accepting, resets every connection and releases the port. Idempotent. */
@@ -394,8 +405,9 @@ public final class FaultProxy implements AutoCloseable {
         closeQuietly(socket);
     }
 
-    private void countFrame(short apiKey) {
+    private void countFrame(short apiKey, short apiVersion) {
         requestCounts.computeIfAbsent(apiKey, key -> new AtomicLong()).incrementAndGet();
+        maxVersions.merge(apiKey, apiVersion, (a, b) -> a >= b ? a : b);
     }
 
     /** One proxied connection: a client socket, an optional upstream socket, and a pipe each way. */
@@ -553,11 +565,11 @@ public final class FaultProxy implements AutoCloseable {
     }
 
     /**
-     * Splits a client's byte stream into Kafka frames (int32 size, then the header: int16 api key first)
-     * and counts them by api key. Stops counting on a stream that is evidently not Kafka.
+     * Splits a client's byte stream into Kafka frames (int32 size, then the header: int16 api key, int16 api
+     * version first) and counts them by api key, keeping the highest version seen. Stops counting on a stream that is evidently not Kafka.
      */
     private final class FrameCounter {
-        private static final int HEADER = 6;
+        private static final int HEADER = 8;
         private static final int MIN_FRAME = 8;
         private static final int MAX_FRAME = 256 * 1024 * 1024;
         private final byte[] header = new byte[HEADER];
@@ -593,8 +605,9 @@ public final class FaultProxy implements AutoCloseable {
                 broken = true;
                 return;
             }
-            countFrame((short) (((header[4] & 0xff) << 8) | (header[5] & 0xff)));
-            toSkip = size - 2L;
+            countFrame((short) (((header[4] & 0xff) << 8) | (header[5] & 0xff)),
+                    (short) (((header[6] & 0xff) << 8) | (header[7] & 0xff)));
+            toSkip = size - (HEADER - 4L);
         }
     }
 }

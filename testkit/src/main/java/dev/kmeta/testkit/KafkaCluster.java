@@ -60,8 +60,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A real Kafka cluster (KRaft, Kafka 4.4) for tests and demos: one combined broker+controller, or N brokers and
- * one controller in split mode. Everything listens on 127.0.0.1 only, on ports from outside the kernel's
+ * A real Kafka cluster (KRaft, Kafka 4.4, or another version from a {@link KafkaDistribution}) for tests and demos:
+ * one combined broker+controller, or N brokers and one controller in split mode. Everything listens on 127.0.0.1 only, on ports from outside the kernel's
  * ephemeral range ({@code /proc/sys/net/ipv4/ip_local_port_range}), so that no outgoing connection (the suite
  * makes thousands) can take a listener's port between its pick and its bind.
  *
@@ -84,7 +84,9 @@ import org.slf4j.LoggerFactory;
  * controller's failed bind too, which Kafka does not throw but reports by halting (made an exception here).
  *
  * <p>Brokers run in this JVM by default; with {@link Builder#childProcesses(boolean)} they run in child JVMs
- * (the controller stays in this JVM) and can be {@link #killBroker(int) killed}. The storage lives under
+ * (the controller stays in this JVM) and can be {@link #killBroker(int) killed}. With
+ * {@link Builder#distribution(KafkaDistribution)} every node runs in a child JVM on that Kafka version's jars (3.7,
+ * 3.9, ...): the test JVM then needs only kafka-clients, of any 4.x version. The storage lives under
  * {@code target/kafka-<random>/} and is deleted by {@link #close()}, which also runs from a JVM shutdown hook
  * for clusters left open. Kafka's non-daemon threads keep a JVM alive until the cluster is closed: always close
  * it (try-with-resources, or {@link KafkaClusterExtension}).
@@ -159,7 +161,9 @@ public final class KafkaCluster implements AutoCloseable {
         if (state != State.NEW) {
             throw new IllegalStateException("cluster " + clusterId + " was already started (" + state + ")");
         }
-        KafkaExit.installThrowingProcedures();
+        if (settings.distribution == null) {
+            KafkaExit.installThrowingProcedures(); // nodes in this JVM: their Exit calls must not end it
+        }
         OPEN.add(this);
         long begin = System.nanoTime();
         try {
@@ -285,6 +289,7 @@ public final class KafkaCluster implements AutoCloseable {
         }
         if (node.role != KafkaNode.Role.BROKER) {
             controllerPort = settings.portPicker.pick(node.id, CONTROLLER_LISTENER);
+            node.controllerPort = controllerPort;
         }
     }
 
@@ -631,15 +636,18 @@ public final class KafkaCluster implements AutoCloseable {
 
     private void createNodes() {
         boolean combined = settings.brokers == 1 && !settings.childProcesses;
+        KafkaDistribution dist = settings.distribution;
         if (!combined) {
-            KafkaNode controller = new InProcessNode(CONTROLLER_ID, KafkaNode.Role.CONTROLLER, nodeDir(CONTROLLER_ID));
+            KafkaNode controller = dist != null
+                    ? new ChildProcessNode(CONTROLLER_ID, KafkaNode.Role.CONTROLLER, nodeDir(CONTROLLER_ID), dist)
+                    : new InProcessNode(CONTROLLER_ID, KafkaNode.Role.CONTROLLER, nodeDir(CONTROLLER_ID));
             choosePorts(controller);
             nodes.put(CONTROLLER_ID, controller);
         }
         KafkaNode.Role role = combined ? KafkaNode.Role.COMBINED : KafkaNode.Role.BROKER;
         for (int id : brokerIds) {
-            KafkaNode node = settings.childProcesses
-                    ? new ChildProcessNode(id, role, nodeDir(id))
+            KafkaNode node = settings.childProcesses || dist != null
+                    ? new ChildProcessNode(id, role, nodeDir(id), dist)
                     : new InProcessNode(id, role, nodeDir(id));
             choosePorts(node);
             nodes.put(id, node);
@@ -1073,10 +1081,32 @@ public final class KafkaCluster implements AutoCloseable {
     }
 
     private String shape() {
-        String where = settings.childProcesses ? " (child JVMs)" : "";
+        String where = settings.distribution != null ? " (" + settings.distribution + ", child JVMs)"
+                : settings.childProcesses ? " (child JVMs)" : "";
         return nodes.containsKey(CONTROLLER_ID)
                 ? settings.brokers + " brokers + 1 controller" + where
-                : "1 combined broker+controller";
+                : "1 combined broker+controller" + where;
+    }
+
+    /** The Kafka version the nodes run: their distribution's, or this JVM's kafka_2.13 (in-process). */
+    public String kafkaVersion() {
+        return settings.distribution != null ? settings.distribution.version() : inProcessVersion();
+    }
+
+    /** This JVM's kafka_2.13 version, from its jar's name (e.g. kafka_2.13-4.4.0.jar), or "unknown". */
+    private static String inProcessVersion() {
+        try {
+            String jar = kafka.Kafka.class.getProtectionDomain().getCodeSource().getLocation().getPath();
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("kafka_2\\.13-([^/]+)\\.jar$").matcher(jar);
+            return m.find() ? m.group(1) : "unknown";
+        } catch (RuntimeException | LinkageError e) {
+            return "unknown";
+        }
+    }
+
+    /** The distribution the nodes run, or null when they run on this JVM's own class path. */
+    public KafkaDistribution distribution() {
+        return settings.distribution;
     }
 
     private static long millisSince(long beginNanos) {
@@ -1107,6 +1137,7 @@ public final class KafkaCluster implements AutoCloseable {
         final Map<Integer, InetSocketAddress> advertised;
         final Function<Integer, Map<String, String>> brokerOverrides;
         final PortPicker portPicker;
+        final KafkaDistribution distribution;
 
         Settings(Builder b) {
             brokers = b.brokers;
@@ -1126,6 +1157,7 @@ public final class KafkaCluster implements AutoCloseable {
             advertised = Map.copyOf(b.advertised);
             brokerOverrides = b.brokerOverrides;
             portPicker = b.portPicker;
+            distribution = b.distributionSet ? b.distribution : KafkaDistribution.fromDefaultProperty();
         }
     }
 
@@ -1148,8 +1180,22 @@ public final class KafkaCluster implements AutoCloseable {
         private final Map<Integer, InetSocketAddress> advertised = new LinkedHashMap<>();
         private Function<Integer, Map<String, String>> brokerOverrides = id -> Map.of();
         private PortPicker portPicker = (nodeId, listener) -> FreePorts.next();
+        private KafkaDistribution distribution;
+        private boolean distributionSet;
 
         private Builder() {
+        }
+
+        /**
+         * Runs every node (controller included) in a child JVM on this Kafka distribution's class path: brokers of
+         * another Kafka version than this JVM's (3.7, 3.9...), or of this JVM's version for a test JVM whose own
+         * kafka-clients differs. Null: the nodes run on this JVM's class path (the default, unless the system property
+         * {@value KafkaDistribution#DEFAULT_PROPERTY} names a distribution).
+         */
+        public Builder distribution(KafkaDistribution kafka) {
+            this.distribution = kafka;
+            this.distributionSet = true;
+            return this;
         }
 
         /** 1 = one combined broker+controller (node 0); N > 1 = brokers 0..N-1 plus one controller. */

@@ -41,6 +41,8 @@ abstract class KafkaNode {
     /** Ports of the broker listeners, chosen by the cluster before the first start. Kept across restarts. */
     volatile int clientPort;
     volatile int internalPort;
+    /** Port of the CONTROLLER listener of a controller or combined node (0 for a broker). */
+    volatile int controllerPort;
 
     KafkaNode(int id, Role role, Path dir) {
         this.id = id;
@@ -48,8 +50,11 @@ abstract class KafkaNode {
         this.dir = dir;
     }
 
-    /** Formats the node's storage (StorageTool, in this JVM) with the node's first configuration. */
-    final void format(Map<String, String> config, String clusterId) {
+    /**
+     * Formats the node's storage with the node's first configuration: here with StorageTool in this JVM; a node of
+     * another Kafka version formats in its own JVM at its first start instead.
+     */
+    void format(Map<String, String> config, String clusterId) {
         Path file = writeConfig(config);
         ByteArrayOutputStream output = new ByteArrayOutputStream();
         int code;

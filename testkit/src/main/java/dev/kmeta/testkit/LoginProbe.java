@@ -1,6 +1,9 @@
 package dev.kmeta.testkit;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.HashMap;
@@ -13,12 +16,15 @@ import org.apache.kafka.common.network.ChannelBuilder;
 import org.apache.kafka.common.network.ChannelState;
 import org.apache.kafka.common.network.Selector;
 import org.apache.kafka.common.utils.Time;
-import org.apache.kafka.common.utils.internals.LogContext;
+import org.apache.kafka.common.config.AbstractConfig;
 
 /**
  * Opens one connection to one broker address with given client security properties and reports whether the
  * broker let it in (TLS handshake and SASL authentication done), with kafka-clients' own channel builder: exactly
  * what a client would do, and nothing else (no metadata, no other broker).
+ *
+ * <p>Runs on kafka-clients 4.0 to 4.4 (a test JVM may hold any of them while its brokers run in child JVMs):
+ * {@code LogContext}, which both calls take, moved to {@code common.utils.internals} in 4.4, so it is found by name.
  */
 final class LoginProbe {
     private static final String CHANNEL = "kmeta-testkit-login-probe";
@@ -29,18 +35,49 @@ final class LoginProbe {
         static final Outcome OK = new Outcome(true, null, null);
     }
 
+    private static final Class<?> LOG_CONTEXT = logContextClass();
+    private static final MethodHandle NEW_LOG_CONTEXT;
+    private static final MethodHandle CHANNEL_BUILDER;
+    private static final MethodHandle NEW_SELECTOR;
+
+    static {
+        MethodHandles.Lookup lookup = MethodHandles.publicLookup();
+        try {
+            NEW_LOG_CONTEXT = lookup.findConstructor(LOG_CONTEXT, MethodType.methodType(void.class, String.class));
+            CHANNEL_BUILDER = lookup.findStatic(ClientUtils.class, "createChannelBuilder",
+                    MethodType.methodType(ChannelBuilder.class, AbstractConfig.class, Time.class, LOG_CONTEXT));
+            NEW_SELECTOR = lookup.findConstructor(Selector.class, MethodType.methodType(void.class, long.class,
+                    Metrics.class, Time.class, String.class, ChannelBuilder.class, LOG_CONTEXT));
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private LoginProbe() {
+    }
+
+    private static Class<?> logContextClass() {
+        for (String name : new String[] {"org.apache.kafka.common.utils.internals.LogContext",
+                "org.apache.kafka.common.utils.LogContext"}) {
+            try {
+                return Class.forName(name, false, ClientUtils.class.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                // the other package
+            }
+        }
+        throw new ExceptionInInitializerError("no LogContext in kafka-clients");
     }
 
     static Outcome login(InetSocketAddress broker, Map<String, Object> clientProps, Duration timeout) {
         Map<String, Object> props = new HashMap<>(clientProps);
         props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.getHostString() + ":" + broker.getPort());
-        LogContext logContext = new LogContext("[kmeta-testkit login probe] ");
         Time time = Time.SYSTEM;
-        ChannelBuilder channelBuilder = ClientUtils.createChannelBuilder(new QuietConfig(props), time, logContext);
+        Object logContext = invoke(NEW_LOG_CONTEXT, "[kmeta-testkit login probe] ");
+        ChannelBuilder channelBuilder = (ChannelBuilder) invoke(CHANNEL_BUILDER, new QuietConfig(props), time,
+                logContext);
         try (Metrics metrics = new Metrics(time);
-             Selector selector = new Selector(30_000L, metrics, time, "kmeta-testkit-probe", channelBuilder,
-                     logContext)) {
+             Selector selector = (Selector) invoke(NEW_SELECTOR, 30_000L, metrics, time, "kmeta-testkit-probe",
+                     channelBuilder, logContext)) {
             selector.connect(CHANNEL, broker, 64 * 1024, 64 * 1024);
             long deadline = System.nanoTime() + timeout.toNanos();
             while (System.nanoTime() < deadline) {
@@ -56,6 +93,16 @@ final class LoginProbe {
             return new Outcome(false, null, "not ready within " + timeout.toMillis() + " ms");
         } catch (IOException e) {
             return new Outcome(false, null, e.toString());
+        }
+    }
+
+    private static Object invoke(MethodHandle handle, Object... args) {
+        try {
+            return handle.invokeWithArguments(args);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IllegalStateException(e);
         }
     }
 

@@ -25,7 +25,11 @@ import org.apache.kafka.common.requests.RequestHeader;
 final class MetadataProbe {
 
     private static final int TIMEOUT_MS = 5_000;
-    private static final short VERSION = ApiKeys.METADATA.latestVersion();
+    /**
+     * Metadata v12: what every broker the testkit runs answers (Kafka 3.0 and newer; 4.x still serves it), whatever
+     * the kafka-clients of this JVM would pick as its latest.
+     */
+    private static final short VERSION = 12;
 
     /** What one broker said: its live brokers, and per asked topic the error code, partition count, leaders. */
     record Answer(Set<Integer> brokers, Map<String, TopicState> topics) {

@@ -46,6 +46,7 @@ public final class SenderCore {
     private volatile ObjectName mbeanName;
 
     private SenderCore(MetadataConfig config, HostResolverHook resolverHook, Object sharedKey, boolean ownThread) {
+        KafkaClientsCompat.requireSupported(); // first: a kafka-clients kmeta cannot run on fails here, by name
         this.config = config;
         this.sharedKey = sharedKey;
         this.manager = new MetadataManager(config, Ticker.system());

@@ -11,7 +11,6 @@ import org.apache.kafka.common.Node;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.Utils;
-import org.apache.kafka.common.utils.internals.LogContext;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -33,9 +32,9 @@ final class Transport {
     /** A NetworkClient for kmeta's own thread, with {@code nodes} as its metadata updater. */
     static NetworkClient networkClient(MetadataConfig config, NodeProvider nodes, HostResolver resolver,
                                        Metrics metrics, Time time) {
-        return ClientUtils.createNetworkClient(kafkaConfig(config), config.requireBootstrapServers(),
-                config.clientId(), metrics, "kmeta-metadata", new LogContext("[kmeta " + config.clientId() + "] "),
-                new ApiVersions(), time, 1, config.requestTimeoutMs(), null, nodes, resolver, null, null);
+        return KafkaClientsCompat.createNetworkClient(kafkaConfig(config), config.requireBootstrapServers(),
+                config.clientId(), metrics, "kmeta-metadata", "[kmeta " + config.clientId() + "] ",
+                new ApiVersions(), time, 1, config.requestTimeoutMs(), nodes, resolver);
     }
 
     /** Bootstrap nodes (ids -1, -2, ...), names unresolved: resolved at each connection attempt. */

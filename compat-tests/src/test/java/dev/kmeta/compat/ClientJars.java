@@ -1,0 +1,134 @@
+package dev.kmeta.compat;
+
+import dev.kmeta.cluster.Cluster;
+import dev.kmeta.examples.ExampleProducer;
+import dev.kmeta.metadata.MetadataClient;
+import dev.kmeta.sender.KafkaMetadata;
+import java.io.File;
+import java.net.MalformedURLException;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+/**
+ * The kafka-clients jars the build copied to {@code target/kafka-clients} (one per supported minor, and the refused
+ * 3.9), and class loaders that run kmeta's compiled classes on one of them instead of this JVM's own 4.4.
+ */
+final class ClientJars {
+    private ClientJars() {
+    }
+
+    /** The supported versions the build lists (4.0.x ... 4.4.x). */
+    static List<String> supported() {
+        return Arrays.asList(System.getProperty("kmeta.compat.clients.versions", "").split(","));
+    }
+
+    /** The version kmeta must refuse (3.9.x). */
+    static String refused() {
+        return System.getProperty("kmeta.compat.clients.refused");
+    }
+
+    static Path jar(String version) {
+        Path jar = Paths.get(System.getProperty("kmeta.compat.clients.dir", "target/kafka-clients"),
+                "kafka-clients-" + version + ".jar");
+        if (!Files.exists(jar)) {
+            throw new IllegalStateException(jar + " missing: the build copies it at process-test-resources");
+        }
+        return jar;
+    }
+
+    /** Where a class of this JVM was loaded from (a jar or a classes directory). */
+    static Path locationOf(Class<?> c) {
+        try {
+            return Paths.get(c.getProtectionDomain().getCodeSource().getLocation().toURI());
+        } catch (URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * A class loader that loads {@code org.apache.kafka.*} from the given jar only and {@code dev.kmeta.*} from the
+     * given locations only (so kmeta's classes link against that kafka-clients), everything else from this JVM.
+     */
+    static ClassLoader isolated(Path kafkaClients, List<Path> kmetaLocations) {
+        List<URL> urls = new ArrayList<>();
+        try {
+            urls.add(kafkaClients.toUri().toURL());
+            for (Path p : kmetaLocations) {
+                urls.add(p.toUri().toURL());
+            }
+        } catch (MalformedURLException e) {
+            throw new IllegalStateException(e);
+        }
+        return new ChildFirst(urls.toArray(new URL[0]), ClientJars.class.getClassLoader());
+    }
+
+    /** Child first for kafka-clients and kmeta; the rest (slf4j, jctools, compression libraries) from the parent. */
+    private static final class ChildFirst extends URLClassLoader {
+        ChildFirst(URL[] urls, ClassLoader parent) {
+            super(urls, parent);
+        }
+
+        @Override
+        protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+            if (!name.startsWith("org.apache.kafka.") && !name.startsWith("dev.kmeta.")) {
+                return super.loadClass(name, resolve);
+            }
+            synchronized (getClassLoadingLock(name)) {
+                Class<?> c = findLoadedClass(name);
+                if (c == null) {
+                    c = findClass(name); // never the parent's: a class missing here is missing in that version
+                }
+                if (resolve) {
+                    resolveClass(c);
+                }
+                return c;
+            }
+        }
+
+        @Override
+        public URL getResource(String name) {
+            URL own = findResource(name); // kafka/kafka-version.properties: this version's, not the parent's
+            return own != null ? own : super.getResource(name);
+        }
+    }
+
+    /**
+     * Runs {@link VersionProbe} on one kafka-clients version (its own class loader, with kmeta's compiled classes)
+     * with these client properties and topic; returns what it saw (JDK types only).
+     */
+    static Map<String, Object> probe(String version, Map<String, Object> props, String topic) throws Exception {
+        List<Path> kmeta = List.of(locationOf(KafkaMetadata.class), locationOf(MetadataClient.class),
+                locationOf(Cluster.class), locationOf(ExampleProducer.class), locationOf(VersionProbe.class));
+        ClassLoader loader = isolated(jar(version), kmeta);
+        Thread thread = Thread.currentThread();
+        ClassLoader before = thread.getContextClassLoader();
+        thread.setContextClassLoader(loader);
+        try {
+            @SuppressWarnings("unchecked")
+            Function<Map<String, Object>, Map<String, Object>> probe = (Function<Map<String, Object>, Map<String, Object>>)
+                    loader.loadClass(VersionProbe.class.getName()).getDeclaredConstructor().newInstance();
+            Map<String, Object> seen = probe.apply(Map.of("props", Map.copyOf(props), "topic", topic));
+            System.out.println("[measured] kafka-clients " + version + ": " + seen);
+            return seen;
+        } finally {
+            thread.setContextClassLoader(before);
+        }
+    }
+
+    static String pathString(List<Path> paths) {
+        StringBuilder b = new StringBuilder();
+        for (Path p : paths) {
+            b.append(b.length() == 0 ? "" : File.pathSeparator).append(p);
+        }
+        return b.toString();
+    }
+}

@@ -1,0 +1,82 @@
+package dev.kmeta.compat;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kmeta.testkit.KafkaCluster;
+import dev.kmeta.testkit.KafkaClusterExtension;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * kmeta on each supported kafka-clients (4.0.x to 4.4.x): in this JVM, each version in a class loader of its own
+ * with kmeta's compiled classes (compiled against 4.4), against one in-process 4.4 broker. kmeta's own sender thread
+ * builds its NetworkClient through the version's {@code createNetworkClient} and fetches a topic; the example
+ * producer (kmeta driven from its own NetworkClient) produces 20 records, addressing the topic by id where the
+ * version's produce requests can (4.1+) and by name on 4.0. A kafka-clients older than 4.0 is refused at creation,
+ * with a message that names the version found.
+ *
+ * <p>Before KafkaClientsCompat, 4.0-4.3 failed here with {@code NoClassDefFoundError:
+ * org/apache/kafka/common/utils/internals/LogContext} at the first instance.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class ClientVersionsTest {
+    @RegisterExtension
+    static final KafkaClusterExtension KAFKA = KafkaClusterExtension.brokers(1);
+    private static final String TOPIC = "versions";
+
+    static List<String> versions() {
+        return ClientJars.supported();
+    }
+
+    private static Map<String, Object> probe(String version) throws Exception {
+        KafkaCluster cluster = KAFKA.cluster();
+        if (cluster.runningBrokerIds().size() == 1 && !topicExists(cluster)) {
+            cluster.createTopic(TOPIC, 2, 1);
+        }
+        return ClientJars.probe(version, Map.of("bootstrap.servers", cluster.bootstrapServers()), TOPIC);
+    }
+
+    private static synchronized boolean topicExists(KafkaCluster cluster) throws Exception {
+        return cluster.admin().listTopics().names().get(30, TimeUnit.SECONDS).contains(TOPIC);
+    }
+
+    @ParameterizedTest(name = "kafka-clients {0}")
+    @MethodSource("versions")
+    void kmetaFetchesAndTheExampleProducerProduces(String version) throws Exception {
+        Map<String, Object> seen = probe(version);
+        assertEquals(version, seen.get("version"), "the class loader runs that kafka-clients: " + seen);
+        assertTrue(String.valueOf(seen.get("kafkaClientsJar")).endsWith("kafka-clients-" + version + ".jar"),
+                String.valueOf(seen));
+        assertNull(seen.get("refused"), String.valueOf(seen));
+        assertEquals(2, seen.get("partitions"), String.valueOf(seen));
+        assertEquals(0, seen.get("leader0"), String.valueOf(seen));
+        org.apache.kafka.common.Uuid id = KAFKA.cluster().admin().describeTopics(List.of(TOPIC)).allTopicNames()
+                .get(30, TimeUnit.SECONDS).get(TOPIC).topicId();
+        assertEquals(new java.util.UUID(id.getMostSignificantBits(), id.getLeastSignificantBits()).toString(),
+                seen.get("topicId"), String.valueOf(seen));
+        boolean is44 = version.startsWith("4.4.");
+        assertEquals(is44, seen.get("bootstrapServersParameter"), "createNetworkClient's shape: " + seen);
+        assertEquals(!version.startsWith("4.0."), seen.get("produceByTopicId"), "produce by topic id from 4.1");
+        assertNull(seen.get("produceFailed"), String.valueOf(seen));
+        assertEquals(20, seen.get("acked"), String.valueOf(seen));
+    }
+
+    @Test
+    void anOlderKafkaClientsIsRefusedAtCreationByName() throws Exception {
+        String version = ClientJars.refused();
+        Map<String, Object> seen = probe(version);
+        String refused = String.valueOf(seen.get("refused"));
+        assertTrue(refused.startsWith("org.apache.kafka.common.KafkaException: "), refused);
+        assertTrue(refused.contains("kafka-clients " + version), refused);
+        assertTrue(refused.contains("4.0 to 4.4"), refused);
+        assertTrue(refused.contains("kafka-clients-" + version + ".jar"), "names the jar: " + refused);
+    }
+}

@@ -1,0 +1,173 @@
+package dev.kmeta.compat;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.kmeta.examples.ExampleProducer;
+import dev.kmeta.sender.KafkaMetadata;
+import dev.kmeta.testkit.KafkaCluster;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every reference kmeta's compiled main code makes to kafka-clients (classes, fields, methods with their exact
+ * descriptors, types in signatures) resolves in each supported kafka-clients jar, 4.0.x to 4.4.x. kmeta compiles
+ * against 4.4; a reference that exists only in 4.4 (say, {@code common.utils.internals.LogContext}) would be a
+ * {@code NoClassDefFoundError} on 4.0-4.3 at the first call that links it, and is found here without running it.
+ * What differs between versions goes through {@code KafkaClientsCompat}, which names those classes and methods only
+ * as strings (reflection, method handles), so it has no reference to fail here.
+ *
+ * <p>Checked: sender, examples, and the testkit classes a test JVM runs when its brokers are in child JVMs (the
+ * client-version run of the sender's tests); not the testkit's in-process node support ({@code KafkaExit}), which
+ * runs only with this JVM's own 4.4 brokers, and not cli and bench, which ship with kafka-clients 4.4.
+ */
+class ClientsLinkageTest {
+    /** testkit classes that run only with in-process (4.4) nodes. */
+    private static final Set<String> IN_PROCESS_ONLY = Set.of("dev.kmeta.testkit.KafkaExit",
+            "dev.kmeta.testkit.KafkaExit$Called");
+
+    private static final Map<String, Set<ClassRefs.Ref>> REFS = new LinkedHashMap<>();
+    private static ClassLoader compiledAgainst;
+
+    static List<String> versions() {
+        return ClientJars.supported();
+    }
+
+    @BeforeAll
+    static void scan() throws Exception {
+        compiledAgainst = ClientJars.isolated(ClientJars.jar(org.apache.kafka.common.utils.internals.AppInfoParser
+                .getVersion()), List.of());
+        Map<String, Path> modules = Map.of("sender", ClientJars.locationOf(KafkaMetadata.class),
+                "examples", ClientJars.locationOf(ExampleProducer.class),
+                "testkit", ClientJars.locationOf(KafkaCluster.class));
+        for (var module : modules.entrySet()) {
+            Set<ClassRefs.Ref> refs = ClassRefs.under(module.getValue(), "org/apache/kafka/").stream()
+                    .filter(r -> !IN_PROCESS_ONLY.contains(r.from()))
+                    .filter(r -> isKafkaClientsClass(r.owner())) // kafka-server etc. are no client's concern
+                    .collect(Collectors.toCollection(java.util.LinkedHashSet::new));
+            REFS.put(module.getKey(), refs);
+        }
+        assertTrue(REFS.get("sender").stream().anyMatch(r -> r.owner().equals("org/apache/kafka/clients/NetworkClient")),
+                "the scan finds the sender's references: " + REFS.get("sender").size());
+    }
+
+    private static boolean isKafkaClientsClass(String owner) {
+        try {
+            Class.forName(owner.replace('/', '.'), false, compiledAgainst);
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
+    @ParameterizedTest(name = "kafka-clients {0}")
+    @MethodSource("versions")
+    void everyKafkaClientsReferenceResolves(String version) {
+        ClassLoader loader = ClientJars.isolated(ClientJars.jar(version), List.of());
+        List<String> unresolved = new ArrayList<>();
+        int checked = 0;
+        for (var module : REFS.entrySet()) {
+            for (ClassRefs.Ref ref : module.getValue()) {
+                checked++;
+                String problem = resolve(ref, loader);
+                if (problem != null) {
+                    unresolved.add(module.getKey() + ": " + ref + ": " + problem);
+                }
+            }
+        }
+        System.out.println("[measured] kafka-clients " + version + ": " + checked + " references checked, "
+                + unresolved.size() + " unresolved");
+        assertEquals(List.of(), unresolved, "references that do not link on kafka-clients " + version);
+    }
+
+    /** The refused version really lacks things: the check is not vacuous. */
+    @ParameterizedTest(name = "kafka-clients {0}")
+    @MethodSource("refusedVersion")
+    void theRefusedVersionLacksWhatKmetaUses(String version) {
+        ClassLoader loader = ClientJars.isolated(ClientJars.jar(version), List.of());
+        long unresolved = REFS.get("sender").stream().filter(r -> resolve(r, loader) != null).count();
+        assertFalse(unresolved == 0, "kafka-clients " + version + " should miss something kmeta uses");
+    }
+
+    static List<String> refusedVersion() {
+        return List.of(ClientJars.refused());
+    }
+
+    /** Null if the reference links in this loader's kafka-clients, else why not. */
+    private static String resolve(ClassRefs.Ref ref, ClassLoader loader) {
+        Class<?> owner;
+        try {
+            owner = Class.forName(ref.owner().replace('/', '.'), false, loader);
+        } catch (ClassNotFoundException | LinkageError e) {
+            return "no class " + ref.owner().replace('/', '.');
+        }
+        try {
+            return switch (ref.kind()) {
+                case "class" -> null;
+                case "field" -> hierarchy(owner).anyMatch(c -> hasField(c, ref)) ? null : "no such field";
+                default -> ref.name().equals("<init>")
+                        ? Stream.of(owner.getDeclaredConstructors()).anyMatch(k -> descriptor(k).equals(ref.descriptor()))
+                                ? null : "no such constructor"
+                        : hierarchy(owner).anyMatch(c -> hasMethod(c, ref)) ? null : "no such method";
+            };
+        } catch (LinkageError e) {
+            return e.toString();
+        }
+    }
+
+    private static Stream<Class<?>> hierarchy(Class<?> start) {
+        List<Class<?>> all = new ArrayList<>();
+        Set<Class<?>> seen = new HashSet<>();
+        Deque<Class<?>> todo = new ArrayDeque<>(List.of(start));
+        while (!todo.isEmpty()) {
+            Class<?> c = todo.pop();
+            if (c == null || !seen.add(c)) {
+                continue;
+            }
+            all.add(c);
+            todo.add(c.getSuperclass() == null ? Object.class : c.getSuperclass());
+            todo.addAll(List.of(c.getInterfaces()));
+        }
+        return all.stream();
+    }
+
+    private static boolean hasField(Class<?> c, ClassRefs.Ref ref) {
+        for (Field f : c.getDeclaredFields()) {
+            if (f.getName().equals(ref.name()) && f.getType().descriptorString().equals(ref.descriptor())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean hasMethod(Class<?> c, ClassRefs.Ref ref) {
+        for (Method m : c.getDeclaredMethods()) {
+            if (m.getName().equals(ref.name()) && MethodType.methodType(m.getReturnType(), m.getParameterTypes())
+                    .toMethodDescriptorString().equals(ref.descriptor())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String descriptor(Constructor<?> k) {
+        return MethodType.methodType(void.class, k.getParameterTypes()).toMethodDescriptorString();
+    }
+}

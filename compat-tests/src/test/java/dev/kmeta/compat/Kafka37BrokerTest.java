@@ -1,0 +1,11 @@
+package dev.kmeta.compat;
+
+import dev.kmeta.testkit.KafkaDistribution;
+
+/** {@link BrokerCompatibility} against Kafka 3.7 brokers (every node in a child JVM, from brokers/kafka-3.7). */
+class Kafka37BrokerTest extends BrokerCompatibility {
+    @Override
+    KafkaDistribution distribution() {
+        return KafkaDistribution.named("3.7");
+    }
+}

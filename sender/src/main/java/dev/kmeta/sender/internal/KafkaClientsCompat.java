@@ -1,0 +1,399 @@
+package dev.kmeta.sender.internal;
+
+import org.apache.kafka.clients.ApiVersions;
+import org.apache.kafka.clients.HostResolver;
+import org.apache.kafka.clients.MetadataUpdater;
+import org.apache.kafka.clients.NetworkClient;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.compress.Compression;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
+import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
+import org.apache.kafka.common.message.ProduceResponseData.TopicProduceResponse;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Array;
+import java.lang.reflect.Method;
+import java.security.CodeSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Everything kmeta does differently per kafka-clients version, in one place, chosen once at class initialisation
+ * from what the kafka-clients on the class path actually has (by shape, not by version number). The rest of kmeta's
+ * main code uses only kafka-clients classes and members that are the same in 4.0 to 4.4 (a test checks every
+ * reference of the compiled code against each version's jar).
+ *
+ * <p>What differs (4.0-4.3 vs 4.4):
+ * <ul>
+ *   <li>{@code LogContext}: {@code org.apache.kafka.common.utils.LogContext}, moved to {@code ...utils.internals}
+ *       in 4.4; so every method that takes one ({@code ClientUtils.createNetworkClient}) has two descriptors.</li>
+ *   <li>{@code ClientUtils.createNetworkClient}: 4.0-4.3 take (config, clientId, ...); 4.4 takes
+ *       (config, bootstrapServers, clientId, ...) (its NetworkClient bootstraps through the updater).</li>
+ *   <li>{@code AppInfoParser} (the version): {@code ...common.utils}, {@code ...common.utils.internals} in 4.4.</li>
+ *   <li>Records ({@code MemoryRecords}, {@code SimpleRecord}, {@code BaseRecords}): {@code ...common.record} in
+ *       4.0-4.2, {@code ...common.record.internal} from 4.3 (the example producer builds produce requests).</li>
+ *   <li>Produce requests carry topic ids from 4.1 (Produce v13); 4.0 addresses topics by name only.</li>
+ * </ul>
+ *
+ * <p>Versions: 4.0.x to 4.4.x are supported and tested. Below 4.0, {@link #requireSupported()} refuses with a
+ * {@link KafkaException} naming the version found. A version above 4.4 (or one that does not say, e.g. a shaded
+ * jar) gets a WARN once and a try: it works as long as the shapes above are found, and fails at creation, naming
+ * the version and what is missing, if not.
+ *
+ * <p>Public only for kmeta's own modules (examples, cli, kafka-producer); not an API. Thread-safe (immutable after
+ * class initialisation).
+ */
+public final class KafkaClientsCompat {
+    private static final Logger log = LoggerFactory.getLogger(KafkaClientsCompat.class);
+
+    /** The oldest supported kafka-clients (major, minor). */
+    static final int[] OLDEST = {4, 0};
+    /** The newest tested kafka-clients (major, minor); newer ones are tried with a WARN. */
+    static final int[] NEWEST = {4, 4};
+    /** How the supported range reads in messages and docs. */
+    public static final String SUPPORTED = "4.0 to 4.4";
+
+    private static final MethodHandles.Lookup LOOKUP = MethodHandles.publicLookup();
+    private static final Abi ABI = Abi.detect();
+    private static final AtomicBoolean WARNED = new AtomicBoolean();
+
+    private KafkaClientsCompat() {
+    }
+
+    /** The kafka-clients version on the class path, as it says of itself ({@code AppInfoParser}), or "unknown". */
+    public static String version() {
+        return ABI.version;
+    }
+
+    /** The commit kafka-clients was built from, as it says of itself ({@code AppInfoParser}), or "unknown". */
+    public static String commitId() {
+        return ABI.commitId;
+    }
+
+    /** Where kafka-clients was loaded from (its jar), for messages; "unknown location" if it cannot be told. */
+    public static String location() {
+        return ABI.location;
+    }
+
+    /**
+     * Fails unless kmeta can run on the kafka-clients it finds; called when an instance is created (and first in
+     * the example producer). Logs a WARN once on a version newer than the newest tested one (or an unknown one).
+     *
+     * @throws KafkaException on a version below 4.0, or when a needed kafka-clients method is missing
+     */
+    public static void requireSupported() {
+        if (ABI.refusal != null) {
+            throw new KafkaException(ABI.refusal);
+        }
+        if (ABI.untested != null && WARNED.compareAndSet(false, true)) {
+            log.warn(ABI.untested);
+        }
+    }
+
+    /**
+     * Whether this kafka-clients' {@code ClientUtils.createNetworkClient} takes the bootstrap servers (4.4) - the
+     * NetworkClient then bootstraps through its updater - or not (4.0-4.3). For tests and diagnostics.
+     */
+    public static boolean networkClientTakesBootstrapServers() {
+        return ABI.createNetworkClient4_4 != null;
+    }
+
+    /**
+     * {@code ClientUtils.createNetworkClient} with a custom {@link MetadataUpdater} and {@link HostResolver} (no
+     * {@code Metadata}, no throttle sensor, no telemetry), as each version spells it.
+     *
+     * @param logPrefix the prefix of the client's {@code LogContext}
+     */
+    public static NetworkClient createNetworkClient(AbstractConfig config, List<String> bootstrapServers,
+                                                    String clientId, Metrics metrics, String metricGroupPrefix,
+                                                    String logPrefix, ApiVersions apiVersions, Time time,
+                                                    int maxInFlightPerConnection, int requestTimeoutMs,
+                                                    MetadataUpdater updater, HostResolver resolver) {
+        requireSupported();
+        try {
+            Object logContext = ABI.newLogContext.invoke(logPrefix);
+            if (ABI.createNetworkClient4_4 != null) {
+                return (NetworkClient) ABI.createNetworkClient4_4.invoke(config, bootstrapServers, clientId, metrics,
+                        metricGroupPrefix, logContext, apiVersions, time, maxInFlightPerConnection,
+                        requestTimeoutMs, null, updater, resolver, null, null);
+            }
+            return (NetworkClient) ABI.createNetworkClient4_0.invoke(config, clientId, metrics, metricGroupPrefix,
+                    logContext, apiVersions, time, maxInFlightPerConnection, requestTimeoutMs, null, updater,
+                    resolver, null, null);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new KafkaException("kafka-clients " + ABI.version + ": createNetworkClient failed", e);
+        }
+    }
+
+    /** Whether produce requests can address topics by id (4.1+, Produce v13); else by name only (4.0). */
+    public static boolean produceByTopicId() {
+        return ABI.setProduceTopicId != null;
+    }
+
+    /** Sets the topic id of a produce request's topic where the version has the field (4.1+); else nothing. */
+    public static TopicProduceData setTopicId(TopicProduceData topic, Uuid topicId) {
+        if (ABI.setProduceTopicId != null) {
+            invoke(ABI.setProduceTopicId, topic, topicId);
+        }
+        return topic;
+    }
+
+    /** The topic id of a produce answer's topic (4.1+), or {@link Uuid#ZERO_UUID} where the version has none. */
+    public static Uuid topicId(TopicProduceData topic) {
+        return ABI.produceTopicId == null ? Uuid.ZERO_UUID : (Uuid) invoke(ABI.produceTopicId, topic);
+    }
+
+    /** The topic id of a produce answer's topic (4.1+), or {@link Uuid#ZERO_UUID} where the version has none. */
+    public static Uuid topicId(TopicProduceResponse topic) {
+        return ABI.produceResponseTopicId == null ? Uuid.ZERO_UUID
+                : (Uuid) invoke(ABI.produceResponseTopicId, topic);
+    }
+
+    /**
+     * Sets uncompressed records (one batch, magic v2) as the partition's records: {@code MemoryRecords.withRecords}
+     * over {@code SimpleRecord}s, from whichever package the version keeps them in.
+     */
+    public static PartitionProduceData setRecords(PartitionProduceData partition, long[] timestamps, byte[][] keys,
+                                                  byte[][] values) {
+        int n = timestamps.length;
+        if (keys.length != n || values.length != n) {
+            throw new IllegalArgumentException("timestamps, keys and values differ in length");
+        }
+        try {
+            Object records = Array.newInstance(ABI.simpleRecord, n);
+            for (int i = 0; i < n; i++) {
+                Array.set(records, i, ABI.newSimpleRecord.invoke(timestamps[i], keys[i], values[i]));
+            }
+            ABI.setRecords.invoke(partition, ABI.withRecords.invoke(Compression.NONE, records));
+            return partition;
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new KafkaException("kafka-clients " + ABI.version + ": building records failed", e);
+        }
+    }
+
+    private static Object invoke(MethodHandle handle, Object... args) {
+        try {
+            return handle.invokeWithArguments(args);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new KafkaException(e);
+        }
+    }
+
+    /** Compares a "major.minor[.patch][-suffix]" version with (major, minor); null if it does not parse. */
+    static Integer compareMinor(String version, int[] majorMinor) {
+        String[] parts = version.split("[.-]");
+        if (parts.length < 2) {
+            return null;
+        }
+        try {
+            int major = Integer.parseInt(parts[0]);
+            int minor = Integer.parseInt(parts[1]);
+            return major != majorMinor[0] ? Integer.compare(major, majorMinor[0]) : Integer.compare(minor, majorMinor[1]);
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    /** What was found, once. Detection never throws: a problem becomes {@link #refusal}. */
+    private static final class Abi {
+        String version = "unknown";
+        String commitId = "unknown";
+        String location = "unknown location";
+        String refusal;
+        String untested;
+        MethodHandle newLogContext;
+        MethodHandle createNetworkClient4_4;
+        MethodHandle createNetworkClient4_0;
+        Class<?> simpleRecord;
+        MethodHandle newSimpleRecord;
+        MethodHandle withRecords;
+        MethodHandle setRecords;
+        MethodHandle setProduceTopicId;
+        MethodHandle produceTopicId;
+        MethodHandle produceResponseTopicId;
+
+        static Abi detect() {
+            Abi abi = new Abi();
+            try {
+                abi.version = appInfo("getVersion");
+                abi.commitId = appInfo("getCommitId");
+                if ("unknown".equals(abi.version)) {
+                    String manifest = KafkaException.class.getPackage().getImplementationVersion();
+                    abi.version = manifest != null ? manifest : "unknown";
+                }
+                abi.location = location(KafkaException.class);
+                String found = "kafka-clients " + abi.version + " (" + abi.location + ")";
+                Integer vsOldest = compareMinor(abi.version, OLDEST);
+                if (vsOldest != null && vsOldest < 0) {
+                    abi.refusal = "kmeta needs kafka-clients " + SUPPORTED + "; found " + found
+                            + ". Upgrade kafka-clients to 4.0 or newer.";
+                    return abi;
+                }
+                List<String> missing = new ArrayList<>();
+                abi.findAll(missing);
+                if (!missing.isEmpty()) {
+                    abi.refusal = "kmeta cannot run on " + found + " (supported: " + SUPPORTED + "): missing "
+                            + String.join("; ", missing);
+                    return abi;
+                }
+                Integer vsNewest = compareMinor(abi.version, NEWEST);
+                if (vsNewest == null || vsNewest > 0) {
+                    abi.untested = "kmeta was tested with kafka-clients " + SUPPORTED + "; found " + found
+                            + ": trying it (the calls kmeta needs were found)";
+                }
+            } catch (RuntimeException | LinkageError e) {
+                abi.refusal = "kmeta cannot run on kafka-clients " + abi.version + " (" + abi.location
+                        + "; supported: " + SUPPORTED + "): " + e;
+            }
+            return abi;
+        }
+
+        private void findAll(List<String> missing) {
+            Class<?> logContext = firstClass(missing, "LogContext", "org.apache.kafka.common.utils.internals.LogContext",
+                    "org.apache.kafka.common.utils.LogContext");
+            if (logContext != null) {
+                newLogContext = constructor(missing, logContext, String.class);
+                Class<?> clientUtils = firstClass(missing, "ClientUtils", "org.apache.kafka.clients.ClientUtils");
+                Class<?> metadata = firstClass(missing, "Metadata", "org.apache.kafka.clients.Metadata");
+                Class<?> sensor = firstClass(missing, "Sensor", "org.apache.kafka.common.metrics.Sensor");
+                Class<?> telemetry = firstClass(missing, "ClientTelemetrySender",
+                        "org.apache.kafka.common.telemetry.internals.ClientTelemetrySender");
+                if (clientUtils != null && metadata != null && sensor != null && telemetry != null) {
+                    createNetworkClient4_4 = staticMethod(null, clientUtils, "createNetworkClient",
+                            NetworkClient.class, AbstractConfig.class, List.class, String.class, Metrics.class,
+                            String.class, logContext, ApiVersions.class, Time.class, int.class, int.class, metadata,
+                            MetadataUpdater.class, HostResolver.class, sensor, telemetry);
+                    createNetworkClient4_0 = staticMethod(null, clientUtils, "createNetworkClient",
+                            NetworkClient.class, AbstractConfig.class, String.class, Metrics.class, String.class,
+                            logContext, ApiVersions.class, Time.class, int.class, int.class, metadata,
+                            MetadataUpdater.class, HostResolver.class, sensor, telemetry);
+                    if (createNetworkClient4_4 == null && createNetworkClient4_0 == null) {
+                        missing.add("ClientUtils.createNetworkClient(AbstractConfig, [List,] String, Metrics, String, "
+                                + logContext.getSimpleName() + ", ApiVersions, Time, int, int, Metadata, "
+                                + "MetadataUpdater, HostResolver, Sensor, ClientTelemetrySender)");
+                    }
+                }
+            }
+            findRecords(missing);
+            setProduceTopicId = method(TopicProduceData.class, "setTopicId", TopicProduceData.class, Uuid.class);
+            produceTopicId = method(TopicProduceData.class, "topicId", Uuid.class);
+            produceResponseTopicId = method(TopicProduceResponse.class, "topicId", Uuid.class);
+        }
+
+        private void findRecords(List<String> missing) {
+            String[] packages = {"org.apache.kafka.common.record.internal.", "org.apache.kafka.common.record."};
+            simpleRecord = firstClass(missing, "SimpleRecord", packages[0] + "SimpleRecord",
+                    packages[1] + "SimpleRecord");
+            Class<?> memoryRecords = firstClass(missing, "MemoryRecords", packages[0] + "MemoryRecords",
+                    packages[1] + "MemoryRecords");
+            if (simpleRecord == null || memoryRecords == null) {
+                return;
+            }
+            newSimpleRecord = constructor(missing, simpleRecord, long.class, byte[].class, byte[].class);
+            Class<?> array = Array.newInstance(simpleRecord, 0).getClass();
+            withRecords = staticMethod(missing, memoryRecords, "withRecords", memoryRecords, Compression.class, array);
+            if (withRecords != null) {
+                withRecords = withRecords.asFixedArity(); // varargs: called with the array itself
+            }
+            for (Method m : PartitionProduceData.class.getMethods()) {
+                if (m.getName().equals("setRecords") && m.getParameterCount() == 1
+                        && m.getParameterTypes()[0].isAssignableFrom(memoryRecords)) {
+                    setRecords = unreflect(m);
+                }
+            }
+            if (setRecords == null) {
+                missing.add("PartitionProduceData.setRecords(" + memoryRecords.getName() + ")");
+            }
+        }
+
+        private static String appInfo(String getter) {
+            for (String name : new String[] {"org.apache.kafka.common.utils.internals.AppInfoParser",
+                    "org.apache.kafka.common.utils.AppInfoParser"}) {
+                try {
+                    Class<?> parser = Class.forName(name, true, KafkaException.class.getClassLoader());
+                    Object v = parser.getMethod(getter).invoke(null);
+                    if (v != null && !"unknown".equals(v)) {
+                        return v.toString();
+                    }
+                } catch (ReflectiveOperationException | LinkageError e) {
+                    // not there in this version: try the other package
+                }
+            }
+            return "unknown";
+        }
+
+        private static String location(Class<?> c) {
+            try {
+                CodeSource source = c.getProtectionDomain().getCodeSource();
+                return source != null && source.getLocation() != null ? source.getLocation().toString()
+                        : "unknown location";
+            } catch (SecurityException e) {
+                return "unknown location";
+            }
+        }
+
+        private static Class<?> firstClass(List<String> missing, String what, String... names) {
+            for (String name : names) {
+                try {
+                    return Class.forName(name, false, KafkaException.class.getClassLoader());
+                } catch (ClassNotFoundException | LinkageError e) {
+                    // try the next
+                }
+            }
+            missing.add(what + " (looked for " + String.join(", ", names) + ")");
+            return null;
+        }
+
+        private static MethodHandle constructor(List<String> missing, Class<?> owner, Class<?>... params) {
+            try {
+                return LOOKUP.findConstructor(owner, MethodType.methodType(void.class, params));
+            } catch (ReflectiveOperationException e) {
+                missing.add("constructor " + owner.getName() + MethodType.methodType(void.class, params));
+                return null;
+            }
+        }
+
+        private static MethodHandle staticMethod(List<String> missing, Class<?> owner, String name, Class<?> ret,
+                                                 Class<?>... params) {
+            try {
+                return LOOKUP.findStatic(owner, name, MethodType.methodType(ret, params));
+            } catch (ReflectiveOperationException e) {
+                if (missing != null) {
+                    missing.add(owner.getSimpleName() + "." + name + MethodType.methodType(ret, params));
+                }
+                return null;
+            }
+        }
+
+        private static MethodHandle method(Class<?> owner, String name, Class<?> ret, Class<?>... params) {
+            try {
+                return LOOKUP.findVirtual(owner, name, MethodType.methodType(ret, params));
+            } catch (ReflectiveOperationException e) {
+                return null; // optional
+            }
+        }
+
+        private static MethodHandle unreflect(Method m) {
+            try {
+                return LOOKUP.unreflect(m);
+            } catch (IllegalAccessException e) {
+                return null;
+            }
+        }
+    }
+}
