@@ -27,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The soak's open question (docs/reliability.md, "Last results"): are the first waits of a
+ * The soak's open question (bench/results/reliability-runs.md, "Last results"): are the first waits of a
  * freshly opened instance, timing out with {@code BOOTSTRAP_UNREACHABLE} during a fault, ever held past their deadline
  * by something kmeta does - above all by anything that waits for the brand-new sender thread (its bootstrap DNS
  * lookup, its first connection, a lock it holds, a log line it is stuck writing)?

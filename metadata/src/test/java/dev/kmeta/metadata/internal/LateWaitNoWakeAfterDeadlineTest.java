@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * A wait whose budget is spent returns without waking the sender. Waking it is not free: kmeta's own sender is woken
  * through the JDK selector's {@code wakeup()}, which takes a lock the sender thread (and any other waker) also takes;
  * a holder that is descheduled on a busy machine would keep the timed-out wait past its deadline - the soak's
- * late {@code BOOTSTRAP_UNREACHABLE} timeouts (docs/reliability.md). The wait asked for its topic
+ * late {@code BOOTSTRAP_UNREACHABLE} timeouts (bench/results/reliability-runs.md). The wait asked for its topic
  * when it began; asking again once the budget is gone helps nobody. On fake time, no thresholds: the waker counts.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)

@@ -1,0 +1,248 @@
+package dev.kmeta.producer;
+
+import dev.kmeta.testkit.KafkaClusterExtension;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import javax.tools.Diagnostic;
+import javax.tools.DiagnosticCollector;
+import javax.tools.JavaCompiler;
+import javax.tools.JavaFileObject;
+import javax.tools.SimpleJavaFileObject;
+import javax.tools.StandardJavaFileManager;
+import javax.tools.ToolProvider;
+import java.io.File;
+import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.net.URI;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
+import java.util.jar.Manifest;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Every {@code ```java} block of the repository's README.md, compiled and run against an in-process broker, so that
+ * the README cannot drift from the API.
+ *
+ * <p>The convention for a README snippet: its {@code import} lines first (complete: nothing is imported for it), then
+ * statements, as the body of a method that may throw. One line may start with {@code Properties props = ...;} (a
+ * comment may follow): it stands for the user's producer config, and this test replaces it with properties pointing
+ * at the test broker (bootstrap.servers, String serializers, a short max.block.ms). A snippet may use the topic
+ * {@code orders} (created here with 4 partitions). A snippet that does not compile fails the test with javac's
+ * diagnostics, its README line numbers included; one that throws fails it with the exception.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+public class ReadmeSnippetsTest {
+    static final String TOPIC = "orders";
+    static final int PARTITIONS = 4;
+    private static final Pattern JAVA_BLOCK = Pattern.compile("(?m)^```java[ \\t]*\\R(.*?)^```[ \\t]*$", Pattern.DOTALL);
+    private static final Pattern PROPS_PLACEHOLDER = Pattern.compile("^(\\s*)Properties props = \\.\\.\\.;.*$");
+
+    @RegisterExtension
+    static final KafkaClusterExtension KAFKA = KafkaClusterExtension.brokers(1);
+
+    /** The properties a snippet's {@code Properties props = ...;} line stands for (called by the compiled snippet). */
+    public static Properties props() {
+        Properties props = new Properties();
+        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
+        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "30000");
+        return props;
+    }
+
+    /** One README snippet: where it starts (the first line of its code) and its code. */
+    record Snippet(int firstLine, String code) {
+    }
+
+    @Test
+    void everyJavaSnippetOfTheReadmeCompilesAndRuns() throws Exception {
+        Path readme = findReadme();
+        List<Snippet> snippets = extract(Files.readString(readme, StandardCharsets.UTF_8));
+        assertFalse(snippets.isEmpty(), "no ```java block in " + readme);
+        KAFKA.cluster().createTopic(TOPIC, PARTITIONS, 1);
+
+        Path out = Files.createTempDirectory("readme-snippets");
+        List<String> classNames = new ArrayList<>();
+        List<JavaFileObject> sources = new ArrayList<>();
+        for (int i = 0; i < snippets.size(); i++) {
+            String name = "ReadmeSnippet" + (i + 1) + "Line" + snippets.get(i).firstLine();
+            classNames.add(name);
+            sources.add(source(name, wrap(name, snippets.get(i))));
+        }
+        compile(sources, out, readme);
+
+        try (URLClassLoader loader = new URLClassLoader(new URL[] {out.toUri().toURL()}, getClass().getClassLoader())) {
+            for (String name : classNames) {
+                Method run = loader.loadClass(name).getMethod("run");
+                try {
+                    run.invoke(null);
+                } catch (InvocationTargetException e) {
+                    throw new AssertionError("README snippet " + name + " threw: " + e.getCause(), e.getCause());
+                }
+            }
+        }
+        // The KafkaProducer snippet's record reached the broker (its send() is asynchronous; close() flushed it).
+        if (snippets.stream().anyMatch(s -> s.code().contains("producer.send("))) {
+            assertTrue(recordsIn(TOPIC) > 0, "the README's producer snippet sent nothing to " + TOPIC);
+        }
+    }
+
+    /** The README's code blocks fenced {@code ```java}, each with the README line its code starts on. */
+    static List<Snippet> extract(String markdown) {
+        List<Snippet> snippets = new ArrayList<>();
+        Matcher m = JAVA_BLOCK.matcher(markdown);
+        while (m.find()) {
+            int firstLine = 1 + (int) markdown.substring(0, m.start(1)).chars().filter(c -> c == '\n').count();
+            snippets.add(new Snippet(firstLine, m.group(1)));
+        }
+        return snippets;
+    }
+
+    /**
+     * The snippet as a class: its imports on top, the rest as the body of {@code public static void run()}, the
+     * placeholder replaced. Line for line (imports stay on their lines, the class header shares the last import's
+     * line) so that javac's line numbers map back to the README by adding {@code firstLine - 1}.
+     */
+    static String wrap(String className, Snippet snippet) {
+        String[] lines = snippet.code().split("\\R", -1);
+        int lastImport = -1;
+        for (int i = 0; i < lines.length; i++) {
+            String t = lines[i].trim();
+            if (t.startsWith("import ")) {
+                lastImport = i;
+            } else if (!t.isEmpty() && !t.startsWith("//")) {
+                break;
+            }
+        }
+        String header = "public class " + className + " { public static void run() throws Exception { ";
+        StringBuilder java = new StringBuilder();
+        boolean placeholder = false;
+        for (int i = 0; i < lines.length; i++) {
+            String line = lines[i];
+            Matcher p = PROPS_PLACEHOLDER.matcher(line);
+            if (i > lastImport && p.matches()) {
+                line = p.group(1) + "Properties props = " + ReadmeSnippetsTest.class.getName() + ".props();";
+                placeholder = true;
+            }
+            if (lastImport < 0 && i == 0) {
+                java.append(header);              // no import: the class opens on the first line
+            }
+            java.append(line);
+            if (i == lastImport) {
+                java.append(' ').append(header);  // the class opens on the last import's line
+            }
+            java.append('\n');
+        }
+        java.append("}}\n");
+        assertTrue(placeholder || !snippet.code().contains("props"),
+                "README snippet at line " + snippet.firstLine() + " uses props without the line 'Properties props = ...;'");
+        return java.toString();
+    }
+
+    private static JavaFileObject source(String className, String code) {
+        return new SimpleJavaFileObject(URI.create("string:///" + className + ".java"), JavaFileObject.Kind.SOURCE) {
+            @Override
+            public CharSequence getCharContent(boolean ignoreEncodingErrors) {
+                return code;
+            }
+        };
+    }
+
+    private static void compile(List<JavaFileObject> sources, Path out, Path readme) throws IOException {
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        assertTrue(javac != null, "no system Java compiler (running on a JRE?)");
+        DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
+        try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, Locale.ROOT, StandardCharsets.UTF_8)) {
+            List<String> options = List.of("-classpath", classPath(), "-d", out.toString(), "-proc:none",
+                    "--release", "17", "-Xlint:deprecation,unchecked,rawtypes,removal", "-Werror");
+            boolean ok = javac.getTask(null, files, diagnostics, options, null, sources).call();
+            if (!ok) {
+                StringBuilder why = new StringBuilder("README snippets do not compile (" + readme + "):\n");
+                for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
+                    String name = d.getSource() == null ? "?" : d.getSource().getName();
+                    Matcher line = Pattern.compile("Line(\\d+)\\.java$").matcher(name);
+                    long readmeLine = line.find() ? Long.parseLong(line.group(1)) + d.getLineNumber() - 1 : -1;
+                    why.append("  README.md:").append(readmeLine).append(": ").append(d.getKind()).append(": ")
+                            .append(d.getMessage(Locale.ROOT)).append('\n');
+                }
+                fail(why.toString());
+            }
+        }
+    }
+
+    /** The test class path; expanded when surefire runs the tests from a manifest-only jar. */
+    static String classPath() throws IOException {
+        String cp = System.getProperty("java.class.path");
+        String[] entries = cp.split(File.pathSeparator);
+        if (entries.length == 1 && entries[0].endsWith(".jar")) {
+            try (JarFile jar = new JarFile(entries[0])) {
+                Manifest manifest = jar.getManifest();
+                String manifestCp = manifest == null ? null : manifest.getMainAttributes().getValue("Class-Path");
+                if (manifestCp != null) {
+                    List<String> expanded = new ArrayList<>();
+                    for (String url : manifestCp.trim().split("\\s+")) {
+                        expanded.add(Path.of(URI.create(new File(entries[0]).toURI().resolve(url).toString()))
+                                .toString());
+                    }
+                    return String.join(File.pathSeparator, expanded);
+                }
+            }
+        }
+        return cp;
+    }
+
+    /** README.md of the repository: found from the working directory (the module's basedir under Maven) upwards. */
+    static Path findReadme() {
+        String basedir = System.getProperty("basedir", System.getProperty("user.dir"));
+        for (Path dir = Path.of(basedir).toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            Path readme = dir.resolve("README.md");
+            if (Files.isRegularFile(readme) && Files.isRegularFile(dir.resolve("kafka-producer").resolve("pom.xml"))) {
+                return readme;
+            }
+        }
+        throw new AssertionError("README.md of the repository not found above " + basedir);
+    }
+
+    private static long recordsIn(String topic) throws Exception {
+        Admin admin = KAFKA.cluster().admin();   // shared with the cluster: not closed here
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+        }
+        return admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).values().stream()
+                .mapToLong(info -> info.offset()).sum();
+    }
+
+    @Test
+    void theSnippetWrapperKeepsReadmeLineNumbers() {
+        Snippet s = extract("a\n```java\nimport java.util.List;\n\nList<String> l = List.of();\n```\n").get(0);
+        assertEquals(3, s.firstLine());
+        String java = wrap("X", s);
+        assertEquals("List<String> l = List.of();", java.split("\n")[2]);
+    }
+}
