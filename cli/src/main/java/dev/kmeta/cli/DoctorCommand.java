@@ -36,9 +36,9 @@ final class DoctorCommand implements Callable<Integer> {
                     + "cluster).")
     String expectedClusterId;
 
-    @Option(names = "--timeout", paramLabel = "DURATION", converter = Converters.Millis.class, defaultValue = "10s",
-            description = "How long to wait for each answer (e.g. 500ms, 10s; default ${DEFAULT-VALUE}); TCP "
-                    + "connects wait at most 5 s.")
+    @Option(names = "--timeout", paramLabel = "DURATION", converter = Durations.Millis.class, defaultValue = "10s",
+            description = "How long to wait for each answer (500ms, 10s, 1m; a bare number is seconds; default "
+                    + "${DEFAULT-VALUE}); TCP connects wait at most 5s.")
     long timeoutMs;
 
     /** How host names are resolved: the system's, or a fake in tests (package-private hook). */

@@ -3,6 +3,8 @@ package dev.kmeta.cli;
 import dev.kmeta.metadata.ConfigException;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ParameterException;
@@ -27,6 +29,10 @@ public final class KmetaCli implements Callable<Integer> {
     public static final int EXIT_PROBLEM = 1;
     /** Bad input: unknown option, bad value, unreadable file, no cluster given. */
     public static final int EXIT_USAGE = 2;
+
+    /** picocli's words for a value a converter refused: the option (or the positional's label), then why. */
+    private static final Pattern BAD_VALUE = Pattern.compile(
+            "Invalid value for (?:option '([^']+)'|positional parameter at index \\d+ \\(([^)]+)\\)): (.+)");
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -54,8 +60,13 @@ public final class KmetaCli implements Callable<Integer> {
     private static int onBadParameter(ParameterException e, String[] args) {
         CommandLine cmd = e.getCommandLine();
         String name = cmd.getCommandSpec().qualifiedName();
-        return fail(cmd.getErr(), name + ": " + singleLine(e.getMessage()) + " (see " + name + " --help)",
-                EXIT_USAGE);
+        String message = singleLine(e.getMessage());
+        Matcher badValue = BAD_VALUE.matcher(message);
+        if (badValue.matches()) { // a converter's own words say it all: "--duration: '10x' is not a duration; ..."
+            String what = badValue.group(1) != null ? badValue.group(1) : badValue.group(2);
+            return fail(cmd.getErr(), name + ": " + what + ": " + badValue.group(3), EXIT_USAGE);
+        }
+        return fail(cmd.getErr(), name + ": " + message + " (see " + name + " --help)", EXIT_USAGE);
     }
 
     private static int onExecutionException(Exception e, CommandLine cmd, ParseResult parsed) {

@@ -35,8 +35,9 @@ final class LookupCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one line of JSON instead of a table.")
     boolean json;
 
-    @Option(names = "--timeout", paramLabel = "DURATION", converter = Converters.Millis.class, defaultValue = "10s",
-            description = "How long to wait for the answer (e.g. 500ms, 10s; default ${DEFAULT-VALUE}).")
+    @Option(names = "--timeout", paramLabel = "DURATION", converter = Durations.Millis.class, defaultValue = "10s",
+            description = "How long to wait for the answer (500ms, 10s, 1m; a bare number is seconds; "
+                    + "default ${DEFAULT-VALUE}).")
     long timeoutMs;
 
     @Override

@@ -67,12 +67,13 @@ final class WatchCommand implements Callable<Integer> {
             description = "Topics to watch (brokers and cluster id are always watched).")
     List<String> topics = new ArrayList<>();
 
-    @Option(names = "--interval", paramLabel = "DURATION", converter = Converters.Millis.class, defaultValue = "1s",
-            description = "How often to ask for fresh metadata (e.g. 500ms, 5s; default ${DEFAULT-VALUE}).")
+    @Option(names = "--interval", paramLabel = "DURATION", converter = Durations.Millis.class, defaultValue = "1s",
+            description = "How often to ask for fresh metadata (500ms, 5s, 1m; a bare number is seconds; "
+                    + "default ${DEFAULT-VALUE}).")
     long intervalMs;
 
-    @Option(names = "--duration", paramLabel = "DURATION", converter = Converters.Millis.class,
-            description = "Stop after this long (default: until Ctrl-C).")
+    @Option(names = "--duration", paramLabel = "DURATION", converter = Durations.Millis.class,
+            description = "Stop after this long (10s, 5m, 1h; a bare number is seconds; default: until Ctrl-C).")
     Long durationMs;
 
     private volatile boolean stopped;
@@ -92,8 +93,8 @@ final class WatchCommand implements Callable<Integer> {
             running = metadata;
             Runtime.getRuntime().addShutdownHook(hook);
             line(out, "watching " + conn.props().get("bootstrap.servers") + (topics.isEmpty() ? ""
-                    : ", topics " + String.join(", ", topics)) + " (every " + intervalMs + " ms"
-                    + (durationMs == null ? ", Ctrl-C to stop)" : ", for " + durationMs + " ms)"));
+                    : ", topics " + String.join(", ", topics)) + " (every " + Durations.format(intervalMs)
+                    + (durationMs == null ? ", Ctrl-C to stop)" : ", for " + Durations.format(durationMs) + ")"));
             return loop(metadata, quorum, out);
         } finally {
             removeHook(hook);

@@ -146,18 +146,82 @@ class CliTest {
         assertUsageError(run("watch", "--bootstrap-server", "127.0.0.1:1", "--interval", "5x"), "'5x'",
                 "not a duration");
         assertUsageError(run("watch", "--bootstrap-server", "127.0.0.1:1", "--duration", "0s"), "more than 0");
+        assertUsageError(run("lookup", "--bootstrap-server", "127.0.0.1:1", "orders v2"),
+                "kmeta lookup: TOPIC: 'orders v2' is not a valid topic name");
         assertUsageError(run("lookup", "--bootstrap-server", "127.0.0.1:1", "--embedded", "t"), "exclude");
     }
 
     @Test
-    void durationsTakeUnits() {
-        Converters.Millis millis = new Converters.Millis();
-        assertEquals(500L, millis.convert("500ms"));
-        assertEquals(500L, millis.convert("500"));
-        assertEquals(2_000L, millis.convert("2s"));
-        assertEquals(60_000L, millis.convert("1m"));
-        assertEquals(3_600_000L, millis.convert("1h"));
-        assertThrows(CommandLine.TypeConversionException.class, () -> millis.convert("-1s"));
+    void oneDurationSyntaxForEveryOption() {
+        assertEquals(500L, Durations.parsePositiveMillis("500ms"));
+        assertEquals(10_000L, Durations.parsePositiveMillis("10"), "a bare number is seconds");
+        assertEquals(10_000L, Durations.parsePositiveMillis("10s"));
+        assertEquals(120_000L, Durations.parsePositiveMillis("2m"));
+        assertEquals(3_600_000L, Durations.parsePositiveMillis("1h"));
+        assertEquals(2_000L, Durations.parsePositiveMillis(" 2 S "));
+        for (String bad : List.of("10x", "soon", "1.5s", "", "s", "10 seconds")) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> Durations.parsePositiveMillis(bad));
+            assertEquals("'" + bad + "' is not a duration; use e.g. 500ms, 10s, 2m (a bare number is seconds)",
+                    e.getMessage());
+        }
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Durations.parsePositiveMillis("0"))
+                .getMessage().contains("'0' must be more than 0"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Durations.parsePositiveMillis("-1s"))
+                .getMessage().contains("'-1s' is negative"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Durations.parsePositiveMillis("99999999h"))
+                .getMessage().contains("too long: at most 8760h"));
+        assertEquals("1500ms", Durations.format(1_500));
+        assertEquals("10s", Durations.format(10_000));
+        assertEquals("2m", Durations.format(120_000));
+        assertEquals("1h", Durations.format(3_600_000));
+    }
+
+    /** The same words, the same unit and exit 2 for --timeout, --interval and --duration in every command. */
+    @Test
+    void everyDurationOptionSpeaksTheSameSyntax() {
+        List<String[]> options = List.of(
+                new String[] {"lookup", "--timeout", "t"}, new String[] {"doctor", "--timeout"},
+                new String[] {"watch", "--interval"}, new String[] {"watch", "--duration"},
+                new String[] {"demo", "--duration"});
+        for (String[] o : options) {
+            String command = o[0];
+            String option = o[1];
+            String[] tail = o.length > 2 ? new String[] {o[2]} : new String[0];
+            String prefix = "kmeta " + command + ": " + option + ": ";
+            Run bad = assertUsageError(run(args(command, option, "10x", tail)), prefix
+                    + "'10x' is not a duration; use e.g. 500ms, 10s, 2m");
+            assertTrue(bad.errLines().get(0).startsWith(prefix), bad.toString());
+            assertUsageError(run(args(command, option, "0", tail)), prefix + "'0' must be more than 0");
+            assertUsageError(run(args(command, option, "0s", tail)), prefix + "'0s' must be more than 0");
+            assertUsageError(run(args(command, option, "-5s", tail)), prefix + "'-5s' is negative");
+        }
+        // demo's own bounds, in the same words ("PT0S" nowhere), and a bare number is seconds there too
+        Run shortDemo = assertUsageError(run("demo", "--duration", "5"), "kmeta demo: --duration: '5s' is too short");
+        assertFalse(shortDemo.err().contains("PT"), shortDemo.toString());
+        assertUsageError(run("demo", "--duration", "20000"), "kmeta demo: --duration: '20000s' is too long",
+                "at most 1h");
+    }
+
+    /** {@code watch --duration 1} watches for a second (it used to be 1 ms: bare numbers were ms there). */
+    @Test
+    void aBareNumberIsSecondsInWatchToo() {
+        long startNs = System.nanoTime();
+        Run r = run("watch", "--bootstrap-server", "127.0.0.1:1", "--interval", "1", "--duration", "1");
+        long tookMs = (System.nanoTime() - startNs) / 1_000_000;
+        assertEquals(KmetaCli.EXIT_OK, r.exitCode(), r.toString());
+        assertTrue(r.outLines().get(0).endsWith(" (every 1s, for 1s)"), r.toString());
+        assertTrue(r.outLines().get(r.outLines().size() - 1).endsWith(" stopped"), r.toString());
+        assertTrue(tookMs >= 1_000, "watched for a second, not a millisecond: " + tookMs + " ms");
+    }
+
+    private static String[] args(String command, String option, String value, String... tail) {
+        List<String> a = new java.util.ArrayList<>(List.of(command, option, value));
+        if (!command.equals("demo")) {
+            a.addAll(List.of("--bootstrap-server", "127.0.0.1:1"));
+        }
+        a.addAll(List.of(tail));
+        return a.toArray(new String[0]);
     }
 
     @Test

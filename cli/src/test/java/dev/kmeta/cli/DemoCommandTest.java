@@ -6,13 +6,11 @@ import picocli.CommandLine;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code kmeta demo} end to end: real brokers, a leader stopped midway, every record acknowledged. */
@@ -47,16 +45,6 @@ class DemoCommandTest {
         assertEquals(0, Long.parseLong(summary.group(3)));
         assertTrue(sent >= 15 * 300 * 8 / 10, "about 300 records/s for 15 s: " + sent);
         assertTrue(out.contains("OK: every record was acknowledged"), out);
-    }
-
-    @Test
-    void durationsAreSecondsMinutesOrPlainNumbers() {
-        DemoCommand.DurationConverter converter = new DemoCommand.DurationConverter();
-        assertEquals(Duration.ofSeconds(20), converter.convert("20s"));
-        assertEquals(Duration.ofMinutes(1), converter.convert("1m"));
-        assertEquals(Duration.ofSeconds(45), converter.convert("45"));
-        assertEquals(Duration.ofMillis(1500), converter.convert("1500ms"));
-        assertThrows(CommandLine.TypeConversionException.class, () -> converter.convert("soon"));
     }
 
     @Test
