@@ -37,6 +37,7 @@ final class Doctor {
     private static final long QUORUM_TIMEOUT_MAX_MS = 3_000;
 
     private final Connection conn;
+    private final KafkaMetadata metadata;
     private final HostResolverHook resolver;
     private final Reachability net;
     private final Checklist checks;
@@ -49,9 +50,14 @@ final class Doctor {
     private Diagnosis diagnosis;
     private String fatal;
 
-    Doctor(Connection conn, HostResolverHook resolver, Checklist checks, String topic, String expectedClusterId,
-           long timeoutMs) {
+    /**
+     * @param metadata the kmeta client the metadata and topic checks use, started by the caller (so that settings it
+     *                 cannot start on are refused before any check); it connects while DNS and TCP are checked
+     */
+    Doctor(Connection conn, KafkaMetadata metadata, HostResolverHook resolver, Checklist checks, String topic,
+           String expectedClusterId, long timeoutMs) {
         this.conn = conn;
+        this.metadata = metadata;
         this.resolver = resolver;
         this.net = new Reachability(resolver, (int) Math.min(timeoutMs, 5_000));
         this.checks = checks;
@@ -69,8 +75,7 @@ final class Doctor {
         if (tcp(resolved) == 0) {
             return skipFromHandshake("no bootstrap address accepts connections");
         }
-        try (KafkaMetadata metadata = conn.metadata(resolver);
-             ControllerProbe quorum = new ControllerProbe(conn.props(), "kmeta-doctor-quorum")) {
+        try (ControllerProbe quorum = new ControllerProbe(conn.props(), "kmeta-doctor-quorum")) {
             awaitBrokers(metadata);
             boolean secure = handshake(metadata.evidence());
             metadataResponse(metadata.evidence(), secure, quorum);

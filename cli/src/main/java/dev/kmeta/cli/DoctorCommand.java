@@ -1,6 +1,7 @@
 package dev.kmeta.cli;
 
 import dev.kmeta.sender.HostResolverHook;
+import dev.kmeta.sender.KafkaMetadata;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -47,11 +48,13 @@ final class DoctorCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        try (Connection conn = connection.open("kmeta-doctor", spec.commandLine().getErr())) {
+        // The client first: settings it cannot start on are bad input (exit 2), refused before any check is printed.
+        try (Connection conn = connection.open("kmeta-doctor", spec.commandLine().getErr());
+             KafkaMetadata metadata = conn.metadata(resolver)) {
             out.println("kmeta doctor: " + conn.props().get("bootstrap.servers") + " ("
                     + conn.securityProtocol() + ")" + (topic == null ? "" : ", topic " + topic));
             Checklist checks = new Checklist(out);
-            int failures = new Doctor(conn, resolver, checks, topic, expectedClusterId, timeoutMs).run();
+            int failures = new Doctor(conn, metadata, resolver, checks, topic, expectedClusterId, timeoutMs).run();
             checks.summary();
             return failures == 0 ? KmetaCli.EXIT_OK : KmetaCli.EXIT_PROBLEM;
         }

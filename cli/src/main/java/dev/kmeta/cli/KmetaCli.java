@@ -37,6 +37,11 @@ public final class KmetaCli implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    @CommandLine.Option(names = "--verbose", scope = CommandLine.ScopeType.INHERIT,
+            description = "Log on stderr what kmeta (INFO) and kafka-clients (WARN) do; without it no log line is "
+                    + "mixed into the output.")
+    boolean verbose;
+
     /** Runs the CLI and exits the JVM with its exit code. */
     public static void main(String[] args) {
         System.exit(commandLine().execute(args));
@@ -47,7 +52,18 @@ public final class KmetaCli implements Callable<Integer> {
         CommandLine commandLine = new CommandLine(new KmetaCli());
         commandLine.setParameterExceptionHandler(KmetaCli::onBadParameter);
         commandLine.setExecutionExceptionHandler(KmetaCli::onExecutionException);
+        commandLine.setExecutionStrategy(KmetaCli::execute);
         return commandLine;
+    }
+
+    /** Logging first (before any logger exists), then the command. */
+    private static int execute(ParseResult parsed) {
+        boolean verbose = false;
+        for (ParseResult p = parsed; p != null; p = p.subcommand()) {
+            verbose |= p.hasMatchedOption("--verbose");
+        }
+        Logging.configure(verbose);
+        return new CommandLine.RunLast().execute(parsed);
     }
 
     /** {@code kmeta} alone: the usage, on stderr (a command is missing). */
