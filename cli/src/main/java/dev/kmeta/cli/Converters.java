@@ -53,14 +53,14 @@ final class Converters {
         return null;
     }
 
-    /** {@code host:port[,host:port...]}. */
+    /** {@code [PROTOCOL://]host:port[,...]}. */
     static final class BootstrapServers implements ITypeConverter<Bootstrap> {
         @Override
         public Bootstrap convert(String value) {
             try {
                 return new Bootstrap(HostPort.parseList(value));
             } catch (IllegalArgumentException e) {
-                throw new TypeConversionException(e.getMessage() + " (expected host:port[,host:port...])");
+                throw new TypeConversionException(e.getMessage() + " (expected [PROTOCOL://]host:port[,...])");
             }
         }
     }

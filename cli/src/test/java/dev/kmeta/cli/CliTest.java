@@ -143,12 +143,48 @@ class CliTest {
         assertUsageError(run("lookup", "--bootstrap-server", "localhost", "t"), "'localhost' is not host:port");
         assertUsageError(run("lookup", "--bootstrap-server", "127.0.0.1:99999", "t"), "127.0.0.1:99999");
         assertUsageError(run("lookup", "--bootstrap-server", "127.0.0.1:1,:2", "t"), "':2'");
+        assertEquals(List.of(new HostPort("::1", 9092), new HostPort("kafka", 9093, "SASL_SSL")),
+                HostPort.parseList("[::1]:9092, sasl_ssl://kafka:9093"));
         assertUsageError(run("watch", "--bootstrap-server", "127.0.0.1:1", "--interval", "5x"), "'5x'",
                 "not a duration");
         assertUsageError(run("watch", "--bootstrap-server", "127.0.0.1:1", "--duration", "0s"), "more than 0");
         assertUsageError(run("lookup", "--bootstrap-server", "127.0.0.1:1", "orders v2"),
                 "kmeta lookup: TOPIC: 'orders v2' is not a valid topic name");
         assertUsageError(run("lookup", "--bootstrap-server", "127.0.0.1:1", "--embedded", "t"), "exclude");
+    }
+
+    /** Kafka accepts {@code PROTOCOL://host:port} in bootstrap.servers, and so does kmeta (it used to say
+     * "Invalid value [PLAINTEXT://127.0.0.1]:1", a value the user never typed). */
+    @Test
+    void aProtocolPrefixIsAcceptedAsKafkaAcceptsIt() {
+        Run lookup = run("lookup", "--bootstrap-server", "PLAINTEXT://127.0.0.1:1", "--timeout", "5s", "orders");
+        assertEquals(KmetaCli.EXIT_PROBLEM, lookup.exitCode(), lookup.toString());
+        assertEquals(1, lookup.errLines().size(), lookup.toString());
+        assertTrue(lookup.err().contains("BOOTSTRAP_UNREACHABLE") && lookup.err().contains("127.0.0.1:1"),
+                lookup.toString());
+        assertFalse(lookup.err().contains("Invalid value") || lookup.err().contains("[PLAINTEXT"), lookup.toString());
+
+        Run doctor = run("doctor", "--bootstrap-server", "plaintext://127.0.0.1:1,EXTERNAL://[::1]:1");
+        assertEquals(KmetaCli.EXIT_PROBLEM, doctor.exitCode(), doctor.toString());
+        assertEquals("kmeta doctor: 127.0.0.1:1,[::1]:1 (PLAINTEXT)", doctor.outLines().get(0), doctor.toString());
+        assertTrue(doctor.out().contains("FAIL  TCP connect to bootstrap 127.0.0.1:1: connection refused"),
+                doctor.toString());
+    }
+
+    @Test
+    void aBadOrContradictoryProtocolPrefixIsOneLineAndExit2() {
+        assertUsageError(run("lookup", "--bootstrap-server", "PLAINTEXT:/127.0.0.1:1", "t"),
+                "kmeta lookup: --bootstrap-server: 'PLAINTEXT:/127.0.0.1:1' is not [PROTOCOL://]host:port (did you "
+                        + "mean PLAINTEXT://127.0.0.1:1?)");
+        assertUsageError(run("lookup", "--bootstrap-server", "PLAINTEXT:127.0.0.1:1", "t"),
+                "did you mean PLAINTEXT://127.0.0.1:1?");
+        assertUsageError(run("lookup", "--bootstrap-server", "PLAIN TEXT://127.0.0.1:1", "t"),
+                "kmeta lookup: --bootstrap-server: 'PLAIN TEXT://127.0.0.1:1' has 'PLAIN TEXT' before '://'");
+        assertUsageError(run("lookup", "--bootstrap-server", "://127.0.0.1:1", "t"), "has nothing before '://'");
+        assertUsageError(run("lookup", "--bootstrap-server", "SSL://127.0.0.1:1", "t"),
+                "kmeta lookup: --bootstrap-server SSL://127.0.0.1:1 asks for SSL, but security.protocol is "
+                        + "PLAINTEXT (the default): the prefix does not choose the protocol (Kafka ignores it); set "
+                        + "security.protocol=SSL in --command-config, or drop the prefix");
     }
 
     @Test
