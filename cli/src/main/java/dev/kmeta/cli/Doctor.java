@@ -13,6 +13,7 @@ import dev.kmeta.sender.HostResolverHook;
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.sender.KafkaMetadataTimeoutException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -26,6 +27,8 @@ import java.util.stream.Collectors;
  * the topic (authorized, exists, every partition led) and the cluster id. A check whose premise failed is skipped.
  * The metadata check names the controller as {@link ControllerView} tells it: on KRaft the metadata quorum's leader
  * (asked with {@link ControllerProbe}), never the random live broker KRaft brokers put in Metadata answers.
+ * Before the client's checks, a {@link ListenerProbe} asks the first reachable bootstrap address what it speaks, so
+ * that a security.protocol that does not fit the port is named as such, not as a wrong password.
  * Not thread-safe; one per run.
  */
 final class Doctor {
@@ -44,6 +47,11 @@ final class Doctor {
     private final String topic;
     private final String expectedClusterId;
     private final long timeoutMs;
+
+    /** The bootstrap address the listener probe asked, and what it found. */
+    private HostPort probed;
+    private InetSocketAddress probedAddress;
+    private ListenerProbe.Result listener;
 
     /** What the metadata step saw. */
     private Cluster first;
@@ -74,6 +82,9 @@ final class Doctor {
         }
         if (tcp(resolved) == 0) {
             return skipFromHandshake("no bootstrap address accepts connections");
+        }
+        if (listenerDoesNotFit()) {
+            return checks.failures();
         }
         try (ControllerProbe quorum = new ControllerProbe(conn.props(), "kmeta-doctor-quorum")) {
             awaitBrokers(metadata);
@@ -134,6 +145,10 @@ final class Doctor {
             String problem = net.connectProblem(e.getValue(), e.getKey().port());
             if (problem == null) {
                 reachable++;
+                if (probed == null) {
+                    probed = e.getKey();
+                    probedAddress = new InetSocketAddress(e.getValue(), e.getKey().port());
+                }
                 checks.ok(check, "accepts connections");
             } else {
                 checks.fail(check, problem, "check the port is a broker listener (listeners=...), that the "
@@ -141,6 +156,53 @@ final class Doctor {
             }
         }
         return reachable;
+    }
+
+    /**
+     * Asks the first bootstrap address that accepts connections what it speaks ({@link ListenerProbe}); when that
+     * does not fit {@code security.protocol} - SASL or TLS expected but the listener speaks PLAINTEXT, TLS expected
+     * but it speaks SASL_PLAINTEXT, PLAINTEXT expected but it wants SASL - fails the check that would otherwise show
+     * a misleading cause (a wrong password; connections that keep dropping) and skips the rest. Only a clear-text
+     * answer decides: a listener that gives none (TLS, a proxy) is left to the client's own checks.
+     *
+     * @return true when it did not fit (the report is complete)
+     */
+    private boolean listenerDoesNotFit() {
+        String protocol = conn.securityProtocol();
+        Object mechanism = conn.props().get("sasl.mechanism");
+        listener = ListenerProbe.probe(probedAddress, mechanism == null ? "GSSAPI" : mechanism.toString().trim(),
+                net.connectTimeoutMs());
+        ListenerProbe.Kind kind = listener.kind();
+        String where = probed + " (" + listener.detail() + ")";
+        if (protocol.equals("SASL_PLAINTEXT") && kind == ListenerProbe.Kind.PLAINTEXT) {
+            checks.fail(HANDSHAKE + " (" + protocol + ")", "SASL expected but the listener speaks PLAINTEXT: "
+                    + where + "; the user and password were never checked", "give the port of the brokers' SASL "
+                    + "listener (listeners=SASL_PLAINTEXT://...), or, if this PLAINTEXT listener is the one to use, "
+                    + "remove security.protocol and the sasl.* settings from --command-config");
+        } else if ((protocol.equals("SSL") || protocol.equals("SASL_SSL"))
+                && (kind == ListenerProbe.Kind.PLAINTEXT || kind == ListenerProbe.Kind.SASL_PLAINTEXT)) {
+            checks.fail(HANDSHAKE + " (" + protocol + ")", "TLS expected but the listener speaks " + kind + ": "
+                    + where, "give the port of the brokers' TLS listener (listeners=" + protocol + "://...), or, if "
+                    + "this listener is the one to use, set security.protocol=" + kind + " in --command-config");
+        } else if (protocol.equals("PLAINTEXT") && kind == ListenerProbe.Kind.SASL_PLAINTEXT) {
+            checks.fail(METADATA, "the listener expects SASL: " + where + "; it answers no client that does not "
+                    + "authenticate", "set security.protocol=SASL_PLAINTEXT, sasl.mechanism (one of "
+                    + String.join(", ", listener.mechanisms()) + ") and sasl.jaas.config in --command-config, or "
+                    + "give the port of the brokers' PLAINTEXT listener");
+            skipAfterMetadata("the listener expects SASL");
+            return true;
+        } else {
+            return false;
+        }
+        checks.skip(METADATA, "the handshake failed");
+        skipAfterMetadata("the handshake failed");
+        return true;
+    }
+
+    private void skipAfterMetadata(String why) {
+        checks.skip(ADVERTISED, why);
+        skipTopic(why);
+        checks.skip(CLUSTER_ID, why);
     }
 
     private int skipFromHandshake(String why) {
@@ -218,6 +280,12 @@ final class Doctor {
                     + ControllerView.of(answer, null, first).describe());
         } else if (!handshakeOk) {
             checks.skip(METADATA, "the handshake failed");
+        } else if (diagnosis != null && !isSecure() && listener != null
+                && listener.kind() == ListenerProbe.Kind.NO_CLEAR_TEXT_ANSWER) {
+            checks.fail(METADATA, "none within " + timeoutMs + " ms: " + diagnosis.cause() + ": " + diagnosis.seen()
+                    + "; " + probed + " does not speak clear-text Kafka (" + listener.detail() + ")", "if it is a TLS "
+                    + "listener, set security.protocol=SSL (or SASL_SSL) and ssl.truststore.* in --command-config; "
+                    + "else " + diagnosis.fix());
         } else if (diagnosis != null) {
             checks.fail(METADATA, "none within " + timeoutMs + " ms: " + diagnosis.cause() + ": " + diagnosis.seen(),
                     diagnosis.fix());

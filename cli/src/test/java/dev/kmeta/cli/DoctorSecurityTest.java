@@ -69,6 +69,32 @@ class DoctorSecurityTest {
         assertFalse(r.out().contains(PASSWORD) || r.err().contains(PASSWORD), "never the password: " + r);
     }
 
+    /** No security settings against this SASL listener: said at once, not after the timeout as "no answer". */
+    @Test
+    void noSecuritySettingsAgainstASaslListenerAreNamed() {
+        Run r = run("doctor", "--bootstrap-server", KAFKA.bootstrapServers(), "--timeout", "60s");
+        assertEquals(KmetaCli.EXIT_PROBLEM, r.exitCode(), r.toString());
+        assertTrue(r.out().contains("FAIL  metadata response: the listener expects SASL: " + KAFKA.bootstrapServers()
+                + " (it answered a clear-text SASL handshake with mechanisms ["), r.toString());
+        assertTrue(r.out().contains("fix: set security.protocol=SASL_PLAINTEXT, sasl.mechanism (one of "),
+                r.toString());
+        assertTrue(r.out().contains("SKIP  cluster id: the listener expects SASL"), r.toString());
+    }
+
+    @Test
+    void tlsSettingsAgainstThisSaslPlaintextListenerAreNamed() throws IOException {
+        Path file = dir.resolve("tls.properties");
+        Files.writeString(file, "security.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-256\nsasl.jaas.config="
+                + "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + USER
+                + "\" password=\"" + PASSWORD + "\";\n");
+        Run r = run("doctor", "--bootstrap-server", KAFKA.bootstrapServers(), "--command-config", file.toString());
+        assertEquals(KmetaCli.EXIT_PROBLEM, r.exitCode(), r.toString());
+        assertTrue(r.out().contains("FAIL  TLS/SASL handshake (SASL_SSL): TLS expected but the listener speaks "
+                + "SASL_PLAINTEXT: " + KAFKA.bootstrapServers()), r.toString());
+        assertTrue(r.out().contains("set security.protocol=SASL_PLAINTEXT in --command-config"), r.toString());
+        assertFalse(r.out().contains(PASSWORD), r.toString());
+    }
+
     @Test
     void wrongPasswordFailsTheHandshakeWithAFix() throws IOException {
         String wrong = "wrong-" + UUID.randomUUID();
