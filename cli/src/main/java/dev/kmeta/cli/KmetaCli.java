@@ -44,7 +44,10 @@ public final class KmetaCli implements Callable<Integer> {
 
     /** Runs the CLI and exits the JVM with its exit code. */
     public static void main(String[] args) {
-        System.exit(commandLine().execute(args));
+        CommandLine commandLine = commandLine();
+        WatchCommand watch = commandLine.getSubcommands().get("watch").getCommand();
+        watch.stopSignal = StopSignal.ctrlC(); // the real Ctrl-C, only in a process of its own
+        System.exit(commandLine.execute(args));
     }
 
     /** The configured command line (what tests drive with {@code execute} and captured output). */
