@@ -40,12 +40,15 @@ final class LookupCommand implements Callable<Integer> {
                     + "default ${DEFAULT-VALUE}).")
     long timeoutMs;
 
+    /** How host names are resolved: the system's, or a fake in tests (package-private hook). */
+    HostResolverHook resolver = HostResolverHook.system();
+
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try (Connection conn = connection.open("kmeta-lookup", err);
-             KafkaMetadata metadata = conn.metadata(HostResolverHook.system())) {
+             KafkaMetadata metadata = conn.metadata(resolver)) {
             TopicProbe.Result result = TopicProbe.probe(metadata, topic, timeoutMs);
             if (result.outcome() != TopicProbe.Outcome.FOUND) {
                 err.println("kmeta lookup: " + result.message());

@@ -171,6 +171,36 @@ class CliTest {
                 doctor.toString());
     }
 
+    /**
+     * A closed port or a name that does not resolve is certain after a few attempts, as doctor knows at once: lookup
+     * says so then, one line and exit 1, instead of waiting out the whole --timeout.
+     */
+    @Test
+    void lookupGivesUpOnAHopelessBootstrapWithoutWaitingTheTimeout() {
+        long startNs = System.nanoTime();
+        Run refused = run("lookup", "--bootstrap-server", "127.0.0.1:1", "--timeout", "30s", "orders");
+        long refusedMs = (System.nanoTime() - startNs) / 1_000_000;
+        assertEquals(KmetaCli.EXIT_PROBLEM, refused.exitCode(), refused.toString());
+        assertEquals(1, refused.errLines().size(), refused.toString());
+        assertTrue(refused.err().startsWith("kmeta lookup: no metadata for topic orders (gave up after "), refused.err());
+        assertTrue(refused.err().contains(" ms of 30s: every bootstrap address failed 3 times in a row, none ever "
+                + "answered): BOOTSTRAP_UNREACHABLE: "), refused.err());
+        assertTrue(refusedMs < 15_000, "not the 30 s timeout: " + refusedMs + " ms");
+
+        CommandLine commandLine = KmetaCli.commandLine();
+        LookupCommand lookup = commandLine.getSubcommands().get("lookup").getCommand();
+        lookup.resolver = host -> {
+            throw new java.net.UnknownHostException(host + ": Name or service not known (fake)");
+        };
+        startNs = System.nanoTime();
+        Run dns = run(commandLine, "lookup", "--bootstrap-server", "kafka.invalid:9092", "--timeout", "30s", "orders");
+        long dnsMs = (System.nanoTime() - startNs) / 1_000_000;
+        assertEquals(KmetaCli.EXIT_PROBLEM, dns.exitCode(), dns.toString());
+        assertEquals(1, dns.errLines().size(), dns.toString());
+        assertTrue(dns.err().contains("BOOTSTRAP_DNS: ") && dns.err().contains("(fake)"), dns.err());
+        assertTrue(dnsMs < 15_000, "not the 30 s timeout: " + dnsMs + " ms");
+    }
+
     @Test
     void aBadOrContradictoryProtocolPrefixIsOneLineAndExit2() {
         assertUsageError(run("lookup", "--bootstrap-server", "PLAINTEXT:/127.0.0.1:1", "t"),
