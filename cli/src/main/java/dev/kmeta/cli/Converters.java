@@ -60,7 +60,8 @@ final class Converters {
             try {
                 return new Bootstrap(HostPort.parseList(value));
             } catch (IllegalArgumentException e) {
-                throw new TypeConversionException(e.getMessage() + " (expected [PROTOCOL://]host:port[,...])");
+                throw new TypeConversionException(e.getMessage().contains("[PROTOCOL://]host:port") ? e.getMessage()
+                        : e.getMessage() + " (expected [PROTOCOL://]host:port[,...])");
             }
         }
     }

@@ -75,10 +75,12 @@ final class DemoCommand implements Callable<Integer> {
 
     private void validate() {
         if (partitions < 1) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--partitions must be >= 1: " + partitions);
+            throw new CommandLine.ParameterException(spec.commandLine(), "--partitions: '" + partitions
+                    + "' must be at least 1");
         }
         if (rate < 1 || rate > 100_000) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--rate must be in 1..100000: " + rate);
+            throw new CommandLine.ParameterException(spec.commandLine(), "--rate: '" + rate
+                    + "' must be in 1..100000 (records per second)");
         }
         if (durationMs < MIN_DURATION_MS) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--duration: '" + Durations.format(durationMs)

@@ -85,6 +85,9 @@ public final class KmetaCli implements Callable<Integer> {
             String what = badValue.group(1) != null ? badValue.group(1) : badValue.group(2);
             return fail(cmd.getErr(), name + ": " + what + ": " + badValue.group(3), EXIT_USAGE);
         }
+        if (message.startsWith("--")) { // a command's own check of an option's value, named first: complete
+            return fail(cmd.getErr(), name + ": " + message, EXIT_USAGE);
+        }
         return fail(cmd.getErr(), name + ": " + message + " (see " + name + " --help)", EXIT_USAGE);
     }
 

@@ -206,6 +206,8 @@ class CliTest {
         assertUsageError(run("lookup", "--bootstrap-server", "PLAINTEXT:/127.0.0.1:1", "t"),
                 "kmeta lookup: --bootstrap-server: 'PLAINTEXT:/127.0.0.1:1' is not [PROTOCOL://]host:port (did you "
                         + "mean PLAINTEXT://127.0.0.1:1?)");
+        Run once = run("lookup", "--bootstrap-server", "PLAINTEXT:/127.0.0.1:1", "t");
+        assertTrue(once.err().strip().endsWith("(did you mean PLAINTEXT://127.0.0.1:1?)"), once.toString());
         assertUsageError(run("lookup", "--bootstrap-server", "PLAINTEXT:127.0.0.1:1", "t"),
                 "did you mean PLAINTEXT://127.0.0.1:1?");
         assertUsageError(run("lookup", "--bootstrap-server", "PLAIN TEXT://127.0.0.1:1", "t"),
@@ -265,8 +267,9 @@ class CliTest {
         // demo's own bounds, in the same words ("PT0S" nowhere), and a bare number is seconds there too
         Run shortDemo = assertUsageError(run("demo", "--duration", "5"), "kmeta demo: --duration: '5s' is too short");
         assertFalse(shortDemo.err().contains("PT"), shortDemo.toString());
-        assertUsageError(run("demo", "--duration", "20000"), "kmeta demo: --duration: '20000s' is too long",
-                "at most 1h");
+        Run longDemo = assertUsageError(run("demo", "--duration", "20000"),
+                "kmeta demo: --duration: '20000s' is too long", "at most 1h");
+        assertFalse(longDemo.err().contains("--help"), "the line says it all: " + longDemo);
     }
 
     /** {@code watch --duration 1} watches for a second (it used to be 1 ms: bare numbers were ms there). */

@@ -55,6 +55,6 @@ class DemoCommandTest {
         assertEquals(2, cli.execute("demo", "--duration", "soon"));
         assertTrue(errors.toString().contains("--duration"), errors.toString());
         assertEquals(2, cli.execute("demo", "--rate", "0"));
-        assertTrue(errors.toString().contains("--rate must be"), errors.toString());
+        assertTrue(errors.toString().contains("kmeta demo: --rate: '0' must be in 1..100000"), errors.toString());
     }
 }
