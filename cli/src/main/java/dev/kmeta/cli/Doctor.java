@@ -168,34 +168,21 @@ final class Doctor {
      * @return true when it did not fit (the report is complete)
      */
     private boolean listenerDoesNotFit() {
-        String protocol = conn.securityProtocol();
         Object mechanism = conn.props().get("sasl.mechanism");
         listener = ListenerProbe.probe(probedAddress, mechanism == null ? "GSSAPI" : mechanism.toString().trim(),
                 net.connectTimeoutMs());
-        ListenerProbe.Kind kind = listener.kind();
-        String where = probed + " (" + listener.detail() + ")";
-        if (protocol.equals("SASL_PLAINTEXT") && kind == ListenerProbe.Kind.PLAINTEXT) {
-            checks.fail(HANDSHAKE + " (" + protocol + ")", "SASL expected but the listener speaks PLAINTEXT: "
-                    + where + "; the user and password were never checked", "give the port of the brokers' SASL "
-                    + "listener (listeners=SASL_PLAINTEXT://...), or, if this PLAINTEXT listener is the one to use, "
-                    + "remove security.protocol and the sasl.* settings from --command-config");
-        } else if ((protocol.equals("SSL") || protocol.equals("SASL_SSL"))
-                && (kind == ListenerProbe.Kind.PLAINTEXT || kind == ListenerProbe.Kind.SASL_PLAINTEXT)) {
-            checks.fail(HANDSHAKE + " (" + protocol + ")", "TLS expected but the listener speaks " + kind + ": "
-                    + where, "give the port of the brokers' TLS listener (listeners=" + protocol + "://...), or, if "
-                    + "this listener is the one to use, set security.protocol=" + kind + " in --command-config");
-        } else if (protocol.equals("PLAINTEXT") && kind == ListenerProbe.Kind.SASL_PLAINTEXT) {
-            checks.fail(METADATA, "the listener expects SASL: " + where + "; it answers no client that does not "
-                    + "authenticate", "set security.protocol=SASL_PLAINTEXT, sasl.mechanism (one of "
-                    + String.join(", ", listener.mechanisms()) + ") and sasl.jaas.config in --command-config, or "
-                    + "give the port of the brokers' PLAINTEXT listener");
-            skipAfterMetadata("the listener expects SASL");
-            return true;
-        } else {
+        ListenerFit.Mismatch m = ListenerFit.of(conn.securityProtocol(), probed, listener);
+        if (m == null) {
             return false;
         }
-        checks.skip(METADATA, "the handshake failed");
-        skipAfterMetadata("the handshake failed");
+        if (m.handshake()) {
+            checks.fail(HANDSHAKE + " (" + conn.securityProtocol() + ")", m.seen(), m.fix());
+            checks.skip(METADATA, "the handshake failed");
+            skipAfterMetadata("the handshake failed");
+        } else {
+            checks.fail(METADATA, m.seen(), m.fix());
+            skipAfterMetadata("the listener expects SASL");
+        }
         return true;
     }
 

@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Security settings against a real PLAINTEXT listener: doctor names the mismatch - SASL or TLS expected but the
  * listener speaks PLAINTEXT - instead of a wrong password (SASL) or connections that keep dropping (TLS), at once;
- * lookup's one line says the listener does not speak SASL; and, run as a user runs them (a child JVM), neither mixes
+ * lookup's one line says the same; and, run as a user runs them (a child JVM), neither mixes
  * kafka-clients' or kmeta's log lines into its output unless --verbose asks for them.
  */
 @Timeout(value = 150, unit = TimeUnit.SECONDS)
@@ -77,14 +77,28 @@ class DoctorListenerTest {
     }
 
     @Test
-    void lookupSaysTheListenerDoesNotSpeakSaslInOneLine() throws IOException {
-        Run r = run("lookup", "--bootstrap-server", KAFKA.bootstrapServers(), "--command-config", config(SASL),
+    void lookupSaysSaslOrTlsExpectedButThePortSpeaksPlaintextInOneLine() throws IOException {
+        String bootstrap = KAFKA.bootstrapServers();
+        Run sasl = run("lookup", "--bootstrap-server", bootstrap, "--command-config", config(SASL), "--timeout", "60s",
+                "t");
+        assertEquals(KmetaCli.EXIT_PROBLEM, sasl.exitCode(), sasl.toString());
+        assertEquals(List.of("kmeta lookup: SASL expected but the listener speaks PLAINTEXT: " + bootstrap + " (it "
+                + "answered a clear-text SASL handshake with ILLEGAL_SASL_STATE and no mechanisms: a PLAINTEXT "
+                + "listener); the user and password were never checked. Fix: give the port of the brokers' SASL "
+                + "listener (listeners=SASL_PLAINTEXT://...), or, if this PLAINTEXT listener is the one to use, remove "
+                + "security.protocol and the sasl.* settings from --command-config"), sasl.errLines(), sasl.toString());
+        assertEquals("", sasl.out(), sasl.toString());
+
+        long startNs = System.nanoTime();
+        Run tls = run("lookup", "--bootstrap-server", bootstrap, "--command-config", config("security.protocol=SSL\n"),
                 "--timeout", "60s", "t");
-        assertEquals(KmetaCli.EXIT_PROBLEM, r.exitCode(), r.toString());
-        assertEquals(1, r.errLines().size(), r.toString());
-        assertTrue(r.err().startsWith("kmeta lookup: AUTHENTICATION_FAILED: ") && r.err().contains("the listener does "
-                + "not speak SASL (security.protocol=SASL_PLAINTEXT)"), r.toString());
-        assertEquals("", r.out(), r.toString());
+        long tookMs = (System.nanoTime() - startNs) / 1_000_000;
+        assertEquals(KmetaCli.EXIT_PROBLEM, tls.exitCode(), tls.toString());
+        assertEquals(1, tls.errLines().size(), tls.toString());
+        assertTrue(tls.err().startsWith("kmeta lookup: TLS expected but the listener speaks PLAINTEXT: " + bootstrap),
+                tls.toString());
+        assertFalse(tls.err().contains("unreachable") || tls.err().contains("refused"), "TCP connects: " + tls);
+        assertTrue(tookMs < 30_000, "not the 60 s timeout: " + tookMs + " ms");
     }
 
     /** As a user runs them: kafka-clients' "ERROR ... NetworkClient ... failed authentication" stays out. */
@@ -96,7 +110,8 @@ class DoctorListenerTest {
                 "--command-config", file, "t");
         assertEquals(KmetaCli.EXIT_PROBLEM, lookup.exitCode(), lookup.toString());
         assertEquals(1, lookup.errLines().size(), "one line, no log lines: " + lookup);
-        assertTrue(lookup.errLines().get(0).contains("the listener does not speak SASL"), lookup.toString());
+        assertTrue(lookup.errLines().get(0).contains("SASL expected but the listener speaks PLAINTEXT"),
+                lookup.toString());
         assertTrue(lookup.out().isEmpty(), lookup.toString());
 
         CliProcess.Result doctor = CliProcess.run(run, "doctor", "--bootstrap-server", KAFKA.bootstrapServers(),

@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@code kmeta doctor} with security settings from {@code --command-config} against a real SASL_PLAINTEXT (SCRAM)
  * listener: the right password passes the handshake check, a wrong one fails it with a fix, skips what needs
- * metadata, and the password is never printed.
+ * metadata, and the password is never printed; settings that do not fit the listener (none, or TLS) are named.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class DoctorSecurityTest {
@@ -79,6 +79,16 @@ class DoctorSecurityTest {
         assertTrue(r.out().contains("fix: set security.protocol=SASL_PLAINTEXT, sasl.mechanism (one of "),
                 r.toString());
         assertTrue(r.out().contains("SKIP  cluster id: the listener expects SASL"), r.toString());
+    }
+
+    @Test
+    void lookupWithoutSecuritySettingsSaysTheListenerExpectsSasl() {
+        Run r = run("lookup", "--bootstrap-server", KAFKA.bootstrapServers(), "--timeout", "3s", TOPIC);
+        assertEquals(KmetaCli.EXIT_PROBLEM, r.exitCode(), r.toString());
+        assertEquals(1, r.errLines().size(), r.toString());
+        assertTrue(r.err().startsWith("kmeta lookup: the listener expects SASL: " + KAFKA.bootstrapServers()),
+                r.toString());
+        assertTrue(r.err().contains("Fix: set security.protocol=SASL_PLAINTEXT"), r.toString());
     }
 
     @Test
