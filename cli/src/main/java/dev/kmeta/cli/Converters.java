@@ -6,10 +6,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
@@ -22,7 +20,6 @@ final class Converters {
     /** Kafka's limit on topic name length. */
     static final int MAX_TOPIC_LENGTH = 249;
     private static final Pattern LEGAL_TOPIC = Pattern.compile("[a-zA-Z0-9._-]+");
-    private static final Pattern DURATION = Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h)?");
 
     private Converters() {
     }
@@ -56,37 +53,15 @@ final class Converters {
         return null;
     }
 
-    /** A duration in milliseconds: {@code 500ms}, {@code 2s}, {@code 1m}, {@code 1h}; a bare number is ms. */
-    static final class Millis implements ITypeConverter<Long> {
-        @Override
-        public Long convert(String value) {
-            Matcher m = DURATION.matcher(value.trim().toLowerCase(Locale.ROOT));
-            if (!m.matches()) {
-                throw new TypeConversionException("'" + value + "' is not a duration (e.g. 500ms, 2s, 1m)");
-            }
-            long n = Long.parseLong(m.group(1));
-            String unit = m.group(2) == null ? "ms" : m.group(2);
-            long ms = switch (unit) {
-                case "h" -> n * 3_600_000L;
-                case "m" -> n * 60_000L;
-                case "s" -> n * 1_000L;
-                default -> n;
-            };
-            if (ms <= 0) {
-                throw new TypeConversionException("'" + value + "' must be more than 0");
-            }
-            return ms;
-        }
-    }
-
-    /** {@code host:port[,host:port...]}. */
+    /** {@code [PROTOCOL://]host:port[,...]}. */
     static final class BootstrapServers implements ITypeConverter<Bootstrap> {
         @Override
         public Bootstrap convert(String value) {
             try {
                 return new Bootstrap(HostPort.parseList(value));
             } catch (IllegalArgumentException e) {
-                throw new TypeConversionException(e.getMessage() + " (expected host:port[,host:port...])");
+                throw new TypeConversionException(e.getMessage().contains("[PROTOCOL://]host:port") ? e.getMessage()
+                        : e.getMessage() + " (expected [PROTOCOL://]host:port[,...])");
             }
         }
     }

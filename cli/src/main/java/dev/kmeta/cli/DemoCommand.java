@@ -7,18 +7,16 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.time.Duration;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * {@code kmeta demo}: three Kafka brokers in this JVM, a topic, and the example producer (kmeta embedded) sending at
@@ -42,9 +40,14 @@ final class DemoCommand implements Callable<Integer> {
     @Option(names = "--rate", defaultValue = "200", description = "Records per second (default 200).")
     int rate;
 
-    @Option(names = "--duration", defaultValue = "30s", converter = DurationConverter.class,
-            description = "How long to send: 20s, 1m or plain seconds (default 30s).")
-    Duration duration;
+    /** The demo's shortest run: time for a leader to stop at half time and come back. */
+    static final long MIN_DURATION_MS = 10_000;
+    /** The demo's longest run (a longer one is a soak, not a demo; a typo like 20000 would run 5.5 hours). */
+    static final long MAX_DURATION_MS = 3_600_000;
+
+    @Option(names = "--duration", paramLabel = "DURATION", defaultValue = "30s", converter = Durations.Millis.class,
+            description = "How long to send: 10s..1h (20s, 2m; a bare number is seconds; default ${DEFAULT-VALUE}).")
+    long durationMs;
 
     @Option(names = "--kafka-producer", description = "Send with 3 Apache Kafka KafkaProducers sharing one kmeta "
             + "instance (KmetaProducer) instead of the example producer; the summary counts the Metadata requests.")
@@ -63,9 +66,9 @@ final class DemoCommand implements Callable<Integer> {
         try (KafkaCluster cluster = builder.build().start()) {
             cluster.createTopic(TOPIC, partitions, 3, Map.of("min.insync.replicas", "2"));
             print(out, "topic %s: %d partitions, replication factor 3, min.insync.replicas 2; sending %d records/s "
-                    + "for %d s with acks=all", TOPIC, partitions, rate, duration.toSeconds());
+                    + "for %s with acks=all", TOPIC, partitions, rate, Durations.format(durationMs));
             if (kafkaProducer) {
-                return new DemoKafkaProducers(cluster, TOPIC, rate, duration, out).run();
+                return new DemoKafkaProducers(cluster, TOPIC, rate, Duration.ofMillis(durationMs), out).run();
             }
             return run(cluster, out);
         } finally {
@@ -84,14 +87,22 @@ final class DemoCommand implements Callable<Integer> {
 
     private void validate() {
         if (partitions < 1) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--partitions must be >= 1: " + partitions);
+            throw new CommandLine.ParameterException(spec.commandLine(), "--partitions: '" + partitions
+                    + "' must be at least 1");
         }
         if (rate < 1 || rate > 100_000) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--rate must be in 1..100000: " + rate);
+            throw new CommandLine.ParameterException(spec.commandLine(), "--rate: '" + rate
+                    + "' must be in 1..100000 (records per second)");
         }
-        if (duration.toSeconds() < 10) {
-            throw new CommandLine.ParameterException(spec.commandLine(),
-                    "--duration must be at least 10s (time for a leader to stop and return): " + duration);
+        if (durationMs < MIN_DURATION_MS) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--duration: '" + Durations.format(durationMs)
+                    + "' is too short: the demo needs at least " + Durations.format(MIN_DURATION_MS)
+                    + " (a leader stops at half time and comes back)");
+        }
+        if (durationMs > MAX_DURATION_MS) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--duration: '" + Durations.format(durationMs)
+                    + "' is too long: the demo runs at most " + Durations.format(MAX_DURATION_MS)
+                    + " (a bare number is seconds)");
         }
     }
 
@@ -125,7 +136,7 @@ final class DemoCommand implements Callable<Integer> {
 
     /** One status line per second; the leader stops at half time; the failover prints its own steps. */
     private void tickEverySecond(DemoStatus status, DemoFailover failover, PrintWriter out) {
-        long seconds = duration.toSeconds();
+        long seconds = durationMs / 1_000;
         long startNs = System.nanoTime();
         for (long second = 1; second <= seconds; second++) {
             long waitNs = startNs + TimeUnit.SECONDS.toNanos(second) - System.nanoTime();
@@ -159,26 +170,5 @@ final class DemoCommand implements Callable<Integer> {
     private static void print(PrintWriter out, String format, Object... args) {
         out.println(args.length == 0 ? format : String.format(format, args));
         out.flush();
-    }
-
-    /** {@code 20s}, {@code 1m}, {@code 90} (seconds), {@code 1500ms}. */
-    static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
-        private static final Pattern FORMAT = Pattern.compile("(\\d{1,9})\\s*(ms|s|m)?");
-
-        @Override
-        public Duration convert(String value) {
-            Matcher m = FORMAT.matcher(value.trim());
-            if (!m.matches()) {
-                throw new CommandLine.TypeConversionException(
-                        "'" + value + "' is not a duration: use 20s, 1m or plain seconds");
-            }
-            long amount = Long.parseLong(m.group(1));
-            String unit = m.group(2) == null ? "s" : m.group(2);
-            return switch (unit) {
-                case "ms" -> Duration.ofMillis(amount);
-                case "m" -> Duration.ofMinutes(amount);
-                default -> Duration.ofSeconds(amount);
-            };
-        }
     }
 }

@@ -13,6 +13,7 @@ import dev.kmeta.sender.HostResolverHook;
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.sender.KafkaMetadataTimeoutException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -26,6 +27,8 @@ import java.util.stream.Collectors;
  * the topic (authorized, exists, every partition led) and the cluster id. A check whose premise failed is skipped.
  * The metadata check names the controller as {@link ControllerView} tells it: on KRaft the metadata quorum's leader
  * (asked with {@link ControllerProbe}), never the random live broker KRaft brokers put in Metadata answers.
+ * Before the client's checks, a {@link ListenerProbe} asks the first reachable bootstrap address what it speaks, so
+ * that a security.protocol that does not fit the port is named as such, not as a wrong password.
  * Not thread-safe; one per run.
  */
 final class Doctor {
@@ -37,6 +40,7 @@ final class Doctor {
     private static final long QUORUM_TIMEOUT_MAX_MS = 3_000;
 
     private final Connection conn;
+    private final KafkaMetadata metadata;
     private final HostResolverHook resolver;
     private final Reachability net;
     private final Checklist checks;
@@ -44,14 +48,24 @@ final class Doctor {
     private final String expectedClusterId;
     private final long timeoutMs;
 
+    /** The bootstrap address the listener probe asked, and what it found. */
+    private HostPort probed;
+    private InetSocketAddress probedAddress;
+    private ListenerProbe.Result listener;
+
     /** What the metadata step saw. */
     private Cluster first;
     private Diagnosis diagnosis;
     private String fatal;
 
-    Doctor(Connection conn, HostResolverHook resolver, Checklist checks, String topic, String expectedClusterId,
-           long timeoutMs) {
+    /**
+     * @param metadata the kmeta client the metadata and topic checks use, started by the caller (so that settings it
+     *                 cannot start on are refused before any check); it connects while DNS and TCP are checked
+     */
+    Doctor(Connection conn, KafkaMetadata metadata, HostResolverHook resolver, Checklist checks, String topic,
+           String expectedClusterId, long timeoutMs) {
         this.conn = conn;
+        this.metadata = metadata;
         this.resolver = resolver;
         this.net = new Reachability(resolver, (int) Math.min(timeoutMs, 5_000));
         this.checks = checks;
@@ -69,8 +83,10 @@ final class Doctor {
         if (tcp(resolved) == 0) {
             return skipFromHandshake("no bootstrap address accepts connections");
         }
-        try (KafkaMetadata metadata = conn.metadata(resolver);
-             ControllerProbe quorum = new ControllerProbe(conn.props(), "kmeta-doctor-quorum")) {
+        if (listenerDoesNotFit()) {
+            return checks.failures();
+        }
+        try (ControllerProbe quorum = new ControllerProbe(conn.props(), "kmeta-doctor-quorum")) {
             awaitBrokers(metadata);
             boolean secure = handshake(metadata.evidence());
             metadataResponse(metadata.evidence(), secure, quorum);
@@ -129,6 +145,10 @@ final class Doctor {
             String problem = net.connectProblem(e.getValue(), e.getKey().port());
             if (problem == null) {
                 reachable++;
+                if (probed == null) {
+                    probed = e.getKey();
+                    probedAddress = new InetSocketAddress(e.getValue(), e.getKey().port());
+                }
                 checks.ok(check, "accepts connections");
             } else {
                 checks.fail(check, problem, "check the port is a broker listener (listeners=...), that the "
@@ -136,6 +156,40 @@ final class Doctor {
             }
         }
         return reachable;
+    }
+
+    /**
+     * Asks the first bootstrap address that accepts connections what it speaks ({@link ListenerProbe}); when that
+     * does not fit {@code security.protocol} - SASL or TLS expected but the listener speaks PLAINTEXT, TLS expected
+     * but it speaks SASL_PLAINTEXT, PLAINTEXT expected but it wants SASL - fails the check that would otherwise show
+     * a misleading cause (a wrong password; connections that keep dropping) and skips the rest. Only a clear-text
+     * answer decides: a listener that gives none (TLS, a proxy) is left to the client's own checks.
+     *
+     * @return true when it did not fit (the report is complete)
+     */
+    private boolean listenerDoesNotFit() {
+        Object mechanism = conn.props().get("sasl.mechanism");
+        listener = ListenerProbe.probe(probedAddress, mechanism == null ? "GSSAPI" : mechanism.toString().trim(),
+                net.connectTimeoutMs());
+        ListenerFit.Mismatch m = ListenerFit.of(conn.securityProtocol(), probed, listener);
+        if (m == null) {
+            return false;
+        }
+        if (m.handshake()) {
+            checks.fail(HANDSHAKE + " (" + conn.securityProtocol() + ")", m.seen(), m.fix());
+            checks.skip(METADATA, "the handshake failed");
+            skipAfterMetadata("the handshake failed");
+        } else {
+            checks.fail(METADATA, m.seen(), m.fix());
+            skipAfterMetadata("the listener expects SASL");
+        }
+        return true;
+    }
+
+    private void skipAfterMetadata(String why) {
+        checks.skip(ADVERTISED, why);
+        skipTopic(why);
+        checks.skip(CLUSTER_ID, why);
     }
 
     private int skipFromHandshake(String why) {
@@ -213,6 +267,12 @@ final class Doctor {
                     + ControllerView.of(answer, null, first).describe());
         } else if (!handshakeOk) {
             checks.skip(METADATA, "the handshake failed");
+        } else if (diagnosis != null && !isSecure() && listener != null
+                && listener.kind() == ListenerProbe.Kind.NO_CLEAR_TEXT_ANSWER) {
+            checks.fail(METADATA, "none within " + timeoutMs + " ms: " + diagnosis.cause() + ": " + diagnosis.seen()
+                    + "; " + probed + " does not speak clear-text Kafka (" + listener.detail() + ")", "if it is a TLS "
+                    + "listener, set security.protocol=SSL (or SASL_SSL) and ssl.truststore.* in --command-config; "
+                    + "else " + diagnosis.fix());
         } else if (diagnosis != null) {
             checks.fail(METADATA, "none within " + timeoutMs + " ms: " + diagnosis.cause() + ": " + diagnosis.seen(),
                     diagnosis.fix());

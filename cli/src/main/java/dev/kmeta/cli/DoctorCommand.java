@@ -1,6 +1,7 @@
 package dev.kmeta.cli;
 
 import dev.kmeta.sender.HostResolverHook;
+import dev.kmeta.sender.KafkaMetadata;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -36,9 +37,9 @@ final class DoctorCommand implements Callable<Integer> {
                     + "cluster).")
     String expectedClusterId;
 
-    @Option(names = "--timeout", paramLabel = "DURATION", converter = Converters.Millis.class, defaultValue = "10s",
-            description = "How long to wait for each answer (e.g. 500ms, 10s; default ${DEFAULT-VALUE}); TCP "
-                    + "connects wait at most 5 s.")
+    @Option(names = "--timeout", paramLabel = "DURATION", converter = Durations.Millis.class, defaultValue = "10s",
+            description = "How long to wait for each answer (500ms, 10s, 1m; a bare number is seconds; default "
+                    + "${DEFAULT-VALUE}); TCP connects wait at most 5s.")
     long timeoutMs;
 
     /** How host names are resolved: the system's, or a fake in tests (package-private hook). */
@@ -47,11 +48,13 @@ final class DoctorCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        try (Connection conn = connection.open("kmeta-doctor", spec.commandLine().getErr())) {
+        // The client first: settings it cannot start on are bad input (exit 2), refused before any check is printed.
+        try (Connection conn = connection.open("kmeta-doctor", spec.commandLine().getErr());
+             KafkaMetadata metadata = conn.metadata(resolver)) {
             out.println("kmeta doctor: " + conn.props().get("bootstrap.servers") + " ("
                     + conn.securityProtocol() + ")" + (topic == null ? "" : ", topic " + topic));
             Checklist checks = new Checklist(out);
-            int failures = new Doctor(conn, resolver, checks, topic, expectedClusterId, timeoutMs).run();
+            int failures = new Doctor(conn, metadata, resolver, checks, topic, expectedClusterId, timeoutMs).run();
             checks.summary();
             return failures == 0 ? KmetaCli.EXIT_OK : KmetaCli.EXIT_PROBLEM;
         }

@@ -3,6 +3,8 @@ package dev.kmeta.cli;
 import dev.kmeta.metadata.ConfigException;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ParameterException;
@@ -28,12 +30,24 @@ public final class KmetaCli implements Callable<Integer> {
     /** Bad input: unknown option, bad value, unreadable file, no cluster given. */
     public static final int EXIT_USAGE = 2;
 
+    /** picocli's words for a value a converter refused: the option (or the positional's label), then why. */
+    private static final Pattern BAD_VALUE = Pattern.compile(
+            "Invalid value for (?:option '([^']+)'|positional parameter at index \\d+ \\(([^)]+)\\)): (.+)");
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    @CommandLine.Option(names = "--verbose", scope = CommandLine.ScopeType.INHERIT,
+            description = "Log on stderr what kmeta (INFO) and kafka-clients (WARN) do; without it no log line is "
+                    + "mixed into the output.")
+    boolean verbose;
+
     /** Runs the CLI and exits the JVM with its exit code. */
     public static void main(String[] args) {
-        System.exit(commandLine().execute(args));
+        CommandLine commandLine = commandLine();
+        WatchCommand watch = commandLine.getSubcommands().get("watch").getCommand();
+        watch.stopSignal = StopSignal.ctrlC(); // the real Ctrl-C, only in a process of its own
+        System.exit(commandLine.execute(args));
     }
 
     /** The configured command line (what tests drive with {@code execute} and captured output). */
@@ -41,7 +55,18 @@ public final class KmetaCli implements Callable<Integer> {
         CommandLine commandLine = new CommandLine(new KmetaCli());
         commandLine.setParameterExceptionHandler(KmetaCli::onBadParameter);
         commandLine.setExecutionExceptionHandler(KmetaCli::onExecutionException);
+        commandLine.setExecutionStrategy(KmetaCli::execute);
         return commandLine;
+    }
+
+    /** Logging first (before any logger exists), then the command. */
+    private static int execute(ParseResult parsed) {
+        boolean verbose = false;
+        for (ParseResult p = parsed; p != null; p = p.subcommand()) {
+            verbose |= p.hasMatchedOption("--verbose");
+        }
+        Logging.configure(verbose);
+        return new CommandLine.RunLast().execute(parsed);
     }
 
     /** {@code kmeta} alone: the usage, on stderr (a command is missing). */
@@ -54,8 +79,16 @@ public final class KmetaCli implements Callable<Integer> {
     private static int onBadParameter(ParameterException e, String[] args) {
         CommandLine cmd = e.getCommandLine();
         String name = cmd.getCommandSpec().qualifiedName();
-        return fail(cmd.getErr(), name + ": " + singleLine(e.getMessage()) + " (see " + name + " --help)",
-                EXIT_USAGE);
+        String message = singleLine(e.getMessage());
+        Matcher badValue = BAD_VALUE.matcher(message);
+        if (badValue.matches()) { // a converter's own words say it all: "--duration: '10x' is not a duration; ..."
+            String what = badValue.group(1) != null ? badValue.group(1) : badValue.group(2);
+            return fail(cmd.getErr(), name + ": " + what + ": " + badValue.group(3), EXIT_USAGE);
+        }
+        if (message.startsWith("--")) { // a command's own check of an option's value, named first: complete
+            return fail(cmd.getErr(), name + ": " + message, EXIT_USAGE);
+        }
+        return fail(cmd.getErr(), name + ": " + message + " (see " + name + " --help)", EXIT_USAGE);
     }
 
     private static int onExecutionException(Exception e, CommandLine cmd, ParseResult parsed) {

@@ -1,6 +1,7 @@
 package dev.kmeta.cli;
 
 import dev.kmeta.cluster.TopicMetadata;
+import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.sender.HostResolverHook;
 import dev.kmeta.sender.KafkaMetadata;
 import java.io.PrintWriter;
@@ -35,19 +36,30 @@ final class LookupCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print one line of JSON instead of a table.")
     boolean json;
 
-    @Option(names = "--timeout", paramLabel = "DURATION", converter = Converters.Millis.class, defaultValue = "10s",
-            description = "How long to wait for the answer (e.g. 500ms, 10s; default ${DEFAULT-VALUE}).")
+    @Option(names = "--timeout", paramLabel = "DURATION", converter = Durations.Millis.class, defaultValue = "10s",
+            description = "How long to wait for the answer (500ms, 10s, 1m; a bare number is seconds; "
+                    + "default ${DEFAULT-VALUE}).")
     long timeoutMs;
+
+    private static final java.util.Set<Diagnosis.Cause> MISFIT_LOOKALIKES = java.util.EnumSet.of(
+            Diagnosis.Cause.AUTHENTICATION_FAILED, Diagnosis.Cause.TLS_HANDSHAKE_FAILED,
+            Diagnosis.Cause.BOOTSTRAP_UNREACHABLE, Diagnosis.Cause.NO_ANSWER_IN_TIME);
+    /** How long the listener probes may take together (connections and answers). */
+    private static final int PROBE_TIMEOUT_MS = 3_000;
+
+    /** How host names are resolved: the system's, or a fake in tests (package-private hook). */
+    HostResolverHook resolver = HostResolverHook.system();
 
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try (Connection conn = connection.open("kmeta-lookup", err);
-             KafkaMetadata metadata = conn.metadata(HostResolverHook.system())) {
+             KafkaMetadata metadata = conn.metadata(resolver)) {
             TopicProbe.Result result = TopicProbe.probe(metadata, topic, timeoutMs);
             if (result.outcome() != TopicProbe.Outcome.FOUND) {
-                err.println("kmeta lookup: " + result.message());
+                ListenerFit.Mismatch m = misfit(conn, result);
+                err.println("kmeta lookup: " + (m == null ? result.message() : m.seen() + ". Fix: " + m.fix()));
                 err.flush();
                 return KmetaCli.EXIT_PROBLEM;
             }
@@ -57,5 +69,20 @@ final class LookupCommand implements Callable<Integer> {
             out.flush();
             return KmetaCli.EXIT_OK;
         }
+    }
+
+    /**
+     * For the failures a security.protocol that does not fit the port looks like - authentication failed (SASL
+     * against PLAINTEXT), TLS failed, or connections that keep dropping (TLS against PLAINTEXT, PLAINTEXT against
+     * SASL) - asks the listener what it speaks ({@link ListenerProbe}, as doctor does); null when that is not it.
+     */
+    private ListenerFit.Mismatch misfit(Connection conn, TopicProbe.Result result) {
+        Diagnosis d = result.diagnosis();
+        if (result.outcome() != TopicProbe.Outcome.NO_ANSWER || d == null
+                || !MISFIT_LOOKALIKES.contains(d.cause())) {
+            return null;
+        }
+        return ListenerFit.check(conn, conn.bootstrap(), new Reachability(resolver, PROBE_TIMEOUT_MS),
+                PROBE_TIMEOUT_MS);
     }
 }

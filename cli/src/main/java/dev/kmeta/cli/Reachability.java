@@ -22,6 +22,11 @@ final class Reachability {
         this.connectTimeoutMs = connectTimeoutMs;
     }
 
+    /** How long a TCP connect may take, ms. */
+    int connectTimeoutMs() {
+        return connectTimeoutMs;
+    }
+
     /**
      * The first address of {@code host}.
      *

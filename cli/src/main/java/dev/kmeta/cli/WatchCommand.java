@@ -36,8 +36,10 @@ import picocli.CommandLine.Spec;
  * {@link ClusterDiff} between each new snapshot and the last one shown. The controller is not taken from the
  * snapshots (on KRaft their controller id is a random live broker, another one from answer to answer): every
  * interval a {@link ControllerProbe} asks the metadata quorum's leader, without blocking the loop, and
- * {@link ControllerView} says when it changes. Ctrl-C runs a shutdown hook that closes the kmeta client (which
- * releases the waiting loop at once) and waits for the loop to finish its output.
+ * {@link ControllerView} says when it changes. Ctrl-C ({@link #stopSignal}) calls {@link #stop()}, which closes the
+ * kmeta client (releasing the waiting loop at once); the loop prints its last line and the command returns 0, as for
+ * {@code --duration}. A shutdown hook does the same when the JVM is asked to exit another way (SIGTERM) and waits for
+ * the loop's last line.
  *
  * <p>Not thread-safe, except {@link #stop()}, which any thread may call.
  */
@@ -67,13 +69,17 @@ final class WatchCommand implements Callable<Integer> {
             description = "Topics to watch (brokers and cluster id are always watched).")
     List<String> topics = new ArrayList<>();
 
-    @Option(names = "--interval", paramLabel = "DURATION", converter = Converters.Millis.class, defaultValue = "1s",
-            description = "How often to ask for fresh metadata (e.g. 500ms, 5s; default ${DEFAULT-VALUE}).")
+    @Option(names = "--interval", paramLabel = "DURATION", converter = Durations.Millis.class, defaultValue = "1s",
+            description = "How often to ask for fresh metadata (500ms, 5s, 1m; a bare number is seconds; "
+                    + "default ${DEFAULT-VALUE}).")
     long intervalMs;
 
-    @Option(names = "--duration", paramLabel = "DURATION", converter = Converters.Millis.class,
-            description = "Stop after this long (default: until Ctrl-C).")
+    @Option(names = "--duration", paramLabel = "DURATION", converter = Durations.Millis.class,
+            description = "Stop after this long (10s, 5m, 1h; a bare number is seconds; default: until Ctrl-C).")
     Long durationMs;
+
+    /** How Ctrl-C reaches the loop: {@link StopSignal#ctrlC()} when run by {@link KmetaCli#main}; tests fake it. */
+    StopSignal stopSignal = StopSignal.none();
 
     private volatile boolean stopped;
     private volatile KafkaMetadata running;
@@ -86,16 +92,21 @@ final class WatchCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         Thread hook = new Thread(this::stopAndWait, "kmeta-watch-shutdown");
+        StopSignal.Subscription ctrlC = null;
         try (Connection conn = connection.open("kmeta-watch", spec.commandLine().getErr());
              KafkaMetadata metadata = conn.metadata(HostResolverHook.system());
              ControllerProbe quorum = new ControllerProbe(conn.props(), "kmeta-watch-quorum")) {
             running = metadata;
             Runtime.getRuntime().addShutdownHook(hook);
+            ctrlC = stopSignal.onStop(this::stop);
             line(out, "watching " + conn.props().get("bootstrap.servers") + (topics.isEmpty() ? ""
-                    : ", topics " + String.join(", ", topics)) + " (every " + intervalMs + " ms"
-                    + (durationMs == null ? ", Ctrl-C to stop)" : ", for " + durationMs + " ms)"));
+                    : ", topics " + String.join(", ", topics)) + " (every " + Durations.format(intervalMs)
+                    + (durationMs == null ? ", Ctrl-C to stop)" : ", for " + Durations.format(durationMs) + ")"));
             return loop(metadata, quorum, out);
         } finally {
+            if (ctrlC != null) {
+                ctrlC.close();
+            }
             removeHook(hook);
             finished.countDown();
         }

@@ -143,21 +143,154 @@ class CliTest {
         assertUsageError(run("lookup", "--bootstrap-server", "localhost", "t"), "'localhost' is not host:port");
         assertUsageError(run("lookup", "--bootstrap-server", "127.0.0.1:99999", "t"), "127.0.0.1:99999");
         assertUsageError(run("lookup", "--bootstrap-server", "127.0.0.1:1,:2", "t"), "':2'");
+        assertEquals(List.of(new HostPort("::1", 9092), new HostPort("kafka", 9093, "SASL_SSL")),
+                HostPort.parseList("[::1]:9092, sasl_ssl://kafka:9093"));
         assertUsageError(run("watch", "--bootstrap-server", "127.0.0.1:1", "--interval", "5x"), "'5x'",
                 "not a duration");
         assertUsageError(run("watch", "--bootstrap-server", "127.0.0.1:1", "--duration", "0s"), "more than 0");
+        assertUsageError(run("lookup", "--bootstrap-server", "127.0.0.1:1", "orders v2"),
+                "kmeta lookup: TOPIC: 'orders v2' is not a valid topic name");
         assertUsageError(run("lookup", "--bootstrap-server", "127.0.0.1:1", "--embedded", "t"), "exclude");
     }
 
+    /** Kafka accepts {@code PROTOCOL://host:port} in bootstrap.servers, and so does kmeta (it used to say
+     * "Invalid value [PLAINTEXT://127.0.0.1]:1", a value the user never typed). */
     @Test
-    void durationsTakeUnits() {
-        Converters.Millis millis = new Converters.Millis();
-        assertEquals(500L, millis.convert("500ms"));
-        assertEquals(500L, millis.convert("500"));
-        assertEquals(2_000L, millis.convert("2s"));
-        assertEquals(60_000L, millis.convert("1m"));
-        assertEquals(3_600_000L, millis.convert("1h"));
-        assertThrows(CommandLine.TypeConversionException.class, () -> millis.convert("-1s"));
+    void aProtocolPrefixIsAcceptedAsKafkaAcceptsIt() {
+        Run lookup = run("lookup", "--bootstrap-server", "PLAINTEXT://127.0.0.1:1", "--timeout", "5s", "orders");
+        assertEquals(KmetaCli.EXIT_PROBLEM, lookup.exitCode(), lookup.toString());
+        assertEquals(1, lookup.errLines().size(), lookup.toString());
+        assertTrue(lookup.err().contains("BOOTSTRAP_UNREACHABLE") && lookup.err().contains("127.0.0.1:1"),
+                lookup.toString());
+        assertFalse(lookup.err().contains("Invalid value") || lookup.err().contains("[PLAINTEXT"), lookup.toString());
+
+        Run doctor = run("doctor", "--bootstrap-server", "plaintext://127.0.0.1:1,EXTERNAL://[::1]:1");
+        assertEquals(KmetaCli.EXIT_PROBLEM, doctor.exitCode(), doctor.toString());
+        assertEquals("kmeta doctor: 127.0.0.1:1,[::1]:1 (PLAINTEXT)", doctor.outLines().get(0), doctor.toString());
+        assertTrue(doctor.out().contains("FAIL  TCP connect to bootstrap 127.0.0.1:1: connection refused"),
+                doctor.toString());
+    }
+
+    /**
+     * A closed port or a name that does not resolve is certain after a few attempts, as doctor knows at once: lookup
+     * says so then, one line and exit 1, instead of waiting out the whole --timeout.
+     */
+    @Test
+    void lookupGivesUpOnAHopelessBootstrapWithoutWaitingTheTimeout() {
+        long startNs = System.nanoTime();
+        Run refused = run("lookup", "--bootstrap-server", "127.0.0.1:1", "--timeout", "30s", "orders");
+        long refusedMs = (System.nanoTime() - startNs) / 1_000_000;
+        assertEquals(KmetaCli.EXIT_PROBLEM, refused.exitCode(), refused.toString());
+        assertEquals(1, refused.errLines().size(), refused.toString());
+        assertTrue(refused.err().startsWith("kmeta lookup: no metadata for topic orders (gave up after "), refused.err());
+        assertTrue(refused.err().contains(" ms of 30s: every bootstrap address failed 3 times in a row, none ever "
+                + "answered): BOOTSTRAP_UNREACHABLE: "), refused.err());
+        assertTrue(refusedMs < 15_000, "not the 30 s timeout: " + refusedMs + " ms");
+
+        CommandLine commandLine = KmetaCli.commandLine();
+        LookupCommand lookup = commandLine.getSubcommands().get("lookup").getCommand();
+        lookup.resolver = host -> {
+            throw new java.net.UnknownHostException(host + ": Name or service not known (fake)");
+        };
+        startNs = System.nanoTime();
+        Run dns = run(commandLine, "lookup", "--bootstrap-server", "kafka.invalid:9092", "--timeout", "30s", "orders");
+        long dnsMs = (System.nanoTime() - startNs) / 1_000_000;
+        assertEquals(KmetaCli.EXIT_PROBLEM, dns.exitCode(), dns.toString());
+        assertEquals(1, dns.errLines().size(), dns.toString());
+        assertTrue(dns.err().contains("BOOTSTRAP_DNS: ") && dns.err().contains("(fake)"), dns.err());
+        assertTrue(dnsMs < 15_000, "not the 30 s timeout: " + dnsMs + " ms");
+    }
+
+    @Test
+    void aBadOrContradictoryProtocolPrefixIsOneLineAndExit2() {
+        assertUsageError(run("lookup", "--bootstrap-server", "PLAINTEXT:/127.0.0.1:1", "t"),
+                "kmeta lookup: --bootstrap-server: 'PLAINTEXT:/127.0.0.1:1' is not [PROTOCOL://]host:port (did you "
+                        + "mean PLAINTEXT://127.0.0.1:1?)");
+        Run once = run("lookup", "--bootstrap-server", "PLAINTEXT:/127.0.0.1:1", "t");
+        assertTrue(once.err().strip().endsWith("(did you mean PLAINTEXT://127.0.0.1:1?)"), once.toString());
+        assertUsageError(run("lookup", "--bootstrap-server", "PLAINTEXT:127.0.0.1:1", "t"),
+                "did you mean PLAINTEXT://127.0.0.1:1?");
+        assertUsageError(run("lookup", "--bootstrap-server", "PLAIN TEXT://127.0.0.1:1", "t"),
+                "kmeta lookup: --bootstrap-server: 'PLAIN TEXT://127.0.0.1:1' has 'PLAIN TEXT' before '://'");
+        assertUsageError(run("lookup", "--bootstrap-server", "://127.0.0.1:1", "t"), "has nothing before '://'");
+        assertUsageError(run("lookup", "--bootstrap-server", "SSL://127.0.0.1:1", "t"),
+                "kmeta lookup: --bootstrap-server SSL://127.0.0.1:1 asks for SSL, but security.protocol is "
+                        + "PLAINTEXT (the default): the prefix does not choose the protocol (Kafka ignores it); set "
+                        + "security.protocol=SSL in --command-config, or drop the prefix");
+    }
+
+    @Test
+    void oneDurationSyntaxForEveryOption() {
+        assertEquals(500L, Durations.parsePositiveMillis("500ms"));
+        assertEquals(10_000L, Durations.parsePositiveMillis("10"), "a bare number is seconds");
+        assertEquals(10_000L, Durations.parsePositiveMillis("10s"));
+        assertEquals(120_000L, Durations.parsePositiveMillis("2m"));
+        assertEquals(3_600_000L, Durations.parsePositiveMillis("1h"));
+        assertEquals(2_000L, Durations.parsePositiveMillis(" 2 S "));
+        for (String bad : List.of("10x", "soon", "1.5s", "", "s", "10 seconds")) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> Durations.parsePositiveMillis(bad));
+            assertEquals("'" + bad + "' is not a duration; use e.g. 500ms, 10s, 2m (a bare number is seconds)",
+                    e.getMessage());
+        }
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Durations.parsePositiveMillis("0"))
+                .getMessage().contains("'0' must be more than 0"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Durations.parsePositiveMillis("-1s"))
+                .getMessage().contains("'-1s' is negative"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> Durations.parsePositiveMillis("99999999h"))
+                .getMessage().contains("too long: at most 8760h"));
+        assertEquals("1500ms", Durations.format(1_500));
+        assertEquals("10s", Durations.format(10_000));
+        assertEquals("2m", Durations.format(120_000));
+        assertEquals("1h", Durations.format(3_600_000));
+    }
+
+    /** The same words, the same unit and exit 2 for --timeout, --interval and --duration in every command. */
+    @Test
+    void everyDurationOptionSpeaksTheSameSyntax() {
+        List<String[]> options = List.of(
+                new String[] {"lookup", "--timeout", "t"}, new String[] {"doctor", "--timeout"},
+                new String[] {"watch", "--interval"}, new String[] {"watch", "--duration"},
+                new String[] {"demo", "--duration"});
+        for (String[] o : options) {
+            String command = o[0];
+            String option = o[1];
+            String[] tail = o.length > 2 ? new String[] {o[2]} : new String[0];
+            String prefix = "kmeta " + command + ": " + option + ": ";
+            Run bad = assertUsageError(run(args(command, option, "10x", tail)), prefix
+                    + "'10x' is not a duration; use e.g. 500ms, 10s, 2m");
+            assertTrue(bad.errLines().get(0).startsWith(prefix), bad.toString());
+            assertUsageError(run(args(command, option, "0", tail)), prefix + "'0' must be more than 0");
+            assertUsageError(run(args(command, option, "0s", tail)), prefix + "'0s' must be more than 0");
+            assertUsageError(run(args(command, option, "-5s", tail)), prefix + "'-5s' is negative");
+        }
+        // demo's own bounds, in the same words ("PT0S" nowhere), and a bare number is seconds there too
+        Run shortDemo = assertUsageError(run("demo", "--duration", "5"), "kmeta demo: --duration: '5s' is too short");
+        assertFalse(shortDemo.err().contains("PT"), shortDemo.toString());
+        Run longDemo = assertUsageError(run("demo", "--duration", "20000"),
+                "kmeta demo: --duration: '20000s' is too long", "at most 1h");
+        assertFalse(longDemo.err().contains("--help"), "the line says it all: " + longDemo);
+    }
+
+    /** {@code watch --duration 1} watches for a second (it used to be 1 ms: bare numbers were ms there). */
+    @Test
+    void aBareNumberIsSecondsInWatchToo() {
+        long startNs = System.nanoTime();
+        Run r = run("watch", "--bootstrap-server", "127.0.0.1:1", "--interval", "1", "--duration", "1");
+        long tookMs = (System.nanoTime() - startNs) / 1_000_000;
+        assertEquals(KmetaCli.EXIT_OK, r.exitCode(), r.toString());
+        assertTrue(r.outLines().get(0).endsWith(" (every 1s, for 1s)"), r.toString());
+        assertTrue(r.outLines().get(r.outLines().size() - 1).endsWith(" stopped"), r.toString());
+        assertTrue(tookMs >= 1_000, "watched for a second, not a millisecond: " + tookMs + " ms");
+    }
+
+    private static String[] args(String command, String option, String value, String... tail) {
+        List<String> a = new java.util.ArrayList<>(List.of(command, option, value));
+        if (!command.equals("demo")) {
+            a.addAll(List.of("--bootstrap-server", "127.0.0.1:1"));
+        }
+        a.addAll(List.of(tail));
+        return a.toArray(new String[0]);
     }
 
     @Test

@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@code kmeta doctor} with security settings from {@code --command-config} against a real SASL_PLAINTEXT (SCRAM)
  * listener: the right password passes the handshake check, a wrong one fails it with a fix, skips what needs
- * metadata, and the password is never printed.
+ * metadata, and the password is never printed; settings that do not fit the listener (none, or TLS) are named.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class DoctorSecurityTest {
@@ -67,6 +67,42 @@ class DoctorSecurityTest {
                 r.toString());
         assertTrue(r.out().contains("OK    topic secured exists"), r.toString());
         assertFalse(r.out().contains(PASSWORD) || r.err().contains(PASSWORD), "never the password: " + r);
+    }
+
+    /** No security settings against this SASL listener: said at once, not after the timeout as "no answer". */
+    @Test
+    void noSecuritySettingsAgainstASaslListenerAreNamed() {
+        Run r = run("doctor", "--bootstrap-server", KAFKA.bootstrapServers(), "--timeout", "60s");
+        assertEquals(KmetaCli.EXIT_PROBLEM, r.exitCode(), r.toString());
+        assertTrue(r.out().contains("FAIL  metadata response: the listener expects SASL: " + KAFKA.bootstrapServers()
+                + " (it answered a clear-text SASL handshake with mechanisms ["), r.toString());
+        assertTrue(r.out().contains("fix: set security.protocol=SASL_PLAINTEXT, sasl.mechanism (one of "),
+                r.toString());
+        assertTrue(r.out().contains("SKIP  cluster id: the listener expects SASL"), r.toString());
+    }
+
+    @Test
+    void lookupWithoutSecuritySettingsSaysTheListenerExpectsSasl() {
+        Run r = run("lookup", "--bootstrap-server", KAFKA.bootstrapServers(), "--timeout", "3s", TOPIC);
+        assertEquals(KmetaCli.EXIT_PROBLEM, r.exitCode(), r.toString());
+        assertEquals(1, r.errLines().size(), r.toString());
+        assertTrue(r.err().startsWith("kmeta lookup: the listener expects SASL: " + KAFKA.bootstrapServers()),
+                r.toString());
+        assertTrue(r.err().contains("Fix: set security.protocol=SASL_PLAINTEXT"), r.toString());
+    }
+
+    @Test
+    void tlsSettingsAgainstThisSaslPlaintextListenerAreNamed() throws IOException {
+        Path file = dir.resolve("tls.properties");
+        Files.writeString(file, "security.protocol=SASL_SSL\nsasl.mechanism=SCRAM-SHA-256\nsasl.jaas.config="
+                + "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + USER
+                + "\" password=\"" + PASSWORD + "\";\n");
+        Run r = run("doctor", "--bootstrap-server", KAFKA.bootstrapServers(), "--command-config", file.toString());
+        assertEquals(KmetaCli.EXIT_PROBLEM, r.exitCode(), r.toString());
+        assertTrue(r.out().contains("FAIL  TLS/SASL handshake (SASL_SSL): TLS expected but the listener speaks "
+                + "SASL_PLAINTEXT: " + KAFKA.bootstrapServers()), r.toString());
+        assertTrue(r.out().contains("set security.protocol=SASL_PLAINTEXT in --command-config"), r.toString());
+        assertFalse(r.out().contains(PASSWORD), r.toString());
     }
 
     @Test

@@ -18,11 +18,13 @@ import static dev.kmeta.cli.CliTest.run;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * {@code kmeta watch} against a real two-broker cluster: it prints the starting state, then a partition count
  * change, a leader move and a broker leaving and joining as they happen, each line with a timestamp; it ends on
- * {@code --duration}, and on {@link WatchCommand#stop()} (what its Ctrl-C hook calls).
+ * {@code --duration}, on {@link WatchCommand#stop()}, through its stop signal, and on a real Ctrl-C (SIGINT to a
+ * child JVM), each with exit 0.
  */
 @Timeout(value = 150, unit = TimeUnit.SECONDS)
 class WatchTest {
@@ -85,6 +87,66 @@ class WatchTest {
                     r.toString());
         }
         assertTrue(r.outLines().get(r.outLines().size() - 1).endsWith(" stopped"), r.toString());
+    }
+
+    /**
+     * Ctrl-C, for real: SIGINT to a child JVM running {@code kmeta watch} ends it with "stopped" and exit 0, as
+     * documented (the JVM's own handling, a shutdown, made it 130 whatever the command returned).
+     */
+    @Test
+    void ctrlCEndsTheWatchWithExit0() throws Exception {
+        assumeTrue(sigintReachesChildren(), "SIGINT is ignored in this JVM (a background job of a non-interactive "
+                + "shell), and so in its children: a Ctrl-C cannot be sent to them");
+        KafkaCluster cluster = KAFKA.cluster();
+        try (CliProcess watch = CliProcess.start("watch", "--bootstrap-server", cluster.bootstrapServers(),
+                "--interval", "200ms")) {
+            watch.awaitLine(l -> l.contains(" cluster id " + cluster.clusterId()), CHANGE_SEEN);
+            Process kill = new ProcessBuilder("kill", "-INT", Long.toString(watch.pid())).inheritIO().start();
+            assertEquals(0, kill.waitFor(), "kill -INT " + watch.pid());
+            CliProcess.Result r = watch.await(Duration.ofSeconds(30));
+            assertEquals(KmetaCli.EXIT_OK, r.exitCode(), r.toString());
+            assertTrue(r.out().get(r.out().size() - 1).endsWith(" stopped"), r.toString());
+            assertEquals(java.util.List.of(), r.errLines(), r.toString());
+        }
+    }
+
+    /** The stop signal the command gets is installed while it watches, and stopping through it is exit 0. */
+    @Test
+    void theStopSignalEndsTheWatchWithExit0AndIsRemovedAfter() throws Exception {
+        CommandLine commandLine = KmetaCli.commandLine();
+        WatchCommand watch = commandLine.getSubcommands().get("watch").getCommand();
+        java.util.concurrent.atomic.AtomicReference<Runnable> ctrlC = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicBoolean removed = new java.util.concurrent.atomic.AtomicBoolean();
+        watch.stopSignal = stop -> {
+            ctrlC.set(stop);
+            return () -> removed.set(true);
+        };
+        StringWriter out = new StringWriter();
+        commandLine.setOut(new PrintWriter(out, true));
+        commandLine.setErr(new PrintWriter(new StringWriter(), true));
+        CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> commandLine.execute("watch",
+                "--bootstrap-server", KAFKA.cluster().bootstrapServers(), "--interval", "200ms"),
+                command -> daemon(command).start());
+        await().atMost(CHANGE_SEEN).until(() -> out.toString().contains(" cluster id "));
+        assertTrue(ctrlC.get() != null && !removed.get(), "subscribed while watching");
+        ctrlC.get().run();
+        assertEquals(0, exit.get(30, TimeUnit.SECONDS), out.toString());
+        assertTrue(out.toString().strip().endsWith(" stopped"), out.toString());
+        assertTrue(removed.get(), "unsubscribed when the watch ended");
+    }
+
+    /** False when this JVM ignores SIGINT (Linux: /proc says so); children inherit that. */
+    private static boolean sigintReachesChildren() throws java.io.IOException {
+        java.nio.file.Path status = java.nio.file.Path.of("/proc/self/status");
+        if (!java.nio.file.Files.exists(status)) {
+            return true;
+        }
+        for (String line : java.nio.file.Files.readAllLines(status)) {
+            if (line.startsWith("SigIgn:")) {
+                return (Long.parseUnsignedLong(line.substring(7).trim(), 16) & (1L << (2 - 1))) == 0;
+            }
+        }
+        return true;
     }
 
     private static Thread daemon(Runnable runnable) {

@@ -1,7 +1,9 @@
 package dev.kmeta.metadata;
 
 /**
- * A configuration value kmeta cannot use: thrown when a {@link MetadataConfig} is built, never later.
+ * A configuration value kmeta cannot use: thrown when a {@link MetadataConfig} is built, or when an instance starts
+ * and kafka-clients cannot build the network client on the security settings (then the message names the key and,
+ * for a store file, the file: {@code ssl.truststore.location=/etc/kafka/trust.jks: file not found}), never later.
  *
  * <p>The message names the key, the value given and what is accepted, in Kafka's own form:
  * {@code Invalid value -5 for configuration retry.backoff.ms: must be >= 0}. It is an
@@ -33,6 +35,19 @@ public final class ConfigException extends IllegalArgumentException {
      */
     ConfigException(String key, String message) {
         super(message);
+        this.key = key;
+    }
+
+    /**
+     * A setting kafka-clients could not use when kmeta built its network client on it (a trust store file that is not
+     * there, a JAAS configuration that does not parse...): thrown by the sender when an instance starts.
+     *
+     * @param key     the configuration key
+     * @param message the whole message, which must name the key (and never a secret)
+     * @param cause   kafka-clients' failure, or the I/O error that shows the problem
+     */
+    public ConfigException(String key, String message, Throwable cause) {
+        super(message, cause);
         this.key = key;
     }
 

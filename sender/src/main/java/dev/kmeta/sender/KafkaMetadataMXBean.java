@@ -5,7 +5,8 @@ import java.util.Map;
 /**
  * The management interface of one kmeta instance: what its metadata looks like and how its sender and waiters are
  * doing, registered on the platform MBeanServer as {@code dev.kmeta:type=metadata,client-id=<client.id>} while the
- * instance runs (see {@link KafkaMetadata#mbeanName()} and docs/metrics.md).
+ * instance runs (see {@link KafkaMetadata#mbeanName()} and docs/metrics.md). Its MBeanInfo describes each attribute
+ * with its unit ({@code seconds}, {@code ms}, {@code count}) and meaning, as the methods here are documented.
  *
  * <p>Counters count from the instance's start and never go down; "now" values ({@link #getWaitersNow()},
  * {@link #getSubscribedTopics()}, ages) are read at the moment of the call.

@@ -86,6 +86,32 @@ class DiagnosisTest {
         return KafkaMetadata.create(fastProps(A.cluster().proxiedBootstrapServers()));
     }
 
+    /**
+     * SASL settings against a PLAINTEXT listener (cluster B's): the broker refuses the SASL handshake itself, so the
+     * diagnosis says the listener does not speak SASL, not just "authentication failed" (read as a wrong password).
+     */
+    @Test
+    void saslAgainstAPlaintextListenerSaysTheListenerDoesNotSpeakSasl() {
+        Map<String, Object> props = fastProps(B.cluster().bootstrapServers());
+        props.put("security.protocol", "SASL_PLAINTEXT");
+        props.put("sasl.mechanism", "SCRAM-SHA-256");
+        props.put("sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required "
+                + "username=\"u\" password=\"s3cret\";");
+        try (KafkaMetadata m = KafkaMetadata.create(props)) {
+            org.apache.kafka.common.errors.AuthenticationException e = assertThrows(
+                    org.apache.kafka.common.errors.AuthenticationException.class,
+                    () -> m.awaitTopic("any", Deadline.after(30_000)));
+            Diagnosis d = Diagnosis.from(e).orElseThrow();
+            report("%s: %s", d.cause(), d.message());
+            assertEquals(Cause.AUTHENTICATION_FAILED, d.cause());
+            assertTrue(d.seen().contains("the listener does not speak SASL (security.protocol=SASL_PLAINTEXT): it "
+                    + "answered the SASL handshake with ILLEGAL_SASL_STATE and no mechanisms, as a PLAINTEXT listener "
+                    + "does; the user and password were never checked"), d.seen());
+            assertTrue(e.getMessage().contains("the listener does not speak SASL"), e.getMessage());
+            assertTrue(!e.getMessage().contains("s3cret") && !d.message().contains("s3cret"), e.getMessage());
+        }
+    }
+
     @Test
     void advertisedListenerUnreachableWhileTheBootstrapAnswers() {
         KafkaCluster cluster = A.cluster();

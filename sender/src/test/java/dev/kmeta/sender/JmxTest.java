@@ -12,6 +12,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import javax.management.JMX;
+import javax.management.MBeanAttributeInfo;
+import javax.management.MBeanInfo;
+import javax.management.MBeanOperationInfo;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import java.lang.management.ManagementFactory;
@@ -27,6 +30,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -80,6 +84,58 @@ class JmxTest {
             m.close();
         }
         assertFalse(SERVER.isRegistered(expected), "unregistered on close");
+    }
+
+    /**
+     * What jconsole and exporters show as an attribute's help: its unit and meaning, read from the MBeanInfo through
+     * the platform MBeanServer (it used to be the attribute's name again); the bean works as an MXBean as before.
+     */
+    @Test
+    void everyAttributeIsDescribedWithItsUnitAndMeaning() throws Exception {
+        try (KafkaMetadata m = KafkaMetadata.create(props("jmx-described"))) {
+            MBeanInfo info = SERVER.getMBeanInfo(m.mbeanName());
+            assertTrue(info.getDescription().startsWith("kmeta: one client's metadata"), info.getDescription());
+            Set<String> getters = new java.util.TreeSet<>();
+            for (java.lang.reflect.Method method : KafkaMetadataMXBean.class.getMethods()) {
+                if (method.getName().startsWith("get")) {
+                    getters.add(method.getName().substring(3));
+                }
+            }
+            Set<String> attributes = new java.util.TreeSet<>();
+            for (MBeanAttributeInfo a : info.getAttributes()) {
+                attributes.add(a.getName());
+                String d = a.getDescription();
+                assertNotEquals(a.getName(), d, "described, not named again");
+                assertTrue(d.length() >= 30, a.getName() + ": " + d);
+                if (!a.getType().equals("java.lang.String")) {
+                    assertTrue(d.matches("^(seconds|ms|count)\\b.*"), "a number's description starts with its unit: "
+                            + a.getName() + ": " + d);
+                }
+            }
+            assertEquals(getters, attributes);
+            assertTrue(describe(info, "MetadataAge").startsWith("seconds (ms precision): since the last applied "
+                    + "answer to a full metadata request"));
+            assertTrue(describe(info, "WaitTimeTotalMs").startsWith("ms: "));
+            assertTrue(describe(info, "RequestsSent").startsWith("count: "));
+            assertTrue(describe(info, "TopicAges").startsWith("seconds (ms precision), per subscribed topic"));
+
+            MBeanOperationInfo op = java.util.Arrays.stream(info.getOperations())
+                    .filter(o -> o.getName().equals("topicAgeSeconds")).findFirst().orElseThrow();
+            assertTrue(op.getDescription().startsWith("seconds (ms precision): "), op.getDescription());
+            assertEquals("topic", op.getSignature()[0].getName());
+            assertEquals(-1.0, SERVER.invoke(m.mbeanName(), "topicAgeSeconds", new Object[] {"none"},
+                    new String[] {String.class.getName()}));
+
+            // still an MXBean: typed proxy, maps as TabularData
+            assertTrue(proxy(m.mbeanName()).getVersion() >= 0);
+            assertInstanceOf(javax.management.openmbean.TabularData.class,
+                    SERVER.getAttribute(m.mbeanName(), "WaitTimeoutsByCause"));
+        }
+    }
+
+    private static String describe(MBeanInfo info, String attribute) {
+        return java.util.Arrays.stream(info.getAttributes()).filter(a -> a.getName().equals(attribute)).findFirst()
+                .orElseThrow().getDescription();
     }
 
     @Test

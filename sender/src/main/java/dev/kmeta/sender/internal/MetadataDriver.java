@@ -12,6 +12,7 @@ import org.apache.kafka.clients.LeastLoadedNode;
 import org.apache.kafka.clients.KafkaClient;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.errors.IllegalSaslStateException;
 import org.apache.kafka.common.errors.SslAuthenticationException;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.MetadataRequest;
@@ -270,12 +271,14 @@ public final class MetadataDriver implements NodeProvider.Listener {
         long nowMs = manager.ticker().milliTime();
         ConnectionEvidence.Record record = evidence.get(nodeId);
         if (authFailure != null) {
+            AuthenticationException failure = notSasl(authFailure);
             if (record != null) {
-                ConnectionEvidence.Problem kind = authFailure instanceof SslAuthenticationException
+                ConnectionEvidence.Problem kind = failure instanceof SslAuthenticationException
                         ? ConnectionEvidence.Problem.TLS_HANDSHAKE : ConnectionEvidence.Problem.AUTHENTICATION;
-                evidence.problem(record, kind, rootMessage(authFailure), nowMs);
+                evidence.problem(record, kind, failure != authFailure ? failure.getMessage()
+                        : rootMessage(failure), nowMs);
             }
-            manager.onFatal(null, authFailure, nowMs);
+            manager.onFatal(null, failure, nowMs);
             return;
         }
         int id = parseId(nodeId);
@@ -333,6 +336,23 @@ public final class MetadataDriver implements NodeProvider.Listener {
             }
         }
         return false;
+    }
+
+    /**
+     * A broker answers a SASL handshake on a listener without SASL (PLAINTEXT) with ILLEGAL_SASL_STATE and no
+     * mechanisms, which kafka-clients reports as "Unexpected handshake request with client mechanism X, enabled
+     * mechanisms are []": said plainly, so that the diagnosis does not read as a wrong password (the credentials were
+     * never checked). Any other failure is returned as it is.
+     */
+    private AuthenticationException notSasl(AuthenticationException failure) {
+        if (failure instanceof IllegalSaslStateException && failure.getMessage() != null
+                && failure.getMessage().endsWith("enabled mechanisms are []")) {
+            return new IllegalSaslStateException("the listener does not speak SASL (security.protocol="
+                    + config.securityProtocol() + "): it answered the SASL handshake with ILLEGAL_SASL_STATE and no "
+                    + "mechanisms, as a PLAINTEXT listener does; the user and password were never checked ("
+                    + failure.getMessage() + ")", failure);
+        }
+        return failure;
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.kmeta.sender.internal;
 
+import dev.kmeta.sender.KafkaMetadataMXBean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,10 +42,14 @@ final class MetadataMBeans {
                 + (instance > 1 ? ",instance=" + instance : ""));
     }
 
-    /** Registers {@code mbean}; returns the name it got, or null (logged) if it could not be registered. */
-    static ObjectName register(String clientId, Object mbean) {
+    /**
+     * Registers {@code bean} (as a {@link DescribedMetadataMBean}: its attributes described with unit and meaning);
+     * returns the name it got, or null (logged) if it could not be registered.
+     */
+    static ObjectName register(String clientId, KafkaMetadataMXBean bean) {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         try {
+            Object mbean = new DescribedMetadataMBean(bean);
             for (int instance = 1; instance <= MAX_INSTANCES; instance++) {
                 ObjectName name = nameFor(clientId, instance);
                 try {

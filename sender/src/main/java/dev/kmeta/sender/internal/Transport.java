@@ -7,6 +7,7 @@ import org.apache.kafka.clients.ClientUtils;
 import org.apache.kafka.clients.HostResolver;
 import org.apache.kafka.clients.NetworkClient;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.utils.Time;
@@ -29,12 +30,22 @@ final class Transport {
     private Transport() {
     }
 
-    /** A NetworkClient for kmeta's own thread, with {@code nodes} as its metadata updater. */
+    /**
+     * A NetworkClient for kmeta's own thread, with {@code nodes} as its metadata updater.
+     *
+     * @throws dev.kmeta.metadata.ConfigException if kafka-clients cannot build its channels on the security
+     *                                            settings (the message names the key, and the file for a store)
+     */
     static NetworkClient networkClient(MetadataConfig config, NodeProvider nodes, HostResolver resolver,
                                        Metrics metrics, Time time) {
-        return KafkaClientsCompat.createNetworkClient(kafkaConfig(config), config.requireBootstrapServers(),
-                config.clientId(), metrics, "kmeta-metadata", "[kmeta " + config.clientId() + "] ",
-                new ApiVersions(), time, 1, config.requestTimeoutMs(), nodes, resolver);
+        ChannelSettings.checkStoreFiles(config);
+        try {
+            return KafkaClientsCompat.createNetworkClient(kafkaConfig(config), config.requireBootstrapServers(),
+                    config.clientId(), metrics, "kmeta-metadata", "[kmeta " + config.clientId() + "] ",
+                    new ApiVersions(), time, 1, config.requestTimeoutMs(), nodes, resolver);
+        } catch (KafkaException e) {
+            throw ChannelSettings.explain(config, e);
+        }
     }
 
     /** Bootstrap nodes (ids -1, -2, ...), names unresolved: resolved at each connection attempt. */

@@ -1,0 +1,93 @@
+package dev.kmeta.sender.internal;
+
+import dev.kmeta.sender.KafkaMetadataMXBean;
+
+import javax.management.MBeanAttributeInfo;
+import javax.management.MBeanInfo;
+import javax.management.MBeanOperationInfo;
+import javax.management.MBeanParameterInfo;
+import javax.management.StandardMBean;
+import java.util.Map;
+
+/**
+ * An instance's {@link KafkaMetadataMXBean} as registered: the MXBean, with an {@link MBeanInfo} whose descriptions
+ * say each attribute's unit and meaning (what jconsole shows, and what exporters such as the Prometheus JMX exporter
+ * use as help text) instead of repeating its name. Each description starts with the unit ({@code seconds},
+ * {@code ms}, {@code count}) when the attribute is a number. docs/metrics.md has the same table.
+ *
+ * <p>Thread-safe (the descriptions are constants; attribute reads go to the MXBean).
+ */
+final class DescribedMetadataMBean extends StandardMBean {
+    /** Attribute name to description. Every attribute of {@link KafkaMetadataMXBean} has one (JmxTest checks). */
+    static final Map<String, String> ATTRIBUTES = Map.ofEntries(
+            Map.entry("ClientId", "The instance's client.id (of the first creator, for a shared instance)."),
+            Map.entry("MetadataAge", "seconds (ms precision): since the last applied answer to a full metadata "
+                    + "request (the first one, requestUpdate(), every metadata.max.age.ms): no subscribed topic's "
+                    + "metadata is older. Before the first full answer: since the instance started. As kafka-clients' "
+                    + "producer metadata-age."),
+            Map.entry("TopicAges", "seconds (ms precision), per subscribed topic: since an applied answer (full or "
+                    + "partial) last described it; topics no answer described yet are absent."),
+            Map.entry("Version", "count: the snapshot's version, 0 before the first answer, +1 for each new "
+                    + "snapshot (answer applied, batch of leader hints, idle-topic expiry)."),
+            Map.entry("State", "The refresh state: STABLE, NEED_UPDATE, IN_FLIGHT or CLOSED."),
+            Map.entry("RequestsSent", "count: metadata requests sent since the instance started."),
+            Map.entry("RequestsFailed", "count: metadata requests that failed (disconnected, timed out after "
+                    + "request.timeout.ms, or answered unusably)."),
+            Map.entry("RequestsCoalesced", "count: update requests folded into one already pending (single flight), "
+                    + "each a request not sent."),
+            Map.entry("ResponsesApplied", "count: metadata answers applied to the snapshot."),
+            Map.entry("RequestLatencyTotalMs", "ms: sum of the latencies (request sent to answer applied) of the "
+                    + "applied answers."),
+            Map.entry("RequestLatencyAvgMs", "ms: RequestLatencyTotalMs / ResponsesApplied since the instance "
+                    + "started (0 before the first answer)."),
+            Map.entry("RequestLatencyMaxMs", "ms: the largest latency of an applied answer since the instance "
+                    + "started."),
+            Map.entry("WaitersNow", "count: application threads waiting for metadata (awaitTopic, awaitUpdate) "
+                    + "right now."),
+            Map.entry("WaitTimeTotalMs", "ms: total time application threads spent waiting for metadata (kafka-clients' "
+                    + "metadata-wait-time-ns-total, in ms)."),
+            Map.entry("WaitTimeouts", "count: waits for metadata that ended in a timeout, whatever the cause."),
+            Map.entry("WaitTimeoutsByCause", "count, per diagnosed cause (TOPIC_NOT_FOUND, "
+                    + "BOOTSTRAP_UNREACHABLE...): waits that ended in a timeout; every cause is present, zeros "
+                    + "included."),
+            Map.entry("StaleEpochsRejected", "count: partitions whose leader epoch in an answer was older than the "
+                    + "cached one, so not applied (KIP-320)."),
+            Map.entry("LeaderHintsApplied", "count: KIP-951 leader hints (from produce responses) applied to the "
+                    + "snapshot."),
+            Map.entry("Rebootstraps", "count: times the sender went back to bootstrap.servers "
+                    + "(metadata.recovery.strategy=rebootstrap)."),
+            Map.entry("SubscribedTopics", "count: topics subscribed now (asked for, not expired by "
+                    + "metadata.max.idle.ms)."));
+
+    DescribedMetadataMBean(KafkaMetadataMXBean mbean) {
+        super(mbean, KafkaMetadataMXBean.class, true);
+    }
+
+    @Override
+    protected String getDescription(MBeanInfo info) {
+        return "kmeta: one client's metadata for one Kafka cluster (snapshot, refresh state, requests, waits). "
+                + "Counters count from the instance's start and never go down; ages are read when asked.";
+    }
+
+    @Override
+    protected String getDescription(MBeanAttributeInfo info) {
+        return ATTRIBUTES.getOrDefault(info.getName(), info.getName());
+    }
+
+    @Override
+    protected String getDescription(MBeanOperationInfo info) {
+        return info.getName().equals("topicAgeSeconds") ? "seconds (ms precision): since an applied answer last "
+                + "described the topic; -1 when it is not subscribed or no answer described it yet."
+                : info.getName();
+    }
+
+    @Override
+    protected String getParameterName(MBeanOperationInfo op, MBeanParameterInfo param, int sequence) {
+        return op.getName().equals("topicAgeSeconds") ? "topic" : super.getParameterName(op, param, sequence);
+    }
+
+    @Override
+    protected String getDescription(MBeanOperationInfo op, MBeanParameterInfo param, int sequence) {
+        return op.getName().equals("topicAgeSeconds") ? "the topic's name" : super.getDescription(op, param, sequence);
+    }
+}
