@@ -1,5 +1,6 @@
 package dev.kmeta.sender;
 
+import org.apache.kafka.common.KafkaException;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.MetadataClient;
 import dev.kmeta.metadata.MetadataClosedException;
@@ -132,7 +133,10 @@ class MultiBrokerBackoffTest {
                         return;
                     } catch (TimeoutException e) {
                         calls.incrementAndGet();
-                    } catch (MetadataClosedException e) {
+                    } catch (KafkaException e) {
+                        if (!(e.getCause() instanceof MetadataClosedException)) {
+                            unexpected.putIfAbsent(e.getClass().getName(), e);
+                        }
                         return;
                     } catch (RuntimeException e) {
                         unexpected.putIfAbsent(e.getClass().getName(), e);
