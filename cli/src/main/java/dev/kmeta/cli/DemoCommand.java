@@ -118,7 +118,7 @@ final class DemoCommand implements Callable<Integer> {
             tickEverySecond(new DemoStatus(producer, TOPIC, partitions), failover, out);
         } finally {
             load.close();
-            producer.close(); // gives records in flight their delivery timeout, then stops
+            producer.close(); // waits up to max.block.ms for records in flight, fails the rest, then stops
             failover.finish();
         }
         return summary(producer, failover, out);
