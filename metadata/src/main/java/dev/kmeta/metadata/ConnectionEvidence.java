@@ -256,10 +256,16 @@ public final class ConnectionEvidence {
         }
     }
 
-    /** A connection to it is ready (handshakes done) now. */
+    /**
+     * A connection to it is ready (handshakes done) now. Only a new connection is stamped: a request sent on one
+     * that was already open says nothing of whether the address answers now (a blackholed broker keeps its idle
+     * connection "ready"), so it must not count as reachable during a wait.
+     */
     public void connected(Record r, long nowMs) {
+        if (!r.connected) {
+            r.lastConnectedMs = nowMs;
+        }
         r.connected = true;
-        r.lastConnectedMs = nowMs;
     }
 
     public void answer(Record r, long nowMs) {

@@ -188,6 +188,10 @@ class FailoverTest {
         cluster.createTopic("dark", 2, 3);
         try (KafkaMetadata m = client()) {
             assertEquals(2, m.awaitTopic("dark", Deadline.after(30_000)).partitionCount("dark"));
+            // kmeta connects to each leader once (its advertised-listener probe): these brokers "answered before".
+            await().atMost(Duration.ofSeconds(10)).until(() -> m.fetch().topic("dark").availablePartitions().stream()
+                    .map(p -> m.evidence().broker(p.leaderId()))
+                    .allMatch(r -> r != null && r.everConnected()));
             long attemptsBefore = attempts(m);
             for (int id : cluster.brokerIds()) {
                 cluster.proxy(id).blackhole();
@@ -203,7 +207,7 @@ class FailoverTest {
             assertTrue(tookMs >= 3_990 && tookMs < 4_000 + 1_000, "took " + tookMs + " ms");
             assertTrue(e.getMessage().contains("dark-new"), e.getMessage());
             assertEquals(dev.kmeta.metadata.Diagnosis.Cause.BROKERS_UNREACHABLE, e.diagnosis().cause(),
-                    "the timeout says why: " + e.getMessage());
+                    "the timeout says why: " + e.getMessage() + " " + e.diagnosis().evidence());
             // What is known stays usable: a send to a known partition goes on from the cache.
             assertEquals(2, m.awaitTopic("dark", Deadline.after(0)).partitionCount("dark"));
             int v = m.requestUpdate();

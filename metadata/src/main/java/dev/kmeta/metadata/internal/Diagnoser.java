@@ -164,7 +164,7 @@ final class Diagnoser {
                     + "auto.create.topics.enable on the brokers");
         }
         if (t == null) {
-            Record advertised = neverReachedLearnedBroker(records);
+            Record advertised = neverReachedLearnedBroker(records, f.waitStartMs);
             if (advertised != null) {
                 return new Decision(Cause.ADVERTISED_LISTENER_UNREACHABLE, "broker " + advertised.nodeId()
                         + " advertises " + advertised.address() + ", unreachable from here: " + problem(advertised),
@@ -242,17 +242,19 @@ final class Diagnoser {
     }
 
     /**
-     * A learned broker that never answered, when the bootstrap did answer and every learned broker tried fails; or
-     * null.
+     * A learned broker that never accepted a connection, when the bootstrap answers (during the wait, or it has not failed since
+     * it did) and every learned broker tried fails; or null.
      */
-    private static Record neverReachedLearnedBroker(Collection<Record> records) {
+    private static Record neverReachedLearnedBroker(Collection<Record> records, long waitStartMs) {
         boolean bootstrapAnswered = false;
         Record failing = null;
         for (Record r : records) {
             if (r.isBootstrap()) {
-                bootstrapAnswered |= r.everAnswered();
-            } else if (r.everAnswered() || !r.failingNow()) {
-                return null;
+                // It answers still: during the wait, or it has not failed since. A bootstrap that answered once and
+                // fails now too means every address went dark (BROKERS_UNREACHABLE), not a bad advertised listener.
+                bootstrapAnswered |= r.everAnswered() && (r.lastAnswerMs() >= waitStartMs || !r.failingNow());
+            } else if (r.everAnswered() || r.everConnected() || !r.failingNow()) {
+                return null; // a broker that accepted a connection once is reachable at its advertised address
             } else if (failing == null || r.attempts() > failing.attempts()) {
                 failing = r;
             }
