@@ -18,9 +18,9 @@ import org.apache.kafka.common.requests.MetadataResponse;
  * machine.
  *
  * <p>Retry backoffs are 0 and jitter off ({@code retry.backoff.ms=0}, {@code retry.backoff.max.ms=0},
- * {@code kmeta.metadata.jitter=0}) so that a refresh asked for goes out in the next poll: the benchmarks apply one
- * answer after another, where a producer would see one every {@code metadata.max.age.ms}. The rest is a producer's
- * defaults.
+ * {@code kmeta.metadata.jitter=0}, {@code kmeta.metadata.leaderless.refresh.ms=0}) so that a refresh asked for goes
+ * out in the next poll: the benchmarks apply one answer after another, where a producer would see one every
+ * {@code metadata.max.age.ms}. The rest is a producer's defaults.
  *
  * <p>Not thread-safe: one thread answers (it is the producer's network thread); any thread may read
  * {@link #metadata}.
@@ -47,6 +47,8 @@ final class DrivenKmeta implements AutoCloseable {
         props.put("retry.backoff.ms", "0");
         props.put("retry.backoff.max.ms", "0");
         props.put("kmeta.metadata.jitter", "0");
+        // After an answer without news the next request waits out the leaderless-refresh backoff (100 ms by default).
+        props.put("kmeta.metadata.leaderless.refresh.ms", "0");
         KafkaMetadata metadata = KafkaMetadata.builder(props).buildDriven();
         AnsweringClient client = new AnsweringClient(metadata.metadataUpdater());
         metadata.attach(client);
