@@ -35,8 +35,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *       {@code updateWithCurrentRequestVersion(response, false, nowMs)} - what {@code NetworkClient}'s metadata
  *       updater calls with a full answer.</li>
  * </ul>
- * The answers are {@value #POOL} equal {@code MetadataResponseData} used in turn (as from a decoder: each its own
- * objects, so no answer is still in the CPU caches from the last operation). Before each use, the one due is brought
+ * The answers are {@code pool} (4) equal {@code MetadataResponseData} used in turn (as from a decoder: each its own
+ * objects, so no answer is still in the CPU caches from the last operation; {@code -p pool=1} reuses one). Before each use, the one due is brought
  * up to date in place (the topics changed since its last use get their leaders, epochs, replicas and ISR written;
  * nothing allocated), then wrapped in a new {@code MetadataResponse}; both implementations do that same work, which
  * {@link #wireOnly} measures alone.
@@ -53,8 +53,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(value = 1, jvmArgsAppend = {"-Xms2g", "-Xmx2g", "-XX:+AlwaysPreTouch"})
 @State(Scope.Thread)
 public class FullAnswer {
-    /** Answers used in turn; a power of two. */
-    static final int POOL = 4;
+    /** Answers used in turn (a power of two): 4 by default, so that none is still in the CPU caches when used. */
+    @Param({"4"})
+    int pool;
 
     @Param({"100000"})
     int partitions;
@@ -71,12 +72,12 @@ public class FullAnswer {
 
     String[] topicNames;
     int topics;
-    MetadataResponseData[] pool;
+    MetadataResponseData[] answers;
     /** The wire topics of each pooled answer, by topic number. */
     MetadataResponseTopic[][] wireTopics;
     /** Each topic's current leader epoch: what every answer says once brought up to date. */
     int[] epochs;
-    /** The topics changed by the last {@value #POOL} operations (-1: none yet). */
+    /** The topics changed by the last {@link #pool} operations (-1: none yet). */
     int[] recent;
     long next;
     ProducerMetadata kafka;
@@ -90,14 +91,17 @@ public class FullAnswer {
         }
         topics = partitions / ApplyDelta.PARTITIONS_PER_TOPIC;
         topicNames = ApplyDelta.topicNames(names, topics);
-        pool = new MetadataResponseData[POOL];
-        wireTopics = new MetadataResponseTopic[POOL][];
-        for (int i = 0; i < POOL; i++) {
-            pool[i] = Wire.data(topicNames, 0, topics, 0);
-            wireTopics[i] = pool[i].topics().toArray(new MetadataResponseTopic[0]);
+        if (pool < 1 || Integer.bitCount(pool) != 1) {
+            throw new IllegalArgumentException("pool must be a power of two: " + pool);
+        }
+        answers = new MetadataResponseData[pool];
+        wireTopics = new MetadataResponseTopic[pool][];
+        for (int i = 0; i < pool; i++) {
+            answers[i] = Wire.data(topicNames, 0, topics, 0);
+            wireTopics[i] = answers[i].topics().toArray(new MetadataResponseTopic[0]);
         }
         epochs = new int[topics];
-        recent = new int[POOL];
+        recent = new int[pool];
         java.util.Arrays.fill(recent, -1);
         MetadataResponseData first = Wire.data(topicNames, 0, topics, 0);
         if (Wire.IMPL_KAFKA.equals(impl)) {
@@ -116,7 +120,7 @@ public class FullAnswer {
 
     /** The next answer, up to date: with {@code change=one}, one more topic changed than in the one before. */
     MetadataResponse nextResponse() {
-        int slot = (int) (next & (POOL - 1));
+        int slot = (int) (next & (pool - 1));
         if ("one".equals(change)) {
             int t = (int) (next * ApplySmallChange.STRIDE % topics);
             epochs[t]++;
@@ -128,7 +132,7 @@ public class FullAnswer {
             }
         }
         next++;
-        return Wire.response(pool[slot]);
+        return Wire.response(answers[slot]);
     }
 
     /** Writes {@link Wire}'s partitions of topic {@code t} at {@code epoch} into {@code wire}, in place. */
