@@ -39,7 +39,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * objects, so no answer is still in the CPU caches from the last operation; {@code -p pool=1} reuses one). Before each use, the one due is brought
  * up to date in place (the topics changed since its last use get their leaders, epochs, replicas and ISR written;
  * nothing allocated), then wrapped in a new {@code MetadataResponse}; both implementations do that same work, which
- * {@link #wireOnly} measures alone.
+ * {@link #wireOnly} measures alone. The answers live through the whole run, where a real one is read once, right
+ * after the decoder allocated it; a full GC at the end of setup gives them that layout ({@code layout=compacted},
+ * see {@link #layout}).
  *
  * <pre>{@code
  * java -jar bench/target/benchmarks.jar FullAnswer -prof gc -rf json -rff bench/results/full-answer.json
@@ -66,6 +68,15 @@ public class FullAnswer {
     @Param({"hashed", "numbered"})
     String names;
 
+    /**
+     * {@code compacted}: a full GC at the end of setup lays the answers (and each client's state) out in the order
+     * they were allocated - the layout of an answer fresh from the decoder, read right after it was built;
+     * {@code promoted}: as young collections copied them (the answers then lie scattered, unlike any real answer,
+     * and reading them costs kmeta 2-3x more, kafka-clients barely more).
+     */
+    @Param({"compacted"})
+    String layout;
+
     /** {@code one}: one topic changed since the last answer (a different one each time); {@code none}: nothing. */
     @Param({"one", "none"})
     String change;
@@ -89,6 +100,9 @@ public class FullAnswer {
         if (!"one".equals(change) && !"none".equals(change)) {
             throw new IllegalArgumentException("change must be one or none: " + change);
         }
+        if (!"compacted".equals(layout) && !"promoted".equals(layout)) {
+            throw new IllegalArgumentException("layout must be compacted or promoted: " + layout);
+        }
         topics = partitions / ApplyDelta.PARTITIONS_PER_TOPIC;
         topicNames = ApplyDelta.topicNames(names, topics);
         if (pool < 1 || Integer.bitCount(pool) != 1) {
@@ -108,6 +122,9 @@ public class FullAnswer {
             kafka = Wire.producerMetadata(topicNames, first);
         } else {
             kmeta = DrivenKmeta.subscribedTo(topicNames, first);
+        }
+        if ("compacted".equals(layout)) {
+            System.gc(); // G1's full collection slides live objects together in the order they were allocated
         }
     }
 
@@ -156,6 +173,33 @@ public class FullAnswer {
             return kafka;
         }
         return kmeta.refresh(response);
+    }
+
+    /**
+     * The floor of any client that looks at the whole answer: bringing it up to date and wrapping it
+     * ({@link #wireOnly}), then reading once every field a partition's metadata holds (leader, epoch, error, replica,
+     * ISR and offline ids) - no comparison, no lookup, nothing kept.
+     */
+    @Benchmark
+    public long readOnly() {
+        MetadataResponse response = nextResponse();
+        long sum = 0;
+        for (MetadataResponseTopic t : response.data().topics()) {
+            sum += t.errorCode();
+            for (MetadataResponsePartition p : t.partitions()) {
+                sum += p.leaderId() + p.leaderEpoch() + p.errorCode() + sum(p.replicaNodes()) + sum(p.isrNodes())
+                        + sum(p.offlineReplicas());
+            }
+        }
+        return sum;
+    }
+
+    private static long sum(java.util.List<Integer> ids) {
+        long sum = ids.size();
+        for (int i = 0; i < ids.size(); i++) {
+            sum += ids.get(i);
+        }
+        return sum;
     }
 
     /** Bringing the answer up to date and wrapping it, alone (the same for both). */
