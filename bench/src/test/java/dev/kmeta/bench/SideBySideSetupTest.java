@@ -135,6 +135,82 @@ class SideBySideSetupTest {
         }
     }
 
+    /**
+     * FullAnswer: after the same answers, both hold every topic with the same leaders - the topics each answer
+     * changed included, on every pooled answer in turn - and kmeta applied each answer through the driven instance.
+     */
+    @Test
+    void fullAnswerAppliesTheSameAnswersToBoth() {
+        FullAnswer kafka = fullAnswer(Wire.IMPL_KAFKA);
+        FullAnswer kmeta = fullAnswer(Wire.IMPL_KMETA);
+        try {
+            int version = kmeta.kmeta.metadata.fetch().version();
+            for (int op = 0; op < 2 * kmeta.pool + 1; op++) {
+                kafka.answer();
+                kmeta.answer();
+                int t = (int) ((long) op * ApplySmallChange.STRIDE % kmeta.topics);
+                String name = kmeta.topicNames[t];
+                Cluster c = kmeta.kmeta.metadata.fetch();
+                for (int p = 0; p < ApplyDelta.PARTITIONS_PER_TOPIC; p++) {
+                    int expected = Wire.leader(t, p, kmeta.epochs[t]);
+                    assertEquals(expected, c.leader(name, p).id(), name + "-" + p + " after op " + op);
+                    assertEquals(expected, kafka.kafka.fetch().leaderFor(new TopicPartition(name, p)).id());
+                }
+                assertEquals(kmeta.epochs[t], c.partition(name, 0).leaderEpoch());
+            }
+            assertEquals(version + 2 * kmeta.pool + 1, kmeta.kmeta.metadata.fetch().version(), "one per answer");
+            assertAgree(kmeta.topicNames, kafka.kafka.fetch(), kmeta.kmeta.metadata.fetch(), -1);
+            assertTrue(kmeta.kmeta.client.sent >= 2 * kmeta.pool + 2, "every answer asked for by a request");
+        } finally {
+            kmeta.tearDown();
+        }
+    }
+
+    private static FullAnswer fullAnswer(String impl) {
+        FullAnswer b = new FullAnswer();
+        b.partitions = 100_000;
+        b.impl = impl;
+        b.names = "numbered";
+        b.change = "one";
+        b.layout = "promoted"; // no full GC in a test
+        b.pool = 2;
+        b.setUp();
+        return b;
+    }
+
+    /** SendPathPublicApi: every way finds the same leader for the same sends. */
+    @Test
+    void sendPathPublicApiFindsTheSameLeaders() {
+        long kafkaSum = -1;
+        long kmetaSum = -1;
+        for (String impl : new String[] {Wire.IMPL_KAFKA, Wire.IMPL_KMETA, SendPathPublicApi.IMPL_KMETA_FETCH}) {
+            SendPathPublicApi b = new SendPathPublicApi();
+            b.impl = impl;
+            b.names = "numbered";
+            b.setUp();
+            try {
+                SendPathPublicApi.Queries q = new SendPathPublicApi.Queries();
+                q.setUp(b);
+                long expected = 0;
+                for (int i = 0; i < SendPathPublicApi.QUERIES; i++) {
+                    int t = java.util.Arrays.asList(b.topicNames).indexOf(q.topics[i]);
+                    expected += Wire.leader(t, q.partitions[i], 0);
+                }
+                long sum = b.sends(q);
+                if (Wire.IMPL_KAFKA.equals(impl)) {
+                    kafkaSum = sum - (long) SendPathPublicApi.QUERIES * ApplyDelta.PARTITIONS_PER_TOPIC;
+                    assertEquals(expected, kafkaSum, "kafka-clients adds the count");
+                } else {
+                    assertEquals(expected, sum, impl);
+                    kmetaSum = sum;
+                }
+            } finally {
+                b.tearDown();
+            }
+        }
+        assertEquals(kafkaSum, kmetaSum);
+    }
+
     /** Same partition count and leader per partition for the sampled topics ({@code epoch} >= 0: also as built). */
     private static void assertAgree(String[] names, org.apache.kafka.common.Cluster kafka, Cluster kmeta, int epoch) {
         assertEquals(names.length, kafka.topics().size());

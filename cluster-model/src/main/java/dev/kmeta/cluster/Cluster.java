@@ -20,7 +20,8 @@ import java.util.UUID;
  * snapshot.
  *
  * <h2>Cost</h2>
- * Send-path lookups ({@link #partitionCount}, {@link #partition}, {@link #leader}, {@link #availablePartitions},
+ * Send-path lookups ({@link #partitionCount}, {@link #partition}, {@link #leader(String, int)},
+ * {@link #leader(TopicMetadata, int)}, {@link #availablePartitions},
  * {@link #node}, {@link #topicId}, {@link #topicName}) are O(1) and allocate nothing: a topic is one hash, two array
  * loads and one entry away, in maps cut into shards (about 2&radic;T shards for T topics). {@link #apply} costs what
  * the delta changes: its partitions, plus for each changed name one shard of the name map and one of the id map
@@ -230,6 +231,17 @@ public final class Cluster {
     /** The partition's leader, or null when unknown or leaderless. */
     public Node leader(String topic, int partition) {
         PartitionMetadata p = partition(topic, partition);
+        return p == null ? null : nodes.get(p.leaderId());
+    }
+
+    /**
+     * The leader of partition {@code partition} of {@code topic}, a topic object this snapshot holds (from
+     * {@link #topic(String)}), or null when the index is out of range or the partition is leaderless: the send path's
+     * "where does this record go" with the one name lookup already done. O(1), allocation-free. The leader id is
+     * resolved in this snapshot's nodes, so a topic object from another snapshot gets this snapshot's node for it.
+     */
+    public Node leader(TopicMetadata topic, int partition) {
+        PartitionMetadata p = topic.partition(partition);
         return p == null ? null : nodes.get(p.leaderId());
     }
 

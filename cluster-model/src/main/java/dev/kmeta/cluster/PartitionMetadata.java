@@ -1,5 +1,6 @@
 package dev.kmeta.cluster;
 
+import dev.kmeta.cluster.internal.OwnedPartitions;
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -7,8 +8,10 @@ import java.util.Objects;
  * One partition of a topic: its leader, the leader's epoch, replicas, in-sync and offline replicas, and the error
  * the broker reported for it.
  *
- * <p>Immutable and thread-safe. Replica lists are held as compact {@code int[]} copies; the accessors that return
- * arrays return fresh copies, the indexed accessors ({@link #replica(int)} and friends) allocate nothing.
+ * <p>Immutable and thread-safe. Replica lists are held as compact {@code int[]} copies (kmeta's response translator
+ * hands over arrays it filled for the purpose instead, through {@code dev.kmeta.cluster.internal.OwnedPartitions});
+ * the accessors that return arrays return fresh copies, the indexed accessors ({@link #replica(int)} and friends)
+ * allocate nothing.
  * Broker ids only: the {@link Node} behind an id is resolved through the {@link Cluster} that holds this partition.
  */
 public final class PartitionMetadata {
@@ -37,6 +40,16 @@ public final class PartitionMetadata {
     private final int[] replicas;
     private final int[] isr;
     private final int[] offlineReplicas;
+
+    static {
+        OwnedPartitions.install(new OwnedPartitions.Factory() {
+            @Override
+            public PartitionMetadata create(String topic, int partition, int leaderId, int leaderEpoch,
+                                            int[] replicas, int[] isr, int[] offlineReplicas, short errorCode) {
+                return owned(topic, partition, leaderId, leaderEpoch, replicas, isr, offlineReplicas, errorCode);
+            }
+        });
+    }
 
     /**
      * Creates a partition.
@@ -71,6 +84,15 @@ public final class PartitionMetadata {
         this.isr = isr == SAME_AS_REPLICAS ? replicas : isr;
         this.offlineReplicas = offlineReplicas;
         this.errorCode = errorCode;
+    }
+
+    /** {@link OwnedPartitions#of}: the public constructor without its copies (the caller gives the arrays up). */
+    private static PartitionMetadata owned(String topic, int partition, int leaderId, int leaderEpoch, int[] replicas,
+                                           int[] isr, int[] offlineReplicas, short errorCode) {
+        int[] r = orEmpty(replicas);
+        return new PartitionMetadata(topic, partition, leaderId, leaderEpoch, r,
+                r.length > 0 && Arrays.equals(isr, r) ? SAME_AS_REPLICAS : orEmpty(isr), orEmpty(offlineReplicas),
+                errorCode, true);
     }
 
     /** A partition with a leader and no replica detail, handy for tests and leader hints. */
@@ -169,6 +191,10 @@ public final class PartitionMetadata {
 
     private static int[] copy(int[] ids) {
         return ids == null || ids.length == 0 ? EMPTY : ids.clone();
+    }
+
+    private static int[] orEmpty(int[] ids) {
+        return ids == null || ids.length == 0 ? EMPTY : ids;
     }
 
     @Override

@@ -111,6 +111,20 @@ class ClusterTest {
         }
 
         @Test
+        void leaderOfATopicObjectIsTheLeaderByName() {
+            TopicMetadata orders = c.topic("orders");
+            for (int i = -1; i <= 4; i++) {
+                assertSame(c.leader("orders", i), c.leader(orders, i), "partition " + i);
+            }
+            assertSame(c.node(0), c.leader(orders, 0));
+            assertNull(c.leader(orders, 3), "out of range");
+            assertNull(c.leader(orders, Integer.MIN_VALUE));
+            TopicMetadata logs = c.topic("logs");
+            assertNull(c.leader(logs, 1), "leaderless");
+            assertSame(c.leader("logs", 0), c.leader(logs, 0));
+        }
+
+        @Test
         void leaderlessPartitionHasNoLeaderAndIsNotAvailable() {
             PartitionMetadata p = c.partition("logs", 1);
             assertNotNull(p);

@@ -80,6 +80,9 @@ class LookupAllocationTest {
             TopicMetadata topic = cluster.topic(name);
             out[6] = topic;
             sum += topic.partition(p).leaderId();
+            if (cluster.leader(topic, p) != leader) { // the same node, found from the topic object
+                throw new AssertionError("leader(topic, p) of " + name + "-" + p);
+            }
         }
         return sum;
     }
