@@ -38,10 +38,9 @@ import org.openjdk.jmh.annotations.Warmup;
  *       {@code invalidTopics().contains(topic)}, {@code add(topic, nowMs)}, {@code partitionCountForTopic(topic)},
  *       {@code leaderFor(new TopicPartition(topic, p))}.</li>
  *   <li>{@code kmeta}: a driven {@code KafkaMetadata} ({@link DrivenKmeta}: every topic subscribed, the full answer
- *       applied through a producer's client poll); per send {@link #kmetaLeader}: today
- *       {@code awaitTopic(topic, p, deadline)} then {@code leader(topic, p)} on the snapshot it returns - two lookups
- *       of the topic, as the API asks for them. A one-lookup call ({@code awaitLeader(topic, p, deadline)}) replaces
- *       that one line.</li>
+ *       applied through a producer's client poll); per send {@link #kmetaLeader}:
+ *       {@code awaitLeader(topic, p, deadline)}, the one-lookup send path (until 90dcbe7 this was
+ *       {@code awaitTopic(topic, p, deadline)} then {@code leader(topic, p)}: two lookups of the topic).</li>
  *   <li>{@code kmeta-fetch}: a lower bound for such a one-lookup call, from public methods that exist now:
  *       {@code fetch()}, {@code Cluster.topic(topic)}, {@code Cluster.leader(topicObject, p)}. Not a correct send path
  *       on its own (it neither waits nor stamps the topic's use, so an idle topic would expire): it shows what a hit
@@ -149,9 +148,9 @@ public class SendPathPublicApi {
         return sum;
     }
 
-    /** A producer's per-send metadata call through {@code KafkaMetadata}: the one line to swap for awaitLeader. */
+    /** A producer's per-send metadata call through {@code KafkaMetadata}: the one-lookup send path. */
     private Node kmetaLeader(String topic, int p, Deadline deadline) {
-        return kmeta.awaitTopic(topic, p, deadline).leader(topic, p);
+        return kmeta.awaitLeader(topic, p, deadline);
     }
 
     /** {@code kmeta-fetch}: one topic lookup on the current snapshot; a miss goes the public way. */
