@@ -64,7 +64,11 @@ class DemoCommandTest {
                 + "failed 0; Metadata requests the brokers received: (\\d+) \\(kmeta sent (\\d+);").matcher(out);
         assertTrue(summary.find(), out);
         assertEquals(summary.group(1), summary.group(2), "acked == sent:\n" + out);
-        assertEquals(summary.group(3), summary.group(4), "only kmeta asked for metadata:\n" + out);
+        // Only kmeta asks for metadata: the brokers never receive more than kmeta sent. Fewer is possible: a request
+        // kmeta sent to the broker the demo stops can die with its connection before it reaches the proxy.
+        int received = Integer.parseInt(summary.group(3));
+        int kmetaSent = Integer.parseInt(summary.group(4));
+        assertTrue(received >= 1 && received <= kmetaSent, "only kmeta asked for metadata:\n" + out);
         assertTrue(out.contains("OK: every record was acknowledged"), out);
     }
 
