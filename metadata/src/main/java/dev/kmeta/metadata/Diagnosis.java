@@ -126,13 +126,17 @@ public final class Diagnosis {
     }
 
     /**
-     * The diagnosis carried by {@code error} or by any exception in its cause chain: how an application finds kmeta's
+     * The diagnosis carried by {@code error}, by any exception in its cause chain, or by one they suppressed (where
+     * Kafka had set a cause already, kmeta's reason is added as a suppressed exception): how an application finds kmeta's
      * reason inside the Kafka exception it caught (a {@code TimeoutException}, {@code TopicAuthorizationException},
      * {@code SaslAuthenticationException}...). Empty when the chain holds none.
      */
     public static java.util.Optional<Diagnosis> from(Throwable error) {
         for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
             Diagnosis d = carried(t);
+            for (int i = 0; d == null && i < t.getSuppressed().length; i++) {
+                d = from(t.getSuppressed()[i]).orElse(null);
+            }
             if (d != null) {
                 return java.util.Optional.of(d);
             }

@@ -260,27 +260,46 @@ public final class ProducerBridge {
     }
 
     /**
-     * A record failed after send() returned: if kafka-clients gave up on it with a TimeoutException of its own
-     * (expired in the queue, {@code delivery.timeout.ms}) that has no cause yet, kmeta's diagnosis of the partition
-     * becomes its cause. Runs before the record's future completes and before the application's callback.
+     * A record failed with a TimeoutException of kafka-clients' own that carries no diagnosis: expired in the queue
+     * ({@code delivery.timeout.ms}), or {@code send()}'s metadata wait ended by KafkaProducer's own clock before it
+     * asked kmeta's (a thread starved of CPU past {@link #giveUpEarlyMs()}). kmeta's timeout kept for the topic, else
+     * its diagnosis of the partition, becomes the exception's cause (or, where Kafka set one, a suppressed exception).
+     * Runs before the record's future completes; before the application's callback except for a send() that failed
+     * in its metadata wait (KafkaProducer calls that callback first).
      */
     void explain(RecordMetadata record, Exception exception) {
-        if (!(exception instanceof TimeoutException) || exception.getCause() != null || record == null
-                || record.topic() == null || exception == Errors.REQUEST_TIMED_OUT.exception()
-                || Diagnosis.from(exception).isPresent()) {
-            return;
+        if (!(exception instanceof TimeoutException) || record == null || record.topic() == null
+                || exception == Errors.forException(exception).exception() || Diagnosis.from(exception).isPresent()) {
+            return; // never touch Kafka's shared per-error instances
         }
         try {
-            int partition = record.partition() >= 0 ? record.partition() : MetadataClient.ANY_PARTITION;
-            Diagnosis d = metadata.diagnose(record.topic(), partition);
-            if (d != null) {
-                exception.initCause(new MetadataTimeoutException(d.message(), d));
+            Exception reason = keptTimeout(record.topic());
+            if (reason == null) {
+                int partition = record.partition() >= 0 ? record.partition() : MetadataClient.ANY_PARTITION;
+                Diagnosis d = metadata.diagnose(record.topic(), partition);
+                reason = d == null ? null : new MetadataTimeoutException(d.message(), d);
+            }
+            if (reason != null && exception.getCause() == null) {
+                exception.initCause(reason);
+            } else if (reason != null) {
+                exception.addSuppressed(reason);
             }
         } catch (IllegalStateException e) {
             // another thread set the cause first
         } catch (RuntimeException e) {
             log.debug("{}could not diagnose {}-{}", logPrefix, record.topic(), record.partition(), e);
         }
+    }
+
+    /** kmeta's timeout this thread's last awaitUpdate kept for {@code topic} and KafkaProducer did not throw. */
+    private TimeoutException keptTimeout(String topic) {
+        Intent i = INTENT.get();
+        TimeoutException e = i.error;
+        if (e == null || i.bridge != this || !topic.equals(i.topic)) {
+            return null;
+        }
+        i.error = null;
+        return e;
     }
 
     // ------------------------------------------------------------ the producer's network thread
