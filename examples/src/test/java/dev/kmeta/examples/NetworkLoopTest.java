@@ -3,6 +3,7 @@ package dev.kmeta.examples;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.RefreshState;
 import dev.kmeta.sender.KafkaMetadata;
+import dev.kmeta.testkit.FakeKafkaClient;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.message.ProduceResponseData.LeaderIdAndEpoch;
 import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
@@ -20,15 +21,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The network loop's failover on fake brokers and fake time ({@link FakeBrokers}), with a real driven kmeta: no
- * cluster, no sleeps; each test runs the loop pass by pass on the test thread.
+ * The network loop's failover on fake brokers ({@link ThreeBrokers} on testkit's {@link FakeKafkaClient}) and fake
+ * time, with a real driven kmeta on the same fake clock: no cluster, no sleeps; each test runs the loop pass by pass
+ * on the test thread.
  */
 class NetworkLoopTest {
     private static final long BACKOFF_MS = 100;
     private static final int MAX_PASSES = 1_000;
 
     private KafkaMetadata metadata;
-    private FakeBrokers brokers;
+    private ThreeBrokers brokers;
     private NetworkLoop loop;
     private final ProducerStats stats = new ProducerStats();
 
@@ -36,11 +38,12 @@ class NetworkLoopTest {
     void start() {
         Map<String, Object> props = Map.of("bootstrap.servers", "localhost:9001", "client.id", "loop-test",
                 "retry.backoff.ms", BACKOFF_MS, "allow.auto.create.topics", false);
-        metadata = KafkaMetadata.driven(props);
-        brokers = new FakeBrokers(metadata.metadataUpdater());
-        metadata.attach(brokers);
-        loop = new NetworkLoop(brokers, new Metrics(), metadata, ProducerSettings.from(props), new Semaphore(100),
-                stats, brokers.time);
+        FakeKafkaClient client = new FakeKafkaClient();
+        metadata = KafkaMetadata.builder(props).ticker(client::nanoTime).buildDriven();
+        brokers = new ThreeBrokers(client.updater(metadata.metadataUpdater()));
+        metadata.attach(client);
+        loop = new NetworkLoop(client, new Metrics(), metadata, ProducerSettings.from(props), new Semaphore(100),
+                stats, client.time());
     }
 
     @AfterEach
@@ -51,16 +54,16 @@ class NetworkLoopTest {
     /** Subscribes kmeta to the topic and runs the loop until the snapshot names every partition's leader. */
     private void knowLeaders(int partitions) {
         try {
-            metadata.awaitTopic(FakeBrokers.TOPIC, partitions - 1, Deadline.after(0)); // subscribes; no waiting here
+            metadata.awaitTopic(ThreeBrokers.TOPIC, partitions - 1, Deadline.after(0)); // subscribes; no waiting here
         } catch (TimeoutException expected) {
             // the answer comes in the loop's polls below
         }
-        runUntil(() -> metadata.fetch().partitionCount(FakeBrokers.TOPIC) == partitions, "the topic's metadata");
+        runUntil(() -> metadata.fetch().partitionCount(ThreeBrokers.TOPIC) == partitions, "the topic's metadata");
     }
 
     private PendingRecord send(int partition) {
-        PendingRecord r = new PendingRecord(FakeBrokers.TOPIC, partition, null, new byte[] {1}, brokers.nowMs(),
-                120_000);
+        PendingRecord r = new PendingRecord(ThreeBrokers.TOPIC, partition, null, new byte[] {1},
+                brokers.client.nowMs(), 120_000);
         loop.enqueue(r);
         return r;
     }
@@ -73,7 +76,7 @@ class NetworkLoopTest {
             loop.runOnce();
         }
         throw new AssertionError("not reached within " + MAX_PASSES + " loop passes: " + what + " (kmeta "
-                + metadata.state() + ", " + brokers.metadataRequests + " metadata requests, " + metadata.fetch()
+                + metadata.state() + ", " + brokers.metadataRequests() + " metadata requests, " + metadata.fetch()
                 + ")");
     }
 
@@ -92,16 +95,16 @@ class NetworkLoopTest {
                 : new PartitionProduceResponse();
         PendingRecord r = send(0);
         runUntil(() -> stats.retries.sum() == 1, "the refusal");
-        int requestsBefore = brokers.metadataRequests;
+        int requestsBefore = brokers.metadataRequests();
         loop.runOnce(); // kmeta takes the posted commands in, in the poll
-        // Wanted, or (kmeta's refresh backoff runs on the real clock: on a slow machine it may be over) sent.
-        assertTrue(metadata.state() == RefreshState.NEED_UPDATE || brokers.metadataRequests > requestsBefore,
+        // Wanted, or sent.
+        assertTrue(metadata.state() == RefreshState.NEED_UPDATE || brokers.metadataRequests() > requestsBefore,
                 "the partition must be refreshed; state " + metadata.state());
         assertEquals(0, stats.leaderHints.sum(), "a hint older than the snapshot is not passed on");
         runUntil(() -> r.future.isDone(), "the ack");
 
         assertEquals(2, r.future.join().leaderId());
-        List<Long> attemptsMs = brokers.produced.stream().map(FakeBrokers.Sent::atMs).toList();
+        List<Long> attemptsMs = brokers.produced.stream().map(ThreeBrokers.Sent::atMs).toList();
         assertEquals(3, attemptsMs.size(), brokers.produced.toString());
         assertEquals(attemptsMs.get(0) + 1 + NetworkLoop.LAGGING_LEADER_BACKOFF_MS, attemptsMs.get(1),
                 "answers come 1 ms after the request; then the first short backoff");
@@ -128,7 +131,7 @@ class NetworkLoopTest {
         PendingRecord r1 = send(1);
         runUntil(() -> r0.future.isDone() && r1.future.isDone(), "both acks");
 
-        List<FakeBrokers.Sent> toTwo = brokers.produced.stream().filter(s -> s.nodeId().equals("2")).toList();
+        List<ThreeBrokers.Sent> toTwo = brokers.produced.stream().filter(s -> s.nodeId().equals("2")).toList();
         assertEquals(2, toTwo.size(), "one refused attempt, one retry: " + brokers.produced);
         long failedAtMs = toTwo.get(0).atMs() + 1; // the answer came 1 ms after the request
         assertEquals(failedAtMs + BACKOFF_MS, toTwo.get(1).atMs(), "the retry goes when its backoff ends");

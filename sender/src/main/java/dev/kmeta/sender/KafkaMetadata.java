@@ -9,6 +9,7 @@ import dev.kmeta.metadata.MetadataClosedException;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.metadata.MetadataException;
 import dev.kmeta.metadata.RefreshState;
+import dev.kmeta.metadata.Ticker;
 import dev.kmeta.metadata.internal.Counters;
 import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.sender.internal.KafkaClusterView;
@@ -66,7 +67,7 @@ public final class KafkaMetadata implements MetadataClient {
     }
 
     /**
-     * A builder for a private instance with options beyond properties (a DNS hook), with a sender thread of its own
+     * A builder for a private instance with options beyond properties (a DNS hook, a clock), with a sender thread of its own
      * ({@link Builder#build()}) or driven by a producer's network client ({@link Builder#buildDriven()}).
      */
     public static Builder builder(Map<String, ?> props) {
@@ -230,9 +231,12 @@ public final class KafkaMetadata implements MetadataClient {
         return core.manager().metadataAgeMs();
     }
 
-    /** One send's budget from the configuration's {@code max.block.ms}, starting now: what a {@code send()} waits within. */
+    /**
+     * One send's budget from the configuration's {@code max.block.ms}, starting now on the instance's clock
+     * ({@link Builder#ticker}): what a {@code send()} waits within.
+     */
     public Deadline newSendDeadline() {
-        return Deadline.after(core.config().maxBlockMs());
+        return Deadline.after(core.config().maxBlockMs(), core.manager().ticker());
     }
 
     @Override
@@ -347,6 +351,7 @@ public final class KafkaMetadata implements MetadataClient {
     public static final class Builder {
         private final Map<String, ?> props;
         private HostResolverHook resolver = HostResolverHook.system();
+        private Ticker ticker = Ticker.system();
 
         private Builder(Map<String, ?> props) {
             this.props = Objects.requireNonNull(props, "props");
@@ -362,9 +367,22 @@ public final class KafkaMetadata implements MetadataClient {
             return this;
         }
 
+        /**
+         * Runs the instance on {@code ticker} instead of the system's monotonic clock: its one clock, read by the
+         * waits ({@link KafkaMetadata#newSendDeadline()}; a {@link Deadline} made on another ticker keeps its own),
+         * the metadata age, and everything the sender times - request timeouts, retry backoffs, the rebootstrap
+         * trigger, idle topic expiry, leader probes, the evidence's times. The sender's own kafka-clients
+         * {@code NetworkClient} runs on it too; in driven mode the producer's client keeps the producer's clock and
+         * kmeta only hands that client's time back to it. For tests on fake time; the ticker must be thread-safe.
+         */
+        public Builder ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
         /** Starts the instance, with its own sender thread. */
         public KafkaMetadata build() {
-            return new KafkaMetadata(SenderCore.start(MetadataConfig.from(props), resolver, null));
+            return new KafkaMetadata(SenderCore.start(MetadataConfig.from(props), resolver, null, ticker));
         }
 
         /**
@@ -375,7 +393,7 @@ public final class KafkaMetadata implements MetadataClient {
          * @throws dev.kmeta.metadata.ConfigException if a value is bad (the message names the key)
          */
         public KafkaMetadata buildDriven() {
-            return new KafkaMetadata(SenderCore.driven(MetadataConfig.from(props), resolver));
+            return new KafkaMetadata(SenderCore.driven(MetadataConfig.from(props), resolver, ticker));
         }
     }
 }

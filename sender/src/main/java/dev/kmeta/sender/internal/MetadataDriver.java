@@ -12,12 +12,10 @@ import org.apache.kafka.clients.LeastLoadedNode;
 import org.apache.kafka.clients.KafkaClient;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.errors.AuthenticationException;
-import org.apache.kafka.common.errors.IllegalSaslStateException;
 import org.apache.kafka.common.errors.SslAuthenticationException;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
-import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,6 +42,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * of such refusals, then at DEBUG until a send succeeds); an unexpected error in a step is logged and the next step
  * goes on.
  *
+ * <p>One clock: every decision and every evidence time is on the manager's {@code Ticker}; the client's own time
+ * ({@code now} of its {@code poll}, passed to {@link #step}) goes back only to the client's methods. kmeta's own
+ * client runs on the same ticker ({@link KafkaTime}); a producer's client in driven mode on the producer's clock.
+ *
  * <p>Confined to the thread that polls the client; {@link #rebootstraps()} and {@link #leaderProbes()} may be read
  * from any thread.
  */
@@ -53,7 +55,6 @@ public final class MetadataDriver implements NodeProvider.Listener {
 
     private final MetadataManager manager;
     private final MetadataConfig config;
-    private final Time time;
     private final ConnectionEvidence evidence;
     private final RecordingResolver resolver;
     private final List<Node> bootstrapNodes;
@@ -70,11 +71,10 @@ public final class MetadataDriver implements NodeProvider.Listener {
     private int refusedSends;
 
     MetadataDriver(MetadataManager manager, MetadataConfig config, RecordingResolver resolver,
-                   ConnectionEvidence evidence, Time time) {
+                   ConnectionEvidence evidence) {
         this.manager = manager;
         this.config = config;
         this.evidence = evidence;
-        this.time = time;
         this.resolver = resolver;
         this.bootstrapNodes = Transport.bootstrapNodes(config);
         this.probe = new LeaderProbe(config.clientId(), evidence);
@@ -109,10 +109,10 @@ public final class MetadataDriver implements NodeProvider.Listener {
 
     /**
      * One step: commands, expiry, and a request if one is due. Returns how long the caller may poll the client
-     * before the next step is needed.
+     * before the next step is needed. {@code clientNowMs} is the client's time, for the calls made on it.
      */
     @Override
-    public long step() {
+    public long step(long clientNowMs) {
         if (client == null) {
             return MAX_POLL_MS;
         }
@@ -120,9 +120,9 @@ public final class MetadataDriver implements NodeProvider.Listener {
             long nowMs = manager.ticker().milliTime();
             long waitMs = manager.poll(nowMs);
             long probeMs = manager.isClosed() ? Long.MAX_VALUE
-                    : probe.run(client, manager.fetch(), nowMs, time.milliseconds());
+                    : probe.run(client, manager.fetch(), nowMs, clientNowMs);
             if (inFlight == null && waitMs == 0) {
-                return Math.min(trySend(nowMs, time.milliseconds()), Math.max(0, probeMs));
+                return Math.min(trySend(nowMs, clientNowMs), Math.max(0, probeMs));
             }
             if (inFlight == null && manager.state() == RefreshState.STABLE) {
                 // Nothing wanted any more. A request waiting out its backoff after a failure is still wanted: the
@@ -137,32 +137,32 @@ public final class MetadataDriver implements NodeProvider.Listener {
     }
 
     /** A request is due: send it to a ready node, or start connecting; returns how long to poll. */
-    private long trySend(long nowMs, long netNowMs) {
+    private long trySend(long nowMs, long clientNowMs) {
         if (wantingSinceMs < 0) {
-            wantingSinceMs = netNowMs;
+            wantingSinceMs = nowMs;
         }
-        LeastLoadedNode least = client.leastLoadedNode(netNowMs);
+        LeastLoadedNode least = client.leastLoadedNode(clientNowMs);
         Node node = least.node();
         if (node == null) {
             return config.reconnectBackoffMs();
         }
         ConnectionEvidence.Record record = evidence.record(node.idString(), node.host() + ":" + node.port(),
                 node.id() < 0);
-        if (!client.isReady(node, netNowMs)) {
-            long delay = client.connectionDelay(node, netNowMs);
+        if (!client.isReady(node, clientNowMs)) {
+            long delay = client.connectionDelay(node, clientNowMs);
             if (delay == 0) {
                 evidence.attempt(record, nowMs);
             }
-            if (!client.ready(node, netNowMs)) {
+            if (!client.ready(node, clientNowMs)) {
                 return delay == 0 || delay == Long.MAX_VALUE ? MAX_POLL_MS : delay;
             }
         }
         evidence.connected(record, nowMs);
-        send(node, nowMs, netNowMs, record);
+        send(node, nowMs, clientNowMs, record);
         return MAX_POLL_MS;
     }
 
-    private void send(Node node, long nowMs, long netNowMs, ConnectionEvidence.Record record) {
+    private void send(Node node, long nowMs, long clientNowMs, ConnectionEvidence.Record record) {
         RefreshRequest request = manager.beginRefresh(nowMs);
         if (request == null) {
             return;
@@ -171,9 +171,9 @@ public final class MetadataDriver implements NodeProvider.Listener {
                 request.allowAutoTopicCreation());
         inFlight = request;
         try {
-            ClientRequest cr = client.newClientRequest(node.idString(), builder, netNowMs, true,
+            ClientRequest cr = client.newClientRequest(node.idString(), builder, clientNowMs, true,
                     config.requestTimeoutMs(), response -> complete(request, node, record, response));
-            client.send(cr, netNowMs);
+            client.send(cr, clientNowMs);
             refusedSends = 0;
         } catch (RuntimeException e) {
             refused(request, node, e, nowMs);
@@ -238,7 +238,7 @@ public final class MetadataDriver implements NodeProvider.Listener {
                           long nowMs) {
         if (response.data().errorCode() == Errors.REBOOTSTRAP_REQUIRED.code()) {
             manager.onFailure(request, "the broker answered REBOOTSTRAP_REQUIRED", nowMs);
-            rebootstrap(time.milliseconds());
+            rebootstrap();
             return;
         }
         RefreshResponse translated = ResponseTranslator.translate(response, manager.fetch());
@@ -267,16 +267,16 @@ public final class MetadataDriver implements NodeProvider.Listener {
     // ------------------------------------------------------------- NodeProvider.Listener (called inside poll)
 
     @Override
-    public void onDisconnect(long netNowMs, String nodeId, AuthenticationException authFailure) {
+    public void onDisconnect(String nodeId, AuthenticationException authFailure) {
         long nowMs = manager.ticker().milliTime();
         ConnectionEvidence.Record record = evidence.get(nodeId);
         if (authFailure != null) {
-            AuthenticationException failure = notSasl(authFailure);
+            AuthenticationException failure = AuthFailures.notSasl(authFailure, config.securityProtocol());
             if (record != null) {
                 ConnectionEvidence.Problem kind = failure instanceof SslAuthenticationException
                         ? ConnectionEvidence.Problem.TLS_HANDSHAKE : ConnectionEvidence.Problem.AUTHENTICATION;
                 evidence.problem(record, kind, failure != authFailure ? failure.getMessage()
-                        : rootMessage(failure), nowMs);
+                        : AuthFailures.rootMessage(failure), nowMs);
             }
             manager.onFatal(null, failure, nowMs);
             return;
@@ -338,39 +338,6 @@ public final class MetadataDriver implements NodeProvider.Listener {
         return false;
     }
 
-    /**
-     * A broker answers a SASL handshake on a listener without SASL (PLAINTEXT) with ILLEGAL_SASL_STATE and no
-     * mechanisms, which kafka-clients reports as "Unexpected handshake request with client mechanism X, enabled
-     * mechanisms are []": said plainly, so that the diagnosis does not read as a wrong password (the credentials were
-     * never checked). Any other failure is returned as it is.
-     */
-    private AuthenticationException notSasl(AuthenticationException failure) {
-        if (failure instanceof IllegalSaslStateException && failure.getMessage() != null
-                && failure.getMessage().endsWith("enabled mechanisms are []")) {
-            return new IllegalSaslStateException("the listener does not speak SASL (security.protocol="
-                    + config.securityProtocol() + "): it answered the SASL handshake with ILLEGAL_SASL_STATE and no "
-                    + "mechanisms, as a PLAINTEXT listener does; the user and password were never checked ("
-                    + failure.getMessage() + ")", failure);
-        }
-        return failure;
-    }
-
-    /**
-     * The innermost message: for TLS it names the real problem ("unable to find valid certification path"). A
-     * certificate exception's message alone can be only a date ("NotAfter: ..."), so its type goes first
-     * ("CertificateExpiredException: NotAfter: ...").
-     */
-    private static String rootMessage(Throwable t) {
-        String message = t.getMessage();
-        for (Throwable c = t.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
-            if (c.getMessage() != null) {
-                message = c instanceof java.security.cert.CertificateException
-                        ? c.getClass().getSimpleName() + ": " + c.getMessage() : c.getMessage();
-            }
-        }
-        return message;
-    }
-
     private static int parseId(String nodeId) {
         try {
             return Integer.parseInt(nodeId);
@@ -380,14 +347,14 @@ public final class MetadataDriver implements NodeProvider.Listener {
     }
 
     @Override
-    public boolean needsRebootstrap(long netNowMs, long triggerMs) {
-        return wantingSinceMs >= 0 && netNowMs - wantingSinceMs >= triggerMs;
+    public boolean needsRebootstrap(long triggerMs) {
+        return wantingSinceMs >= 0 && manager.ticker().milliTime() - wantingSinceMs >= triggerMs;
     }
 
     @Override
-    public void rebootstrap(long netNowMs) {
+    public void rebootstrap() {
         rebootstraps.incrementAndGet();
-        wantingSinceMs = netNowMs;
+        wantingSinceMs = manager.ticker().milliTime();
         nodes.setNodes(List.copyOf(bootstrapNodes));
         dropBootstrapConnections();
         log.info("[{}] rebootstrap: no metadata for a while or the broker asked for it; going back to {}",

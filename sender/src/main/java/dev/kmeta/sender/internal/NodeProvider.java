@@ -22,18 +22,25 @@ import java.util.Optional;
  * {@link #fetchNodes()}, which returns a volatile immutable list.
  */
 final class NodeProvider implements MetadataUpdater {
-    /** Callbacks into the sender loop. */
+    /**
+     * Callbacks into the sender. The client's own times ({@code now} of the updater methods) are not passed on: the
+     * sender decides on its own clock, and hands the client's time back only to the client ({@link #step}).
+     */
     interface Listener {
-        void onDisconnect(long nowMs, String nodeId, AuthenticationException authFailure);
+        void onDisconnect(String nodeId, AuthenticationException authFailure);
 
-        boolean needsRebootstrap(long nowMs, long triggerMs);
+        boolean needsRebootstrap(long triggerMs);
 
-        void rebootstrap(long nowMs);
+        void rebootstrap();
 
         String clusterId();
 
-        /** One step of the sender's work (when a producer's poll drives kmeta); returns ms until the next. */
-        long step();
+        /**
+         * One step of the sender's work (when a producer's poll drives kmeta); returns ms until the next.
+         *
+         * @param clientNowMs the client's time, for the calls the step makes on the client
+         */
+        long step(long clientNowMs);
     }
 
     private final Listener listener;
@@ -81,7 +88,7 @@ final class NodeProvider implements MetadataUpdater {
         }
         stepping = true; // the step calls the client's ready(), which must not re-enter the step
         try {
-            return listener.step();
+            return listener.step(now);
         } finally {
             stepping = false;
         }
@@ -89,7 +96,7 @@ final class NodeProvider implements MetadataUpdater {
 
     @Override
     public void handleServerDisconnect(long now, String nodeId, Optional<AuthenticationException> auth) {
-        listener.onDisconnect(now, nodeId, auth.orElse(null));
+        listener.onDisconnect(nodeId, auth.orElse(null));
     }
 
     @Override
@@ -104,12 +111,12 @@ final class NodeProvider implements MetadataUpdater {
 
     @Override
     public boolean needsRebootstrap(long now, long rebootstrapTriggerMs) {
-        return listener.needsRebootstrap(now, rebootstrapTriggerMs);
+        return listener.needsRebootstrap(rebootstrapTriggerMs);
     }
 
     @Override
     public void rebootstrap(long now) {
-        listener.rebootstrap(now);
+        listener.rebootstrap();
     }
 
     @Override

@@ -8,7 +8,6 @@ import dev.kmeta.sender.HostResolverHook;
 import org.apache.kafka.clients.HostResolver;
 import org.apache.kafka.clients.KafkaClient;
 import org.apache.kafka.clients.MetadataUpdater;
-import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,11 +44,12 @@ public final class SenderCore {
     /** Set once by the factory that made this instance, right after construction; null without an MBean. */
     private volatile ObjectName mbeanName;
 
-    private SenderCore(MetadataConfig config, HostResolverHook resolverHook, Object sharedKey, boolean ownThread) {
+    private SenderCore(MetadataConfig config, HostResolverHook resolverHook, Object sharedKey, boolean ownThread,
+                       Ticker ticker) {
         KafkaClientsCompat.requireSupported(); // first: a kafka-clients kmeta cannot run on fails here, by name
         this.config = config;
         this.sharedKey = sharedKey;
-        this.manager = new MetadataManager(config, Ticker.system());
+        this.manager = new MetadataManager(config, Objects.requireNonNull(ticker, "ticker"));
         this.resolver = new RecordingResolver(resolverHook);
         ConnectionEvidence evidence = manager.connections();
         if (ownThread) {
@@ -60,25 +60,26 @@ public final class SenderCore {
         } else {
             this.loop = null;
             this.thread = null;
-            this.driver = new MetadataDriver(manager, config, resolver, evidence, Time.SYSTEM);
+            this.driver = new MetadataDriver(manager, config, resolver, evidence);
             this.driver.nodeProvider().driveFromPoll();
         }
     }
 
-    /** Starts a private instance with its own sender thread. */
-    public static SenderCore start(MetadataConfig config, HostResolverHook resolver, Object sharedKey) {
-        SenderCore core = new SenderCore(config, Objects.requireNonNull(resolver, "resolver"), sharedKey, true);
+    /** Starts a private instance with its own sender thread, on {@code ticker} (the one clock of the instance). */
+    public static SenderCore start(MetadataConfig config, HostResolverHook resolver, Object sharedKey, Ticker ticker) {
+        SenderCore core = new SenderCore(config, Objects.requireNonNull(resolver, "resolver"), sharedKey, true,
+                ticker);
         log.info("[{}] kmeta metadata starting: {}", config.clientId(), config);
         core.thread.start();
         core.registerMBean();
         return core;
     }
 
-    /** An instance without a thread, driven by a producer's own network client's poll. */
-    public static SenderCore driven(MetadataConfig config, HostResolverHook resolver) {
+    /** An instance without a thread, driven by a producer's own network client's poll; kmeta's clock is {@code ticker}. */
+    public static SenderCore driven(MetadataConfig config, HostResolverHook resolver, Ticker ticker) {
         config.requireBootstrapServers();
         log.info("[{}] kmeta metadata (driven by the producer's network loop): {}", config.clientId(), config);
-        SenderCore core = new SenderCore(config, Objects.requireNonNull(resolver, "resolver"), null, false);
+        SenderCore core = new SenderCore(config, Objects.requireNonNull(resolver, "resolver"), null, false, ticker);
         core.registerMBean();
         return core;
     }
@@ -102,7 +103,7 @@ public final class SenderCore {
         for (;;) {
             SenderCore[] created = new SenderCore[1];
             SenderCore core = SHARED.computeIfAbsent(key,
-                    k -> created[0] = start(config, HostResolverHook.system(), k));
+                    k -> created[0] = start(config, HostResolverHook.system(), k, Ticker.system()));
             if (core == created[0] || core.acquire()) {
                 return core;
             }

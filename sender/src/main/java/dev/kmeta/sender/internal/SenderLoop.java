@@ -11,7 +11,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * kmeta's own sender thread: owns a kafka-clients {@link NetworkClient} and runs {@link MetadataDriver#step} and
- * {@code client.poll} in turn until the manager is closed, then closes every socket.
+ * {@code client.poll} in turn until the manager is closed, then closes every socket. The client runs on the
+ * manager's {@code Ticker} ({@link KafkaTime}), so the sender has one clock.
  *
  * <p>Confined to its own thread; {@link #wakeup()} and {@link #rebootstraps()} may be called from any thread.
  */
@@ -23,15 +24,17 @@ public final class SenderLoop implements Runnable {
     private final MetadataDriver driver;
     private final NetworkClient client;
     private final Metrics metrics;
-    private final Time time = Time.SYSTEM;
+    /** kafka-clients' view of the instance's ticker: the client, its metrics and each step run on it. */
+    private final Time time;
 
     /** Builds the transport from the manager's config; the loop starts when {@link #run()} runs on a thread. */
     SenderLoop(MetadataManager manager, MetadataConfig config, RecordingResolver resolver,
                ConnectionEvidence evidence) {
         this.manager = manager;
         this.config = config;
+        this.time = new KafkaTime(manager.ticker());
         this.metrics = new Metrics(time);
-        this.driver = new MetadataDriver(manager, config, resolver, evidence, time);
+        this.driver = new MetadataDriver(manager, config, resolver, evidence);
         this.client = Transport.networkClient(config, driver.nodeProvider(), resolver, metrics, time);
         driver.attach(client);
     }
@@ -50,7 +53,7 @@ public final class SenderLoop implements Runnable {
     public void run() {
         try {
             while (!manager.isClosed()) {
-                long waitMs = driver.step();
+                long waitMs = driver.step(time.milliseconds());
                 try {
                     client.poll(waitMs, time.milliseconds());
                 } catch (RuntimeException e) {

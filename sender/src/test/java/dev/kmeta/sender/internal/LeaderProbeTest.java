@@ -5,6 +5,7 @@ import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.Diagnosis.Cause;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.metadata.internal.MetadataManager;
+import dev.kmeta.testkit.FakeKafkaClient;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBroker;
@@ -32,24 +33,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class LeaderProbeTest {
     private static final long BACKOFF_MS = 100;
 
-    private final FakeKafkaClient client = new FakeKafkaClient(Long.MAX_VALUE);
+    private final FakeKafkaClient client = new FakeKafkaClient().rebootstrapTriggerMs(Long.MAX_VALUE);
     private final MetadataConfig config = MetadataConfig.from(Map.of("bootstrap.servers", "boot.test:9092",
             "client.id", "probe-test", "kmeta.metadata.jitter", 0));
-    private final MetadataManager manager = new MetadataManager(config, client.nanos::get);
+    private final MetadataManager manager = new MetadataManager(config, client::nanoTime);
     private final MetadataDriver driver = new MetadataDriver(manager, config, new RecordingResolver(host -> {
         throw new UnknownHostException(host); // never asked: the fake client resolves nothing
-    }), manager.connections(), client.time);
+    }), manager.connections());
 
     LeaderProbeTest() {
         client.updater(driver.nodeProvider());
-        client.reconnectBackoffMs = BACKOFF_MS;
+        client.reconnectBackoffMs(BACKOFF_MS);
         driver.attach(client);
     }
 
     @Test
     void aLeaderWhoseAdvertisedAddressRefusesIsTriedOncePerBackoffAndDiagnosed() {
-        client.answers = id -> answer();
-        client.refusesConnections = "2"::equals; // broker 2 advertises an address nothing listens on
+        client.answers(id -> answer());
+        client.refusesConnections("2"::equals); // broker 2 advertises an address nothing listens on
         manager.subscribe("orders");
         runUntil(() -> manager.fetch().partitionCount("orders") == 2, 10_000);
         long startMs = client.nowMs();
@@ -57,14 +58,14 @@ class LeaderProbeTest {
 
         ConnectionEvidence.Record two = manager.connections().broker(2);
         ConnectionEvidence.Record one = manager.connections().broker(1);
-        int started = client.connectionsStarted.getOrDefault("2", 0);
+        int started = client.connectionsStarted().getOrDefault("2", 0);
         assertTrue(started >= 2 && started <= 2_000 / BACKOFF_MS + 2, "attempts to broker 2 in "
                 + (client.nowMs() - startMs) + " ms: " + started);
         assertEquals(started, two.attempts(), "every attempt counted: " + two);
         assertFalse(two.everConnected());
         assertEquals(ConnectionEvidence.Problem.CONNECT_FAILED, two.lastProblem());
         assertTrue(one.everConnected() && !one.failingNow(), "broker 1 works: " + one);
-        assertEquals(List.of("-1"), client.sentTo.subList(0, 1), "the metadata came from the bootstrap");
+        assertEquals(List.of("-1"), client.sentTo().subList(0, 1), "the metadata came from the bootstrap");
 
         Diagnosis d = manager.diagnosePartition("orders", 1);
         assertEquals(Cause.ADVERTISED_LISTENER_UNREACHABLE, d.cause(), d.message());
@@ -72,27 +73,27 @@ class LeaderProbeTest {
         assertNull(manager.diagnosePartition("orders", 0), "broker 1 leads partition 0 and is fine");
 
         // The address is fixed: the next probe connects and the partition is fine again.
-        client.refusesConnections = id -> false;
+        client.refusesConnections(id -> false);
         runUntil(() -> manager.connections().broker(2).everConnected(), 1_000);
         assertNull(manager.diagnosePartition("orders", 1));
-        int afterFix = client.connectionsStarted.get("2");
+        int afterFix = client.connectionsStarted().get("2");
         runUntil(() -> false, 2_000);
-        assertEquals(afterFix, client.connectionsStarted.get("2"), "a proven leader is not probed again");
+        assertEquals(afterFix, client.connectionsStarted().get("2"), "a proven leader is not probed again");
     }
 
     @Test
     void aTopicWithoutPartitionsOrLeadersProbesNothing() {
-        client.answers = id -> answer();
+        client.answers(id -> answer());
         runUntil(() -> !manager.fetch().nodes().isEmpty(), 10_000); // no topic asked: no leader in the snapshot
         runUntil(() -> false, 1_000);
-        assertEquals(Map.of("-1", 1), client.connectionsStarted, "only the bootstrap connection");
+        assertEquals(Map.of("-1", 1), client.connectionsStarted(), "only the bootstrap connection");
         assertEquals(0, driver.leaderProbes());
     }
 
     private void runUntil(BooleanSupplier done, long fakeMs) {
         long endMs = client.nowMs() + fakeMs;
         for (int i = 0; i < 1_000_000 && !done.getAsBoolean() && client.nowMs() < endMs; i++) {
-            client.poll(driver.step(), client.nowMs());
+            client.poll(driver.step(client.nowMs()), client.nowMs());
         }
     }
 

@@ -3,6 +3,7 @@ package dev.kmeta.sender.internal;
 import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.metadata.internal.MetadataManager;
+import dev.kmeta.testkit.FakeKafkaClient;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBroker;
 import org.apache.kafka.common.requests.MetadataResponse;
@@ -35,13 +36,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 class MetadataDriverEvidenceTest {
     private static final int DEBUG = 10;
 
-    private final FakeKafkaClient client = new FakeKafkaClient(Long.MAX_VALUE);
+    private final FakeKafkaClient client = new FakeKafkaClient().rebootstrapTriggerMs(Long.MAX_VALUE);
     private final MetadataConfig config = MetadataConfig.from(Map.of("bootstrap.servers", "boot.test:9092",
             "client.id", "evidence-test"));
-    private final MetadataManager manager = new MetadataManager(config, client.nanos::get);
+    private final MetadataManager manager = new MetadataManager(config, client::nanoTime);
     private final MetadataDriver driver = new MetadataDriver(manager, config, new RecordingResolver(host -> {
         throw new UnknownHostException(host); // never asked: the fake client resolves nothing
-    }), manager.connections(), client.time);
+    }), manager.connections());
 
     MetadataDriverEvidenceTest() {
         client.updater(driver.nodeProvider());
@@ -50,7 +51,7 @@ class MetadataDriverEvidenceTest {
 
     @Test
     void aThreadThatSeesTheSnapshotOfAnAnswerAlsoSeesThatTheAddressAnswered() throws Exception {
-        client.answers = id -> answer();
+        client.answers(id -> answer());
         int versionBefore = manager.fetch().version();
         List<String> seenAfterPublish = new ArrayList<>();
         Runnable probe = () -> {
@@ -68,14 +69,14 @@ class MetadataDriverEvidenceTest {
         System.setErr(new PrintStream(new ProbeStream(probe), true));
         try {
             for (int i = 0; i < 100 && manager.fetch().nodes().isEmpty(); i++) {
-                client.poll(driver.step(), client.nowMs());
+                client.poll(driver.step(client.nowMs()), client.nowMs());
             }
         } finally {
             System.setErr(savedErr);
             level.setInt(machineLog, savedLevel);
         }
 
-        assertEquals(List.of("-1"), client.sentTo, "one request, to the bootstrap address");
+        assertEquals(List.of("-1"), client.sentTo(), "one request, to the bootstrap address");
         assertFalse(seenAfterPublish.isEmpty(), "the probe ran after the publish (else this test proves nothing)");
         assertEquals("answers=1", seenAfterPublish.get(0), "evidence as seen with the new snapshot: "
                 + seenAfterPublish);

@@ -3,6 +3,7 @@ package dev.kmeta.sender.internal;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.metadata.RefreshState;
 import dev.kmeta.metadata.internal.MetadataManager;
+import dev.kmeta.testkit.FakeKafkaClient;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBroker;
@@ -31,7 +32,7 @@ class MetadataDriverRebootstrapTest {
     /** The longest poll {@link MetadataDriver#step} asks for: the client checks for a rebootstrap at least as often. */
     private static final long MAX_POLL_MS = 1_000;
 
-    private final FakeKafkaClient client = new FakeKafkaClient(TRIGGER_MS);
+    private final FakeKafkaClient client = new FakeKafkaClient().rebootstrapTriggerMs(TRIGGER_MS);
     private final MetadataConfig config = MetadataConfig.from(Map.of(
             "bootstrap.servers", "boot.test:9092",
             "client.id", "driver-test",
@@ -40,10 +41,10 @@ class MetadataDriverRebootstrapTest {
             "retry.backoff.max.ms", 1_000,
             "metadata.recovery.rebootstrap.trigger.ms", TRIGGER_MS,
             "kmeta.metadata.jitter", 0));
-    private final MetadataManager manager = new MetadataManager(config, client.nanos::get);
+    private final MetadataManager manager = new MetadataManager(config, client::nanoTime);
     private final MetadataDriver driver = new MetadataDriver(manager, config, new RecordingResolver(host -> {
         throw new UnknownHostException(host); // never asked: the fake client resolves nothing
-    }), manager.connections(), client.time);
+    }), manager.connections());
 
     MetadataDriverRebootstrapTest() {
         client.updater(driver.nodeProvider());
@@ -52,14 +53,14 @@ class MetadataDriverRebootstrapTest {
 
     @Test
     void requestsThatTimeOutAndWaitOutTheirBackoffStillCountAsWantedAndTriggerTheRebootstrap() {
-        client.answers = id -> id.startsWith("-") ? answer() : null; // broker 1 accepts connections, never answers
+        client.answers(id -> id.startsWith("-") ? answer() : null); // broker 1 accepts connections, never answers
         unansweredRequestsToBroker1TriggerTheRebootstrap();
     }
 
     @Test
     void requestsWhoseConnectionDropsAndWaitOutTheirBackoffStillCountAsWantedAndTriggerTheRebootstrap() {
-        client.answers = id -> id.startsWith("-") ? answer() : null;
-        client.drops = id -> true; // broker 1 accepts connections and closes them on the first request
+        client.answers(id -> id.startsWith("-") ? answer() : null);
+        client.drops(id -> true); // broker 1 accepts connections and closes them on the first request
         unansweredRequestsToBroker1TriggerTheRebootstrap();
     }
 
@@ -73,15 +74,15 @@ class MetadataDriverRebootstrapTest {
         runUntil(() -> driver.rebootstraps() > 0, 10 * TRIGGER_MS);
 
         assertEquals(1, driver.rebootstraps(), "rebootstraps after " + (client.nowMs() - wantedFromMs)
-                + " ms of requests to broker 1 that all failed; sent to " + client.sentTo);
-        assertTrue(client.unanswered >= 3, "the clock ran through failures and backoffs: " + client.unanswered);
+                + " ms of requests to broker 1 that all failed; sent to " + client.sentTo());
+        assertTrue(client.unanswered() >= 3, "the clock ran through failures and backoffs: " + client.unanswered());
         long elapsedMs = client.nowMs() - wantedFromMs;
         assertTrue(elapsedMs >= TRIGGER_MS && elapsedMs <= TRIGGER_MS + MAX_POLL_MS,
                 "rebootstrap " + elapsedMs + " ms after the refresh was first wanted; trigger " + TRIGGER_MS);
         assertEquals(List.of("-1"), ids(driver.nodeProvider().fetchNodes()), "back on the bootstrap address");
 
         runUntil(() -> manager.connections().get("-1").answers() == 2, 10_000);
-        assertEquals("-1", client.sentTo.get(client.sentTo.size() - 1), "the next request went to the bootstrap");
+        assertEquals("-1", client.sentTo().get(client.sentTo().size() - 1), "the next request went to the bootstrap");
         assertEquals(2, manager.connections().get("-1").answers(), "the bootstrap answered again");
         assertEquals(List.of("1"), ids(driver.nodeProvider().fetchNodes()), "and broker 1 is learned again");
     }
@@ -89,7 +90,7 @@ class MetadataDriverRebootstrapTest {
     @Test
     void answersBetweenTimeOutsRestartTheClockSoNoRebootstrap() {
         int[] brokerRequests = {0};
-        client.answers = id -> id.startsWith("-") || brokerRequests[0]++ % 2 == 1 ? answer() : null;
+        client.answers(id -> id.startsWith("-") || brokerRequests[0]++ % 2 == 1 ? answer() : null);
         learnBroker1FromTheBootstrap();
 
         runUntil(() -> {
@@ -99,14 +100,14 @@ class MetadataDriverRebootstrapTest {
             return false;
         }, 10 * TRIGGER_MS);
 
-        assertTrue(client.unanswered >= 5, "time-outs: " + client.unanswered);
+        assertTrue(client.unanswered() >= 5, "time-outs: " + client.unanswered());
         assertTrue(manager.connections().get("1").answers() >= 5, "answers: " + manager.connections().get("1"));
         assertEquals(0, driver.rebootstraps(), "never " + TRIGGER_MS + " ms without an answer: no rebootstrap");
     }
 
     private void learnBroker1FromTheBootstrap() {
         runUntil(() -> !manager.fetch().nodes().isEmpty(), 10_000);
-        assertEquals(List.of("-1"), client.sentTo, "the first request goes to the bootstrap address");
+        assertEquals(List.of("-1"), client.sentTo(), "the first request goes to the bootstrap address");
         assertEquals(List.of("1"), ids(driver.nodeProvider().fetchNodes()), "broker 1 learned");
     }
 
@@ -114,7 +115,7 @@ class MetadataDriverRebootstrapTest {
     private void runUntil(BooleanSupplier done, long fakeMs) {
         long endMs = client.nowMs() + fakeMs;
         for (int i = 0; i < 1_000_000 && !done.getAsBoolean() && client.nowMs() < endMs; i++) {
-            client.poll(driver.step(), client.nowMs());
+            client.poll(driver.step(client.nowMs()), client.nowMs());
         }
     }
 

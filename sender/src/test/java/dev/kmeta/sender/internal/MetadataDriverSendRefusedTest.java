@@ -3,6 +3,7 @@ package dev.kmeta.sender.internal;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.metadata.RefreshState;
 import dev.kmeta.metadata.internal.MetadataManager;
+import dev.kmeta.testkit.FakeKafkaClient;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBroker;
 import org.apache.kafka.common.requests.MetadataResponse;
@@ -30,17 +31,17 @@ class MetadataDriverSendRefusedTest {
     private static final long BACKOFF_MS = 100;
     private static final int REFUSALS = 3;
 
-    private final FakeKafkaClient client = new FakeKafkaClient(Long.MAX_VALUE);
+    private final FakeKafkaClient client = new FakeKafkaClient().rebootstrapTriggerMs(Long.MAX_VALUE);
     private final MetadataConfig config = MetadataConfig.from(Map.of(
             "bootstrap.servers", "boot.test:9092",
             "client.id", "refused-test",
             "retry.backoff.ms", BACKOFF_MS,
             "retry.backoff.max.ms", 1_000,
             "kmeta.metadata.jitter", 0));
-    private final MetadataManager manager = new MetadataManager(config, client.nanos::get);
+    private final MetadataManager manager = new MetadataManager(config, client::nanoTime);
     private final MetadataDriver driver = new MetadataDriver(manager, config, new RecordingResolver(host -> {
         throw new UnknownHostException(host); // never asked: the fake client resolves nothing
-    }), manager.connections(), client.time);
+    }), manager.connections());
 
     MetadataDriverSendRefusedTest() {
         client.updater(driver.nodeProvider());
@@ -49,24 +50,24 @@ class MetadataDriverSendRefusedTest {
 
     @Test
     void aSendThatThrowsFailsTheRequestWhichIsRetriedAfterBackoffAndAnswered() {
-        client.answers = id -> answer();
+        client.answers(id -> answer());
         int[] calls = {0};
-        client.refuses = id -> calls[0]++ < REFUSALS
-                ? new IllegalStateException("simulated: NetworkClient is no longer active") : null;
+        client.refuses(id -> calls[0]++ < REFUSALS
+                ? new IllegalStateException("simulated: NetworkClient is no longer active") : null);
 
         String log = capturingStderr(() -> runUntil(() -> !manager.fetch().nodes().isEmpty(), 10_000));
 
-        assertEquals(REFUSALS + 1, client.sendCallsAtMs.size(), "3 refused sends, then one that went out");
-        assertEquals(List.of("-1"), client.sentTo, "the fourth send went out and was answered");
+        assertEquals(REFUSALS + 1, client.sendCallsAtMs().size(), "3 refused sends, then one that went out");
+        assertEquals(List.of("-1"), client.sentTo(), "the fourth send went out and was answered");
         assertEquals(1, manager.fetch().nodes().size(), "the answer was applied: " + manager.fetch());
         assertEquals(REFUSALS, manager.counters().requestsFailed(), "each refused send is a failed request");
         assertNull(manager.inFlight(), "not left IN_FLIGHT");
         assertEquals(RefreshState.STABLE, manager.state());
-        for (int i = 1; i < client.sendCallsAtMs.size(); i++) {
-            long gapMs = client.sendCallsAtMs.get(i) - client.sendCallsAtMs.get(i - 1);
+        for (int i = 1; i < client.sendCallsAtMs().size(); i++) {
+            long gapMs = client.sendCallsAtMs().get(i) - client.sendCallsAtMs().get(i - 1);
             long backoffMs = BACKOFF_MS << (i - 1); // 100, 200, 400: doubling, no jitter
             assertTrue(gapMs >= backoffMs, "send " + i + " came " + gapMs + " ms after the refused one, before the "
-                    + backoffMs + " ms backoff; sends at " + client.sendCallsAtMs);
+                    + backoffMs + " ms backoff; sends at " + client.sendCallsAtMs());
         }
         List<String> warnings = log.lines().filter(l -> l.contains("WARN")).toList();
         assertEquals(1, warnings.size(), "one WARN for the run of refusals:\n" + log);
@@ -77,13 +78,13 @@ class MetadataDriverSendRefusedTest {
 
     @Test
     void aNewRunOfRefusalsAfterASuccessfulSendIsLoggedAgain() {
-        client.answers = id -> answer();
-        client.refuses = id -> new IllegalStateException("first run");
+        client.answers(id -> answer());
+        client.refuses(id -> new IllegalStateException("first run"));
         String firstRun = capturingStderr(() -> runUntil(() -> manager.counters().requestsFailed() == 2, 10_000));
-        client.refuses = id -> null;
+        client.refuses(id -> null);
         runUntil(() -> !manager.fetch().nodes().isEmpty(), 10_000);
         manager.requestUpdate();
-        client.refuses = id -> new IllegalStateException("second run");
+        client.refuses(id -> new IllegalStateException("second run"));
 
         String secondRun = capturingStderr(() -> runUntil(() -> manager.counters().requestsFailed() == 4, 10_000));
 
@@ -96,10 +97,10 @@ class MetadataDriverSendRefusedTest {
     private void runUntil(BooleanSupplier done, long fakeMs) {
         long endMs = client.nowMs() + fakeMs;
         for (int i = 0; i < 100_000 && !done.getAsBoolean() && client.nowMs() < endMs; i++) {
-            client.poll(driver.step(), client.nowMs());
+            client.poll(driver.step(client.nowMs()), client.nowMs());
         }
         assertTrue(done.getAsBoolean(), "not done after " + fakeMs + " fake ms; state " + manager.state()
-                + ", failed requests " + manager.counters().requestsFailed() + ", sends at " + client.sendCallsAtMs);
+                + ", failed requests " + manager.counters().requestsFailed() + ", sends at " + client.sendCallsAtMs());
     }
 
     /** What slf4j-simple (which looks {@code System.err} up at each line) wrote while {@code body} ran. */

@@ -1,0 +1,219 @@
+package dev.kmeta.sender;
+
+import dev.kmeta.metadata.Deadline;
+import dev.kmeta.metadata.Diagnosis;
+import dev.kmeta.metadata.MetadataClient;
+import dev.kmeta.testkit.FakeKafkaClient;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBroker;
+import org.apache.kafka.common.message.MetadataResponseData.MetadataResponsePartition;
+import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.MetadataResponse;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The sender's time-driven behaviour through the public entry point, on fake time: a driven {@link KafkaMetadata} on
+ * the clock of testkit's {@link FakeKafkaClient} ({@code builder(props).ticker(client::nanoTime).buildDriven()},
+ * {@code metadataUpdater()}, {@code attach}), the test thread its network thread. Request timeout, retry backoff,
+ * rebootstrap trigger, idle topic expiry and a wait's deadline each run to the fake millisecond; nothing waits for
+ * real time but the one waiter thread's hand-over. Jitter is off ({@code kmeta.metadata.jitter=0}).
+ */
+class FakeTimeTest {
+    private static final String TOPIC = "orders";
+    private static final Uuid TOPIC_ID = Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ");
+    private static final long BACKOFF_MS = 100;
+    private static final long BACKOFF_MAX_MS = 1_000;
+
+    private final FakeKafkaClient client = new FakeKafkaClient();
+    private final List<KafkaMetadata> opened = new ArrayList<>();
+    private ExecutorService waiter;
+
+    @AfterEach
+    void close() {
+        opened.forEach(KafkaMetadata::close);
+        if (waiter != null) {
+            waiter.shutdownNow();
+        }
+    }
+
+    /** A driven instance on the fake client's clock, with the test's settings over the defaults here. */
+    private KafkaMetadata start(Object... keyValues) {
+        Map<String, Object> props = new HashMap<>(Map.of("bootstrap.servers", "boot.test:9092",
+                "client.id", "fake-time-test", "kmeta.metadata.jitter", 0, "retry.backoff.ms", BACKOFF_MS,
+                "retry.backoff.max.ms", BACKOFF_MAX_MS));
+        for (int i = 0; i < keyValues.length; i += 2) {
+            props.put((String) keyValues[i], keyValues[i + 1]);
+        }
+        KafkaMetadata metadata = KafkaMetadata.builder(props).ticker(client::nanoTime).buildDriven();
+        opened.add(metadata);
+        client.updater(metadata.metadataUpdater());
+        metadata.attach(client);
+        return metadata;
+    }
+
+    /** Polls the client (kmeta's step runs in each poll) until {@code fakeMs} of fake time have passed. */
+    private void runFor(long fakeMs) {
+        long endMs = client.nowMs() + fakeMs;
+        while (client.nowMs() < endMs) {
+            client.poll(endMs - client.nowMs(), client.nowMs());
+        }
+    }
+
+    /** Polls until {@code done}, within {@code fakeMs} of fake time. */
+    private void runUntil(BooleanSupplier done, long fakeMs) {
+        long endMs = client.nowMs() + fakeMs;
+        while (!done.getAsBoolean()) {
+            assertTrue(client.nowMs() < endMs, "not within " + fakeMs + " fake ms");
+            client.poll(endMs - client.nowMs(), client.nowMs());
+        }
+    }
+
+    /** Gaps between consecutive metadata sends, in fake ms. */
+    private List<Long> sendGapsMs() {
+        List<Long> at = client.sendCallsAtMs();
+        List<Long> gaps = new ArrayList<>();
+        for (int i = 1; i < at.size(); i++) {
+            gaps.add(at.get(i) - at.get(i - 1));
+        }
+        return gaps;
+    }
+
+    @Test
+    void aRequestWithoutAnAnswerFailsAtRequestTimeoutAndGoesAgainAtOnce() {
+        long requestTimeoutMs = 3_000;
+        start("request.timeout.ms", requestTimeoutMs); // every node accepts connections and never answers
+        runUntil(() -> client.sendCallsAtMs().size() == 3, 3 * requestTimeoutMs);
+
+        // The client closes the connection at the request's timeout; the retry backoff (100 ms from the attempt) is
+        // long over, so the request goes again once the fixture's new connection is up, 1 ms later.
+        assertEquals(List.of(requestTimeoutMs + 1, requestTimeoutMs + 1), sendGapsMs(),
+                "sends at " + client.sendCallsAtMs());
+        assertEquals(2, client.unanswered());
+    }
+
+    @Test
+    void failedRequestsBackOffExponentiallyUpToRetryBackoffMax() {
+        start();
+        client.drops(id -> true); // every request is dropped by the node 1 ms after it arrives
+        runUntil(() -> client.sendCallsAtMs().size() == 9, 60_000);
+
+        // From one attempt to the next: the backoff (100 ms doubling, at most retry.backoff.max.ms), then 1 ms for the
+        // fixture's new connection (the node dropped the last one).
+        assertEquals(List.of(101L, 201L, 401L, 801L, 1001L, 1001L, 1001L, 1001L), sendGapsMs(),
+                "sends at " + client.sendCallsAtMs());
+    }
+
+    @Test
+    void whenNoAnswerComesForTheTriggerTimeTheSenderGoesBackToTheBootstrap() {
+        long triggerMs = 10_000;
+        KafkaMetadata metadata = start("metadata.recovery.strategy", "rebootstrap",
+                "metadata.recovery.rebootstrap.trigger.ms", triggerMs);
+        client.rebootstrapTriggerMs(triggerMs).drops(id -> true) // learned broker 1 drops every request
+                .answers(id -> id.startsWith("-") ? answer(Errors.NONE) : null);
+        runUntil(() -> !metadata.fetch().nodes().isEmpty(), 1_000);
+        metadata.requestUpdate(); // wanted from now on; only broker 1 is asked, and it never answers
+        long rebootstrapAtMs = -1;
+        while (rebootstrapAtMs < 0) {
+            assertTrue(client.nowMs() < 3 * triggerMs, "no rebootstrap; sent to " + client.sentTo());
+            client.poll(1, client.nowMs());
+            if (metadata.rebootstraps() == 1) {
+                rebootstrapAtMs = client.nowMs();
+            }
+        }
+
+        // The refresh was first tried when the sender began connecting to broker 1: 1 ms (the fixture's connection)
+        // before its first request there.
+        assertEquals("1", client.sentTo().get(1));
+        long firstTriedAtMs = client.sendCallsAtMs().get(1) - 1;
+        assertEquals(firstTriedAtMs + triggerMs, rebootstrapAtMs, "sends at " + client.sendCallsAtMs());
+        runUntil(() -> client.sentTo().get(client.sentTo().size() - 1).equals("-1"), BACKOFF_MAX_MS + 1);
+    }
+
+    @Test
+    void aTopicNobodyUsesForMetadataMaxIdleExpires() {
+        long maxIdleMs = 5_000;
+        KafkaMetadata metadata = start("metadata.max.idle.ms", maxIdleMs);
+        client.answers(id -> answer(Errors.NONE));
+        long usedAtMs = client.nowMs();
+        metadata.subscribe(TOPIC);
+        runUntil(() -> metadata.fetch().partitionCount(TOPIC) == 1, 1_000);
+
+        runFor(usedAtMs + maxIdleMs - client.nowMs());
+        assertNotNull(metadata.fetch().topic(TOPIC), "idle for metadata.max.idle.ms: not yet expired");
+        runFor(2_000); // the sweep runs once a second, in a step (at least one a second)
+        assertNull(metadata.fetch().topic(TOPIC), "expired once idle for longer than metadata.max.idle.ms");
+    }
+
+    @Test
+    void aWaitEndsAtItsDeadlineOnTheInstancesClock() throws Exception {
+        long maxBlockMs = 60_000;
+        KafkaMetadata metadata = start("max.block.ms", maxBlockMs);
+        client.answers(id -> answer(Errors.UNKNOWN_TOPIC_OR_PARTITION));
+        Deadline deadline = metadata.newSendDeadline();
+        AtomicReference<Thread> waiting = new AtomicReference<>();
+        waiter = Executors.newSingleThreadExecutor();
+        Future<?> wait = waiter.submit(() -> {
+            waiting.set(Thread.currentThread());
+            return metadata.awaitTopic(TOPIC, MetadataClient.ANY_PARTITION, deadline);
+        });
+        awaitParked(waiting);
+
+        runFor(maxBlockMs - 1);
+        assertEquals(1, deadline.remainingMs(), "max.block.ms on the instance's clock");
+        LockSupport.unpark(waiting.get()); // the waiter looks at its deadline again (it parks on real time)
+        awaitParked(waiting);
+        assertFalse(wait.isDone(), "1 ms before its deadline the wait goes on");
+        runFor(1);
+        LockSupport.unpark(waiting.get());
+
+        ExecutionException e = assertThrows(ExecutionException.class, () -> wait.get(10, TimeUnit.SECONDS));
+        KafkaMetadataTimeoutException timeout = assertInstanceOf(KafkaMetadataTimeoutException.class, e.getCause());
+        Diagnosis d = timeout.diagnosis();
+        assertEquals(Diagnosis.Cause.TOPIC_NOT_FOUND, d.cause(), d.toString());
+        assertEquals(maxBlockMs, d.budgetMs());
+    }
+
+    private static void awaitParked(AtomicReference<Thread> waiting) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> waiting.get() != null
+                && waiting.get().getState() == Thread.State.TIMED_WAITING);
+    }
+
+    /** Broker 1 at b1.test:9092 leading the topic's one partition, or the topic with {@code error} and nothing else. */
+    private static MetadataResponse answer(Errors error) {
+        MetadataResponseData d = new MetadataResponseData().setClusterId("fake-cluster").setControllerId(1);
+        d.brokers().add(new MetadataResponseBroker().setNodeId(1).setHost("b1.test").setPort(9092));
+        MetadataResponseTopic t = new MetadataResponseTopic().setName(TOPIC).setErrorCode(error.code());
+        if (error == Errors.NONE) {
+            t.setTopicId(TOPIC_ID).partitions().add(new MetadataResponsePartition().setPartitionIndex(0)
+                    .setLeaderId(1).setLeaderEpoch(1).setReplicaNodes(List.of(1)).setIsrNodes(List.of(1)));
+        }
+        d.topics().add(t);
+        return new MetadataResponse(d, (short) 13);
+    }
+}
