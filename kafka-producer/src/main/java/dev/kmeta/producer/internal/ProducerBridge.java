@@ -4,11 +4,9 @@ import dev.kmeta.cluster.TopicMetadata;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.MetadataClient;
-import dev.kmeta.metadata.MetadataTimeoutException;
 import dev.kmeta.sender.KafkaMetadata;
 import org.apache.kafka.clients.Metadata;
 import org.apache.kafka.clients.MetadataSnapshot;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Node;
@@ -27,6 +25,7 @@ import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -37,7 +36,9 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <ul>
  *   <li>The send path stays kmeta's: {@link #add(String)} subscribes (allocation-free on a hit), {@link #fetch()} is
- *   the instance's cached Kafka {@code Cluster} view.</li>
+ *   the instance's cached Kafka {@code Cluster} view - except for the first call of a send whose leader never
+ *   accepted a connection ({@link LeaderHold}): that one sees the topic absent, so that KafkaProducer's metadata
+ *   wait holds the send in {@link #awaitUpdate} until the leader can be reached or kmeta's diagnosis is thrown.</li>
  *   <li>{@link #awaitUpdate} takes no lock and waits with kmeta's targeted wait on the topic named by the same
  *   thread's preceding {@link #requestUpdateForTopic}; it gives up {@link #giveUpEarlyMs()} before the producer's
  *   budget runs out and <em>returns</em>, so that {@link #maybeThrowExceptionForTopic} can throw kmeta's diagnosed
@@ -48,7 +49,7 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Thread-safe; no method takes a lock (the views' lazy parts excepted, built once per snapshot, off the send
  * path). The per-send state (the topic and partition of the send in progress, kmeta's timeout waiting to be thrown)
- * is kept per thread, as KafkaProducer calls these methods in sequence on the sending thread.
+ * is kept per thread ({@link SendIntent}), as KafkaProducer calls these methods in sequence on the sending thread.
  */
 public final class ProducerBridge {
     private static final Logger log = LoggerFactory.getLogger(ProducerBridge.class);
@@ -57,39 +58,21 @@ public final class ProducerBridge {
      * ({@link #requestUpdate()}): kmeta's answers arrive on kmeta's thread, which cannot wake the producer's.
      */
     static final long SENDER_POLL_MS = 10;
-    private static final int NONE = Integer.MIN_VALUE;
-    private static final ThreadLocal<Intent> INTENT = ThreadLocal.withInitial(Intent::new);
+    private static final ThreadLocal<SendIntent> INTENT = ThreadLocal.withInitial(SendIntent::new);
 
     private final KafkaMetadata metadata;
     private final InstanceViews views;
     private final long giveUpEarlyMs;
     private final String logPrefix;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Sending threads whose next fetch() is to hide their topic (so that fetch() reads no thread-local when 0). */
+    private final AtomicInteger armed = new AtomicInteger();
+    /** The producer's network thread (callbacks run there: a send from one is never held). */
+    private volatile Thread networkThread;
     /** The kmeta version the producer's network thread asked to see passed; written by that thread only. */
     private volatile int wantedVersion = -1;
     private final LongAdder updateRequests = new LongAdder();
     private final LongAdder leaderHints = new LongAdder();
-
-    /** What the calling thread's send in progress is waiting for. Thread-confined. */
-    private static final class Intent {
-        /** The bridge and topic of the last requestUpdateForTopic on this thread (topic null: a version wait). */
-        ProducerBridge bridge;
-        String topic;
-        /** The version of the last awaitUpdate for {@link #topic}: a second call at it means "beyond the count". */
-        int awaitedVersion = NONE;
-        /**
-         * When requestUpdateForTopic was called: KafkaProducer computed the budget it passes to awaitUpdate just before
-         * (its {@code sender.wakeup()} in between can wait for the selector's lock), so the wait's deadline counts
-         * from here.
-         */
-        long requestedAtNs;
-        /** kmeta's timeout for {@link #topic}, for maybeThrowExceptionForTopic. */
-        TimeoutException error;
-        /** The record the interceptor saw last on this thread. */
-        ProducerBridge sendBridge;
-        String sendTopic;
-        int sendPartition = MetadataClient.ANY_PARTITION;
-    }
 
     ProducerBridge(KafkaMetadata metadata, InstanceViews views, long giveUpEarlyMs, String logPrefix) {
         this.metadata = metadata;
@@ -122,6 +105,14 @@ public final class ProducerBridge {
 
     /** {@code fetch()}: the Kafka Cluster view of kmeta's current snapshot, built once per snapshot per instance. */
     public Cluster fetch() {
+        if (armed.get() > 0) {
+            SendIntent i = INTENT.get();
+            if (i.armed && i.sendBridge == this) {
+                disarm(i);
+                i.holdTopic = i.sendTopic;
+                return Cluster.empty(); // waitOnMetadata's first look: the topic is not sendable yet
+            }
+        }
         return views.of(metadata).cluster;
     }
 
@@ -148,7 +139,7 @@ public final class ProducerBridge {
         if (!missing) {
             return OptionalInt.empty();
         }
-        Intent i = INTENT.get();
+        SendIntent i = INTENT.get();
         i.bridge = this;
         i.topic = null;
         i.error = null;
@@ -157,11 +148,11 @@ public final class ProducerBridge {
 
     /** {@code requestUpdateForTopic(topic)}: notes the topic this thread waits for; kmeta asks for it on its own. */
     public int requestUpdateForTopic(String topic) {
-        Intent i = INTENT.get();
+        SendIntent i = INTENT.get();
         if (i.bridge != this || !topic.equals(i.topic)) {
             i.bridge = this;
             i.topic = topic;
-            i.awaitedVersion = NONE;
+            i.awaitedVersion = SendIntent.NONE;
         }
         i.error = null;
         i.requestedAtNs = System.nanoTime();
@@ -180,7 +171,7 @@ public final class ProducerBridge {
      * @throws KafkaException       a topic refusal or a fatal error (Kafka's types, kmeta's message)
      */
     public void awaitUpdate(int version, long timeoutMs) throws InterruptedException {
-        Intent i = INTENT.get();
+        SendIntent i = INTENT.get();
         try {
             if (i.bridge != this || i.topic == null) {
                 metadata.awaitUpdate(version, Math.max(0, timeoutMs));
@@ -190,9 +181,14 @@ public final class ProducerBridge {
             long sinceRequestMs = (System.nanoTime() - i.requestedAtNs) / 1_000_000;
             Deadline deadline = Deadline.after(Math.max(0, timeoutMs - giveUpEarlyMs - sinceRequestMs));
             TopicMetadata t = metadata.fetch().topic(topic);
+            boolean held = topic.equals(i.holdTopic);
+            i.holdTopic = null;
             if (t == null || t.partitionCount() == 0) {
                 i.awaitedVersion = version;
                 metadata.awaitTopic(topic, MetadataClient.ANY_PARTITION, deadline);
+                i.error = hold(i, topic, deadline, true);
+            } else if (held) {
+                i.error = hold(i, topic, deadline, false);
             } else if (i.awaitedVersion != version) {
                 // The producer has not looked at this version yet: let it.
                 i.awaitedVersion = version;
@@ -214,9 +210,18 @@ public final class ProducerBridge {
         }
     }
 
+    /** LeaderHold for this thread's send to {@code topic} (none for a wait that is not a send's, e.g. partitionsFor). */
+    private TimeoutException hold(SendIntent i, String topic, Deadline deadline, boolean settle)
+            throws InterruptedException {
+        if (i.sendBridge != this || !topic.equals(i.sendTopic) || Thread.currentThread() == networkThread) {
+            return null;
+        }
+        return LeaderHold.hold(metadata, topic, i.sendPartition, deadline, settle, i.requestedAtNs);
+    }
+
     /** Throws kmeta's timeout for {@code topic} kept by this thread's last awaitUpdate, once. */
     public void maybeThrowExceptionForTopic(String topic) {
-        Intent i = INTENT.get();
+        SendIntent i = INTENT.get();
         TimeoutException e = i.error;
         if (e != null && i.bridge == this && topic.equals(i.topic)) {
             i.error = null;
@@ -229,57 +234,37 @@ public final class ProducerBridge {
      * the topic, or null; the same on two calls in a row (KafkaProducer's fallback message reads it twice).
      */
     public Errors getError(String topic) {
-        Intent i = INTENT.get();
+        SendIntent i = INTENT.get();
         TimeoutException e = i.error;
         if (e == null || i.bridge != this || !topic.equals(i.topic)) {
             return null;
         }
-        return Diagnosis.from(e).map(d -> errorFor(d.cause())).orElse(null);
-    }
-
-    private static Errors errorFor(Diagnosis.Cause cause) {
-        switch (cause) {
-            case TOPIC_NOT_FOUND:
-            case PARTITION_OUT_OF_RANGE:
-                return Errors.UNKNOWN_TOPIC_OR_PARTITION;
-            case TOPIC_NOT_AUTHORIZED:
-                return Errors.TOPIC_AUTHORIZATION_FAILED;
-            case LEADER_NOT_AVAILABLE:
-                return Errors.LEADER_NOT_AVAILABLE;
-            default:
-                return null;
-        }
-    }
-
-    /** The interceptor saw a record about to be sent on this thread. Allocation-free. */
-    void onSend(String topic, Integer partition) {
-        Intent i = INTENT.get();
-        i.sendBridge = this;
-        i.sendTopic = topic;
-        i.sendPartition = partition == null ? MetadataClient.ANY_PARTITION : partition;
+        return Diagnosis.from(e).map(d -> DiagnosingInterceptor.errorFor(d.cause())).orElse(null);
     }
 
     /**
-     * A record failed after send() returned: if kafka-clients gave up on it with a TimeoutException of its own
-     * (expired in the queue, {@code delivery.timeout.ms}) that has no cause yet, kmeta's diagnosis of the partition
-     * becomes its cause. Runs before the record's future completes and before the application's callback.
+     * The interceptor saw a record about to be sent on this thread (KafkaProducer's waitOnMetadata comes next):
+     * arms its first fetch() when the record's leaders never accepted a connection ({@link LeaderHold}), except on
+     * the producer's network thread. Allocation-free.
      */
-    void explain(RecordMetadata record, Exception exception) {
-        if (!(exception instanceof TimeoutException) || exception.getCause() != null || record == null
-                || record.topic() == null || exception == Errors.REQUEST_TIMED_OUT.exception()
-                || Diagnosis.from(exception).isPresent()) {
-            return;
+    void onSend(String topic, Integer partition) {
+        SendIntent i = INTENT.get();
+        disarm(i);
+        i.sendBridge = this;
+        i.sendTopic = topic;
+        i.sendPartition = partition == null ? MetadataClient.ANY_PARTITION : partition;
+        i.holdTopic = null;
+        if (!closed.get() && Thread.currentThread() != networkThread
+                && LeaderHold.verdict(metadata, topic, i.sendPartition) == LeaderHold.Verdict.UNREACHABLE) {
+            i.armed = true;
+            armed.incrementAndGet();
         }
-        try {
-            int partition = record.partition() >= 0 ? record.partition() : MetadataClient.ANY_PARTITION;
-            Diagnosis d = metadata.diagnose(record.topic(), partition);
-            if (d != null) {
-                exception.initCause(new MetadataTimeoutException(d.message(), d));
-            }
-        } catch (IllegalStateException e) {
-            // another thread set the cause first
-        } catch (RuntimeException e) {
-            log.debug("{}could not diagnose {}-{}", logPrefix, record.topic(), record.partition(), e);
+    }
+
+    private static void disarm(SendIntent i) {
+        if (i.armed) {
+            i.armed = false;
+            i.sendBridge.armed.decrementAndGet();
         }
     }
 
@@ -333,6 +318,9 @@ public final class ProducerBridge {
 
     /** {@code timeToNextUpdate(now)}: never 0, so the producer's NetworkClient never sends a Metadata request. */
     public long timeToNextUpdate() {
+        if (networkThread != Thread.currentThread()) {
+            networkThread = Thread.currentThread(); // only the producer's NetworkClient asks
+        }
         return closed.get() || metadata.fetch().version() > wantedVersion ? Long.MAX_VALUE : SENDER_POLL_MS;
     }
 
