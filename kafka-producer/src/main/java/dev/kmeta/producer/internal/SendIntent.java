@@ -28,8 +28,14 @@ final class SendIntent {
     ProducerBridge sendBridge;
     String sendTopic;
     int sendPartition = MetadataClient.ANY_PARTITION;
-    /** Set by onSend when the record's leaders are unreachable: the next fetch() of this thread hides it. */
+    /** When onSend saw it (the send's max.block.ms counts from here, for a held send). */
+    long sendStartNs;
+    /** The next fetch() of this thread hides the send's topic (onSend, or the wait after the topic arrived). */
     boolean armed;
-    /** Set by that fetch(): the topic the following awaitUpdate holds (LeaderHold). */
+    /** Then the held send also waits while kmeta has not tried its leaders yet (LeaderHold's settle). */
+    boolean settle;
+    /** Set by that fetch(): the topic the following add(topic) holds (LeaderHold). */
     String holdTopic;
+    /** The hold that armed this thread (its counter counts it), or null. */
+    LeaderHold armedBy;
 }
