@@ -1,15 +1,22 @@
 package dev.kmeta.producer.internal;
 
+import dev.kmeta.metadata.Diagnosis;
+import dev.kmeta.metadata.MetadataClient;
+import dev.kmeta.metadata.MetadataTimeoutException;
 import org.apache.kafka.clients.producer.ProducerInterceptor;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.protocol.Errors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.Map;
 
 /**
  * The interceptor kmeta appends to a kmeta-backed producer's {@code interceptor.classes}. Its {@code onSend} notes
  * the record's topic and partition for the sending thread (so a wait for a partition beyond the count waits for that
- * partition); its {@code onAcknowledgement} gives a record that kafka-clients gave up on after {@code send()}
+ * partition, and a send whose leader never accepted a connection is held: {@link LeaderHold}); its {@code onAcknowledgement} gives a record that kafka-clients gave up on after {@code send()}
  * returned (a TimeoutException of kafka-clients' own, e.g. expired at {@code delivery.timeout.ms} while its leader was
  * unavailable) kmeta's diagnosis of the partition as the exception's cause - before the record's future completes
  * and before the application's callback runs (interceptors listed before it see the exception without it).
@@ -19,6 +26,7 @@ import java.util.Map;
 public final class DiagnosingInterceptor implements ProducerInterceptor<Object, Object> {
     /** The config key through which the producer's interceptor finds its bridge (a {@link BridgeRef}). */
     public static final String BRIDGE_CONFIG = "kmeta.producer.internal.bridge";
+    private static final Logger log = LoggerFactory.getLogger(DiagnosingInterceptor.class);
 
     private volatile ProducerBridge bridge;
 
@@ -43,7 +51,54 @@ public final class DiagnosingInterceptor implements ProducerInterceptor<Object, 
     public void onAcknowledgement(RecordMetadata metadata, Exception exception) {
         ProducerBridge b = bridge;
         if (b != null && exception != null) {
-            b.explain(metadata, exception);
+            explain(b, metadata, exception);
+        }
+    }
+
+    /**
+     * A record failed with a TimeoutException of kafka-clients' own that carries no diagnosis: expired in the queue
+     * ({@code delivery.timeout.ms}), or {@code send()}'s metadata wait ended by KafkaProducer's own clock before it
+     * asked kmeta's (a thread starved of CPU past the bridge's give-up margin). kmeta's timeout kept for the topic,
+     * else its diagnosis of the partition, becomes the exception's cause (or, where Kafka set one, a suppressed
+     * exception). Runs before the record's future completes; before the application's callback except for a send()
+     * that failed in its metadata wait (KafkaProducer calls that callback first).
+     */
+    static void explain(ProducerBridge bridge, RecordMetadata record, Exception exception) {
+        if (!(exception instanceof TimeoutException) || record == null || record.topic() == null
+                || exception == Errors.forException(exception).exception() || Diagnosis.from(exception).isPresent()) {
+            return; // never touch Kafka's shared per-error instances
+        }
+        try {
+            Exception reason = bridge.keptTimeout(record.topic());
+            if (reason == null) {
+                int partition = record.partition() >= 0 ? record.partition() : MetadataClient.ANY_PARTITION;
+                Diagnosis d = bridge.metadata().diagnose(record.topic(), partition);
+                reason = d == null ? null : new MetadataTimeoutException(d.message(), d);
+            }
+            if (reason != null && exception.getCause() == null) {
+                exception.initCause(reason);
+            } else if (reason != null) {
+                exception.addSuppressed(reason);
+            }
+        } catch (IllegalStateException e) {
+            // another thread set the cause first
+        } catch (RuntimeException e) {
+            log.debug("{}could not diagnose {}-{}", bridge.logPrefix(), record.topic(), record.partition(), e);
+        }
+    }
+
+    /** The Kafka error code closest to a diagnosis's cause (for KafkaProducer's own fallback message), or null. */
+    static Errors errorFor(Diagnosis.Cause cause) {
+        switch (cause) {
+            case TOPIC_NOT_FOUND:
+            case PARTITION_OUT_OF_RANGE:
+                return Errors.UNKNOWN_TOPIC_OR_PARTITION;
+            case TOPIC_NOT_AUTHORIZED:
+                return Errors.TOPIC_AUTHORIZATION_FAILED;
+            case LEADER_NOT_AVAILABLE:
+                return Errors.LEADER_NOT_AVAILABLE;
+            default:
+                return null;
         }
     }
 

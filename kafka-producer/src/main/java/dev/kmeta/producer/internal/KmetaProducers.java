@@ -110,7 +110,8 @@ public final class KmetaProducers {
 
         KafkaMetadata metadata = start(kmetaProps, shared, resolver);
         ProducerBridge bridge = new ProducerBridge(metadata, InstanceViews.acquire(metadata, shared),
-                giveUpEarlyMs, "[Producer clientId=" + clientId + "] ");
+                giveUpEarlyMs, config.getLong(ProducerConfig.MAX_BLOCK_MS_CONFIG), "[Producer clientId=" + clientId
+                + "] ");
         ref.set(bridge);
         try {
             ProducerMetadata standIn = abi.newMetadata(bridge,

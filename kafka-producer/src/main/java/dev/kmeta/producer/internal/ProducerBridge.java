@@ -4,11 +4,9 @@ import dev.kmeta.cluster.TopicMetadata;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.MetadataClient;
-import dev.kmeta.metadata.MetadataTimeoutException;
 import dev.kmeta.sender.KafkaMetadata;
 import org.apache.kafka.clients.Metadata;
 import org.apache.kafka.clients.MetadataSnapshot;
-import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Node;
@@ -27,6 +25,7 @@ import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -37,7 +36,10 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <ul>
  *   <li>The send path stays kmeta's: {@link #add(String)} subscribes (allocation-free on a hit), {@link #fetch()} is
- *   the instance's cached Kafka {@code Cluster} view.</li>
+ *   the instance's cached Kafka {@code Cluster} view - except for the first call of a send whose leaders never
+ *   accepted a connection ({@link LeaderHold}): that one sees the topic absent, and the {@code add(topic)} KafkaProducer
+ *   makes right after it holds the send until a leader can be reached, or throws kmeta's diagnosed timeout at
+ *   {@code max.block.ms} (outside the wait whose TimeoutException KafkaProducer replaces).</li>
  *   <li>{@link #awaitUpdate} takes no lock and waits with kmeta's targeted wait on the topic named by the same
  *   thread's preceding {@link #requestUpdateForTopic}; it gives up {@link #giveUpEarlyMs()} before the producer's
  *   budget runs out and <em>returns</em>, so that {@link #maybeThrowExceptionForTopic} can throw kmeta's diagnosed
@@ -48,7 +50,7 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p>Thread-safe; no method takes a lock (the views' lazy parts excepted, built once per snapshot, off the send
  * path). The per-send state (the topic and partition of the send in progress, kmeta's timeout waiting to be thrown)
- * is kept per thread, as KafkaProducer calls these methods in sequence on the sending thread.
+ * is kept per thread ({@link SendIntent}), as KafkaProducer calls these methods in sequence on the sending thread.
  */
 public final class ProducerBridge {
     private static final Logger log = LoggerFactory.getLogger(ProducerBridge.class);
@@ -57,44 +59,27 @@ public final class ProducerBridge {
      * ({@link #requestUpdate()}): kmeta's answers arrive on kmeta's thread, which cannot wake the producer's.
      */
     static final long SENDER_POLL_MS = 10;
-    private static final int NONE = Integer.MIN_VALUE;
-    private static final ThreadLocal<Intent> INTENT = ThreadLocal.withInitial(Intent::new);
+    private static final ThreadLocal<SendIntent> INTENT = ThreadLocal.withInitial(SendIntent::new);
 
     private final KafkaMetadata metadata;
     private final InstanceViews views;
     private final long giveUpEarlyMs;
     private final String logPrefix;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** How many sending threads hold a kept timeout (fetch() looks at its thread's only when some do). */
+    private final AtomicInteger keptTimeouts = new AtomicInteger();
+    private final LeaderHold holds;
     /** The kmeta version the producer's network thread asked to see passed; written by that thread only. */
     private volatile int wantedVersion = -1;
     private final LongAdder updateRequests = new LongAdder();
     private final LongAdder leaderHints = new LongAdder();
 
-    /** What the calling thread's send in progress is waiting for. Thread-confined. */
-    private static final class Intent {
-        /** The bridge and topic of the last requestUpdateForTopic on this thread (topic null: a version wait). */
-        ProducerBridge bridge;
-        String topic;
-        /** The version of the last awaitUpdate for {@link #topic}: a second call at it means "beyond the count". */
-        int awaitedVersion = NONE;
-        /**
-         * When requestUpdateForTopic was called: KafkaProducer computed the budget it passes to awaitUpdate just before
-         * (its {@code sender.wakeup()} in between can wait for the selector's lock), so the wait's deadline counts
-         * from here.
-         */
-        long requestedAtNs;
-        /** kmeta's timeout for {@link #topic}, for maybeThrowExceptionForTopic. */
-        TimeoutException error;
-        /** The record the interceptor saw last on this thread. */
-        ProducerBridge sendBridge;
-        String sendTopic;
-        int sendPartition = MetadataClient.ANY_PARTITION;
-    }
-
-    ProducerBridge(KafkaMetadata metadata, InstanceViews views, long giveUpEarlyMs, String logPrefix) {
+    ProducerBridge(KafkaMetadata metadata, InstanceViews views, long giveUpEarlyMs, long maxBlockMs,
+                   String logPrefix) {
         this.metadata = metadata;
         this.views = views;
         this.giveUpEarlyMs = giveUpEarlyMs;
+        this.holds = new LeaderHold(metadata, maxBlockMs);
         this.logPrefix = logPrefix;
     }
 
@@ -122,15 +107,30 @@ public final class ProducerBridge {
 
     /** {@code fetch()}: the Kafka Cluster view of kmeta's current snapshot, built once per snapshot per instance. */
     public Cluster fetch() {
+        if (keptTimeouts.get() != 0) {
+            throwKeptTimeout();
+        }
+        if (holds.pending() && holds.hidesTopic(INTENT.get())) {
+            return Cluster.empty(); // waitOnMetadata's first look: the topic is not sendable yet
+        }
         return views.of(metadata).cluster;
     }
 
-    /** {@code add(topic, now)}: kmeta's subscribe, allocation-free when the topic is known. */
+    /**
+     * {@code add(topic, now)}: kmeta's subscribe, allocation-free when the topic is known; for a send whose first
+     * fetch() hid its topic, the {@link LeaderHold} (until {@code max.block.ms} from the send).
+     *
+     * @throws TimeoutException  kmeta's diagnosed timeout of a held send (ADVERTISED_LISTENER_UNREACHABLE)
+     * @throws InterruptException if the thread is interrupted while held
+     */
     public void add(String topic) {
         if (closed.get()) {
             return;
         }
         metadata.subscribe(topic);
+        if (holds.pending()) {
+            holds.holdIfArmed(INTENT.get(), topic);
+        }
     }
 
     /**
@@ -148,22 +148,22 @@ public final class ProducerBridge {
         if (!missing) {
             return OptionalInt.empty();
         }
-        Intent i = INTENT.get();
+        SendIntent i = INTENT.get();
+        drop(i);
         i.bridge = this;
         i.topic = null;
-        i.error = null;
         return OptionalInt.of(version);
     }
 
     /** {@code requestUpdateForTopic(topic)}: notes the topic this thread waits for; kmeta asks for it on its own. */
     public int requestUpdateForTopic(String topic) {
-        Intent i = INTENT.get();
+        SendIntent i = INTENT.get();
+        drop(i);
         if (i.bridge != this || !topic.equals(i.topic)) {
             i.bridge = this;
             i.topic = topic;
-            i.awaitedVersion = NONE;
+            i.awaitedVersion = SendIntent.NONE;
         }
-        i.error = null;
         i.requestedAtNs = System.nanoTime();
         return metadata.fetch().version();
     }
@@ -180,7 +180,7 @@ public final class ProducerBridge {
      * @throws KafkaException       a topic refusal or a fatal error (Kafka's types, kmeta's message)
      */
     public void awaitUpdate(int version, long timeoutMs) throws InterruptedException {
-        Intent i = INTENT.get();
+        SendIntent i = INTENT.get();
         try {
             if (i.bridge != this || i.topic == null) {
                 metadata.awaitUpdate(version, Math.max(0, timeoutMs));
@@ -193,6 +193,9 @@ public final class ProducerBridge {
             if (t == null || t.partitionCount() == 0) {
                 i.awaitedVersion = version;
                 metadata.awaitTopic(topic, MetadataClient.ANY_PARTITION, deadline);
+                if (i.sendBridge == this) {
+                    holds.topicArrived(i, topic);
+                }
             } else if (i.awaitedVersion != version) {
                 // The producer has not looked at this version yet: let it.
                 i.awaitedVersion = version;
@@ -202,7 +205,7 @@ public final class ProducerBridge {
             }
         } catch (TimeoutException e) {
             if (i.bridge == this && i.topic != null) {
-                i.error = e; // thrown by maybeThrowExceptionForTopic, before the producer's own deadline
+                keep(i, e); // thrown by the fetch() KafkaProducer makes next, before it reads its own clock
             } else {
                 throw e;
             }
@@ -216,12 +219,43 @@ public final class ProducerBridge {
 
     /** Throws kmeta's timeout for {@code topic} kept by this thread's last awaitUpdate, once. */
     public void maybeThrowExceptionForTopic(String topic) {
-        Intent i = INTENT.get();
-        TimeoutException e = i.error;
-        if (e != null && i.bridge == this && topic.equals(i.topic)) {
-            i.error = null;
+        TimeoutException e = keptTimeout(topic);
+        if (e != null) {
             throw e;
         }
+    }
+
+    /**
+     * KafkaProducer's waitOnMetadata calls fetch() right after awaitUpdate returns, outside the catch that replaces
+     * a wait's TimeoutException with its fixed message and before it compares its own clock with max.block.ms: kmeta's
+     * kept timeout is thrown there, so a sending thread that got no CPU for a while still gets the diagnosis.
+     */
+    private void throwKeptTimeout() {
+        SendIntent i = INTENT.get();
+        if (i.error != null && i.bridge == this) {
+            throw take(i);
+        }
+    }
+
+    private void keep(SendIntent i, TimeoutException e) {
+        if (i.error == null) {
+            keptTimeouts.incrementAndGet();
+        }
+        i.error = e;
+    }
+
+    /** Forgets the thread's kept timeout, whichever bridge kept it. */
+    private static void drop(SendIntent i) {
+        if (i.error != null) {
+            i.bridge.take(i);
+        }
+    }
+
+    private TimeoutException take(SendIntent i) {
+        TimeoutException e = i.error;
+        i.error = null;
+        keptTimeouts.decrementAndGet();
+        return e;
     }
 
     /**
@@ -229,77 +263,34 @@ public final class ProducerBridge {
      * the topic, or null; the same on two calls in a row (KafkaProducer's fallback message reads it twice).
      */
     public Errors getError(String topic) {
-        Intent i = INTENT.get();
+        SendIntent i = INTENT.get();
         TimeoutException e = i.error;
         if (e == null || i.bridge != this || !topic.equals(i.topic)) {
             return null;
         }
-        return Diagnosis.from(e).map(d -> errorFor(d.cause())).orElse(null);
-    }
-
-    private static Errors errorFor(Diagnosis.Cause cause) {
-        switch (cause) {
-            case TOPIC_NOT_FOUND:
-            case PARTITION_OUT_OF_RANGE:
-                return Errors.UNKNOWN_TOPIC_OR_PARTITION;
-            case TOPIC_NOT_AUTHORIZED:
-                return Errors.TOPIC_AUTHORIZATION_FAILED;
-            case LEADER_NOT_AVAILABLE:
-                return Errors.LEADER_NOT_AVAILABLE;
-            default:
-                return null;
-        }
-    }
-
-    /** The interceptor saw a record about to be sent on this thread. Allocation-free. */
-    void onSend(String topic, Integer partition) {
-        Intent i = INTENT.get();
-        i.sendBridge = this;
-        i.sendTopic = topic;
-        i.sendPartition = partition == null ? MetadataClient.ANY_PARTITION : partition;
+        return Diagnosis.from(e).map(d -> DiagnosingInterceptor.errorFor(d.cause())).orElse(null);
     }
 
     /**
-     * A record failed with a TimeoutException of kafka-clients' own that carries no diagnosis: expired in the queue
-     * ({@code delivery.timeout.ms}), or {@code send()}'s metadata wait ended by KafkaProducer's own clock before it
-     * asked kmeta's (a thread starved of CPU past {@link #giveUpEarlyMs()}). kmeta's timeout kept for the topic, else
-     * its diagnosis of the partition, becomes the exception's cause (or, where Kafka set one, a suppressed exception).
-     * Runs before the record's future completes; before the application's callback except for a send() that failed
-     * in its metadata wait (KafkaProducer calls that callback first).
+     * The interceptor saw a record about to be sent on this thread (KafkaProducer's waitOnMetadata comes next):
+     * arms its first fetch() when the record's leaders never accepted a connection ({@link LeaderHold}), except on
+     * the producer's network thread. Allocation-free.
      */
-    void explain(RecordMetadata record, Exception exception) {
-        if (!(exception instanceof TimeoutException) || record == null || record.topic() == null
-                || exception == Errors.forException(exception).exception() || Diagnosis.from(exception).isPresent()) {
-            return; // never touch Kafka's shared per-error instances
-        }
-        try {
-            Exception reason = keptTimeout(record.topic());
-            if (reason == null) {
-                int partition = record.partition() >= 0 ? record.partition() : MetadataClient.ANY_PARTITION;
-                Diagnosis d = metadata.diagnose(record.topic(), partition);
-                reason = d == null ? null : new MetadataTimeoutException(d.message(), d);
-            }
-            if (reason != null && exception.getCause() == null) {
-                exception.initCause(reason);
-            } else if (reason != null) {
-                exception.addSuppressed(reason);
-            }
-        } catch (IllegalStateException e) {
-            // another thread set the cause first
-        } catch (RuntimeException e) {
-            log.debug("{}could not diagnose {}-{}", logPrefix, record.topic(), record.partition(), e);
+    void onSend(String topic, Integer partition) {
+        SendIntent i = INTENT.get();
+        LeaderHold.disarm(i);
+        i.sendBridge = this;
+        i.sendTopic = topic;
+        i.sendPartition = partition == null ? MetadataClient.ANY_PARTITION : partition;
+        if (!closed.get()) {
+            holds.onSend(i);
         }
     }
 
     /** kmeta's timeout this thread's last awaitUpdate kept for {@code topic} and KafkaProducer did not throw. */
-    private TimeoutException keptTimeout(String topic) {
-        Intent i = INTENT.get();
-        TimeoutException e = i.error;
-        if (e == null || i.bridge != this || !topic.equals(i.topic)) {
-            return null;
-        }
-        i.error = null;
-        return e;
+    TimeoutException keptTimeout(String topic) {
+        SendIntent i = INTENT.get();
+        return i.error == null || i.bridge != this || !topic.equals(i.topic) ? null : take(i);
     }
 
     // ------------------------------------------------------------ the producer's network thread
@@ -352,6 +343,7 @@ public final class ProducerBridge {
 
     /** {@code timeToNextUpdate(now)}: never 0, so the producer's NetworkClient never sends a Metadata request. */
     public long timeToNextUpdate() {
+        holds.onNetworkThread(); // only the producer's NetworkClient asks
         return closed.get() || metadata.fetch().version() > wantedVersion ? Long.MAX_VALUE : SENDER_POLL_MS;
     }
 

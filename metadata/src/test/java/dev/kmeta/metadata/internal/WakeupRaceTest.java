@@ -121,7 +121,9 @@ class WakeupRaceTest {
                     + " slowest wait %.3f ms, mean %.3f ms%n", race, rounds, waiterFirst, slow, slowestNs / 1e6,
                     totalNs / 1e6 / rounds);
             assertEquals(ROUNDS, rounds);
-            assertTrue(waiterFirst >= ROUNDS / 50, race + ": the waiter came in before the answer in only "
+            // 1 in 200: on 2 cores at load 20 (other builds) the two threads overlap less often (25 of 2,000 seen in
+            // one race); still proof that the interleaving under test happened, and 0 when the harness is broken.
+            assertTrue(waiterFirst >= ROUNDS / 200, race + ": the waiter came in before the answer in only "
                     + waiterFirst + " rounds; the race is not exercised");
             assertTrue(slowestNs < TimeUnit.MILLISECONDS.toNanos(SLOWEST_ALLOWED_MS),
                     race + ": a waiter took " + slowestNs / 1_000_000 + " ms; a woken waiter returns in ms, so a wait"

@@ -1,0 +1,237 @@
+package dev.kmeta.producer.internal;
+
+import dev.kmeta.cluster.Cluster;
+import dev.kmeta.cluster.Node;
+import dev.kmeta.cluster.PartitionMetadata;
+import dev.kmeta.cluster.TopicMetadata;
+import dev.kmeta.metadata.ConnectionEvidence;
+import dev.kmeta.metadata.Deadline;
+import dev.kmeta.metadata.Diagnosis;
+import dev.kmeta.metadata.MetadataClient;
+import dev.kmeta.sender.KafkaMetadata;
+import dev.kmeta.sender.KafkaMetadataTimeoutException;
+import org.apache.kafka.common.errors.TimeoutException;
+
+import org.apache.kafka.common.errors.InterruptException;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The KafkaProducer route's hold on a send whose partition's leader has never accepted a connection from here while
+ * the bootstrap answered (kmeta's ADVERTISED_LISTENER_UNREACHABLE, issue 14): such a send waits in {@code send()} as
+ * a metadata wait does, within its {@code max.block.ms}, and then fails with kmeta's diagnosis; a leader move, or the
+ * address accepting a connection, ends the wait and lets the send through. A leader that was connected before and
+ * cannot be reached now is not held (the producer's ordinary retries, until {@code delivery.timeout.ms}).
+ *
+ * <p>A send names its partition only when the record does; a keyed or unkeyed record's partition is chosen after
+ * the wait, so for it the topic is held only when every partition's leader is unreachable (a record may land on any
+ * of them); a keyed record for one such partition among reachable ones keeps the ordinary expiry, with its diagnosis.
+ *
+ * <p>How, in KafkaProducer's {@code waitOnMetadata}: {@link #onSend} (the interceptor, just before) arms the sending
+ * thread when the verdict is {@link Verdict#UNREACHABLE}; the armed thread's first {@code fetch()} shows the topic
+ * absent ({@link #hidesTopic}), never a smaller partition count; the {@code add(topic)} KafkaProducer calls right
+ * after holds the send ({@link #holdIfArmed}) and throws kmeta's timeout itself - outside the wait whose
+ * TimeoutException KafkaProducer replaces with its own message - or returns, and KafkaProducer's wait goes on to the
+ * real view. A send that waited for its topic is armed when it arrives ({@link #topicArrived}), with settling.
+ *
+ * <p>One per {@link ProducerBridge}; thread-safe: the per-send state is the sending thread's {@link SendIntent}, the
+ * shared state a counter of armed threads (0: {@code fetch()} and {@code add()} read no thread-local) and the
+ * producer's network thread. {@link #verdict} is allocation-free (a snapshot read and the leaders' evidence records).
+ */
+final class LeaderHold {
+    /** How often a held send looks again: reachability shows in the evidence, which wakes nobody. */
+    static final long CHECK_MS = 20;
+
+    /** What the evidence says of the leaders a record may go to. */
+    enum Verdict {
+        /** A leader that accepted a connection, or none (no leader: the producer's ordinary wait): send. */
+        SENDABLE,
+        /** A leader not tried yet at its address, or being tried. */
+        UNSETTLED,
+        /** Every leader the record may go to never accepted a connection and fails now. */
+        UNREACHABLE
+    }
+
+    private final KafkaMetadata metadata;
+    private final long maxBlockMs;
+    /** Threads with a hold pending ({@link SendIntent#armedBy} this). */
+    private final AtomicInteger pending = new AtomicInteger();
+    /** The producer's network thread (callbacks run there: a send from one is never held). */
+    private volatile Thread networkThread;
+
+    LeaderHold(KafkaMetadata metadata, long maxBlockMs) {
+        this.metadata = metadata;
+        this.maxBlockMs = maxBlockMs;
+    }
+
+    /** Called by the producer's network thread (its NetworkClient's poll), so that its sends are never held. */
+    void onNetworkThread() {
+        Thread t = Thread.currentThread();
+        if (networkThread != t) {
+            networkThread = t;
+        }
+    }
+
+    /** True while some thread has a hold pending: only then do fetch() and add() look at their thread's intent. */
+    boolean pending() {
+        return pending.get() > 0;
+    }
+
+    /** The interceptor filled {@code i} for a new send (its partition, or ANY): arms it if its leaders are unreachable. */
+    void onSend(SendIntent i) {
+        disarm(i);
+        i.sendStartNs = System.nanoTime();
+        if (Thread.currentThread() != networkThread
+                && verdict(metadata, i.sendTopic, i.sendPartition) == Verdict.UNREACHABLE) {
+            arm(i, false);
+        }
+    }
+
+    /** The send's topic arrived during its wait: arms it, with settling, unless a leader is proven already. */
+    void topicArrived(SendIntent i, String topic) {
+        if (topic.equals(i.sendTopic) && Thread.currentThread() != networkThread
+                && verdict(metadata, topic, i.sendPartition) != Verdict.SENDABLE) {
+            disarm(i);
+            arm(i, true);
+        }
+    }
+
+    /** fetch(): true (once) when this thread's armed send is to see its topic absent; the next add() holds it. */
+    boolean hidesTopic(SendIntent i) {
+        if (!i.armed || i.armedBy != this) {
+            return false;
+        }
+        i.armed = false;
+        i.holdTopic = i.sendTopic;
+        return true;
+    }
+
+    /**
+     * add(topic): holds this thread's send when the fetch() before hid {@code topic}, until {@code max.block.ms}
+     * from the send.
+     *
+     * @throws TimeoutException   kmeta's diagnosed timeout (ADVERTISED_LISTENER_UNREACHABLE)
+     * @throws InterruptException if the thread is interrupted while held (its interrupt status set)
+     */
+    void holdIfArmed(SendIntent i, String topic) {
+        if (i.armedBy != this || !topic.equals(i.holdTopic)) {
+            return;
+        }
+        boolean settle = i.settle;
+        disarm(i);
+        i.awaitedVersion = SendIntent.NONE; // the producer's next awaitUpdate lets it look at the real view at once
+        long leftMs = maxBlockMs - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - i.sendStartNs);
+        TimeoutException e;
+        try {
+            e = hold(metadata, topic, i.sendPartition, Deadline.after(Math.max(0, leftMs)), settle, i.sendStartNs);
+        } catch (InterruptedException interrupted) {
+            throw new InterruptException(interrupted);
+        }
+        if (e != null) {
+            throw e;
+        }
+    }
+
+    private void arm(SendIntent i, boolean settle) {
+        i.armed = true;
+        i.settle = settle;
+        i.armedBy = this;
+        pending.incrementAndGet();
+    }
+
+    /** Drops the thread's pending hold, if any (of whichever bridge armed it). */
+    static void disarm(SendIntent i) {
+        LeaderHold by = i.armedBy;
+        if (by != null) {
+            i.armedBy = null;
+            i.armed = false;
+            i.holdTopic = null;
+            by.pending.decrementAndGet();
+        }
+    }
+
+    /** The verdict for a record to {@code partition} ({@link MetadataClient#ANY_PARTITION}: any of the topic's). */
+    static Verdict verdict(KafkaMetadata metadata, String topic, int partition) {
+        return verdict(metadata.fetch(), metadata.evidence(), topic, partition);
+    }
+
+    /** The verdict on a snapshot and the evidence of the sender that made it. */
+    static Verdict verdict(Cluster c, ConnectionEvidence evidence, String topic, int partition) {
+        TopicMetadata t = c.topic(topic);
+        if (t == null) {
+            return Verdict.SENDABLE; // the metadata wait's business
+        }
+        if (partition != MetadataClient.ANY_PARTITION) {
+            return of(c, evidence, t.partition(partition));
+        }
+        boolean unsettled = false;
+        for (int i = 0; i < t.partitionCount(); i++) {
+            Verdict v = of(c, evidence, t.partition(i));
+            if (v == Verdict.SENDABLE) {
+                return v;
+            }
+            unsettled |= v == Verdict.UNSETTLED;
+        }
+        return t.partitionCount() == 0 ? Verdict.SENDABLE : unsettled ? Verdict.UNSETTLED : Verdict.UNREACHABLE;
+    }
+
+    private static Verdict of(Cluster c, ConnectionEvidence evidence, PartitionMetadata p) {
+        Node leader = p == null || !p.hasLeader() ? null : c.node(p.leaderId());
+        if (leader == null) {
+            return Verdict.SENDABLE;
+        }
+        ConnectionEvidence.Record r = evidence.broker(leader.id());
+        if (r == null || !r.isAt(leader.host(), leader.port())) {
+            return Verdict.UNSETTLED;
+        }
+        if (r.everConnected()) {
+            return Verdict.SENDABLE; // answered before: down now or not, the ordinary retries
+        }
+        return r.failingNow() ? Verdict.UNREACHABLE : Verdict.UNSETTLED;
+    }
+
+    /**
+     * Holds the calling thread while the record's leaders are {@link Verdict#UNREACHABLE} (and, with {@code settle},
+     * while they are {@link Verdict#UNSETTLED}: a send that just waited for its topic gives kmeta the moment it needs
+     * to try the leaders it learned), at most until {@code deadline}.
+     *
+     * @param sinceNs when the send's wait began ({@link System#nanoTime()}), for the message
+     * @return kmeta's diagnosed timeout when the deadline found the leaders unreachable; null to let the send through
+     * @throws InterruptedException if the thread is interrupted while held (its interrupt status cleared)
+     */
+    private static TimeoutException hold(KafkaMetadata metadata, String topic, int partition, Deadline deadline,
+                                 boolean settle, long sinceNs) throws InterruptedException {
+        for (;;) {
+            Verdict v = verdict(metadata, topic, partition);
+            if (v == Verdict.SENDABLE || v == Verdict.UNSETTLED && !settle) {
+                return null;
+            }
+            long leftNs = deadline.remainingNs();
+            if (leftNs <= 0) {
+                return v == Verdict.UNREACHABLE ? timeout(metadata, topic, partition, sinceNs) : null;
+            }
+            LockSupport.parkNanos(Math.min(leftNs, TimeUnit.MILLISECONDS.toNanos(CHECK_MS)));
+            if (Thread.interrupted()) {
+                throw new InterruptedException("interrupted while waiting for a reachable leader of " + topic);
+            }
+        }
+    }
+
+    /** kmeta's timeout for the held send, when kmeta's diagnosis confirms the unreachable listener; else null. */
+    private static TimeoutException timeout(KafkaMetadata metadata, String topic, int partition, long sinceNs) {
+        Diagnosis d = metadata.diagnose(topic, partition == MetadataClient.ANY_PARTITION ? 0 : partition);
+        if (d == null || d.cause() != Diagnosis.Cause.ADVERTISED_LISTENER_UNREACHABLE) {
+            return null;
+        }
+        long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sinceNs);
+        String queued = " (kafka-clients would queue the record until delivery.timeout.ms)";
+        String what = partition == MetadataClient.ANY_PARTITION
+                ? "Topic " + topic + " not sendable after " + waitedMs + " ms: no partition's leader ever accepted a "
+                + "connection" + queued + "; partition " + d.partition() + ": "
+                : "Partition " + partition + " of topic " + topic + " not sendable after " + waitedMs + " ms" + queued
+                + ": ";
+        return new KafkaMetadataTimeoutException(what + d.cause() + ": " + d.seen() + ". Fix: " + d.fix(), d);
+    }
+}

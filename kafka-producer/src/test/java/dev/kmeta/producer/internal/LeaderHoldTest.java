@@ -1,0 +1,90 @@
+package dev.kmeta.producer.internal;
+
+import dev.kmeta.cluster.Cluster;
+import dev.kmeta.cluster.ClusterDelta;
+import dev.kmeta.cluster.Node;
+import dev.kmeta.cluster.PartitionMetadata;
+import dev.kmeta.cluster.TopicMetadata;
+import dev.kmeta.metadata.ConnectionEvidence;
+import dev.kmeta.metadata.ConnectionEvidence.Problem;
+import dev.kmeta.metadata.MetadataClient;
+import dev.kmeta.producer.internal.LeaderHold.Verdict;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * LeaderHold's verdict rules on a snapshot and recorded evidence: which sends are held (a leader that never accepted
+ * a connection and fails now; without a partition, only when that holds for every partition), and which keep the
+ * ordinary semantics (a leader that answered before, a leaderless partition, a leader not tried yet).
+ */
+class LeaderHoldTest {
+    private static final int ANY = MetadataClient.ANY_PARTITION;
+    /** Topic t: partition 0 led by broker 0, partition 1 by broker 1, partition 2 leaderless; topic one on broker 0. */
+    private static final Cluster SNAPSHOT = Cluster.empty().apply(ClusterDelta.builder().clusterId("c")
+            .nodes(List.of(new Node(0, "127.0.0.1", 9092), new Node(1, "127.0.0.1", 9093)))
+            .putTopic(TopicMetadata.of("t", List.of(PartitionMetadata.of("t", 0, 0, 1),
+                    PartitionMetadata.of("t", 1, 1, 1), PartitionMetadata.of("t", 2, PartitionMetadata.NO_LEADER, 1))))
+            .putTopic(TopicMetadata.of("one", List.of(PartitionMetadata.of("one", 0, 0, 1))))
+            .build());
+
+    private final ConnectionEvidence evidence = new ConnectionEvidence();
+
+    private Verdict verdict(String topic, int partition) {
+        return LeaderHold.verdict(SNAPSHOT, evidence, topic, partition);
+    }
+
+    private ConnectionEvidence.Record record(int broker) {
+        return evidence.record(String.valueOf(broker), "127.0.0.1:" + (9092 + broker), false);
+    }
+
+    private void refused(int broker) {
+        ConnectionEvidence.Record r = record(broker);
+        evidence.attempt(r, 1_000);
+        evidence.problem(r, Problem.CONNECT_FAILED, "connection refused", 1_001);
+    }
+
+    @Test
+    void aLeaderNeverConnectedThatFailsHoldsItsPartition() {
+        refused(0);
+        assertEquals(Verdict.UNREACHABLE, verdict("t", 0));
+        assertEquals(Verdict.UNREACHABLE, verdict("one", ANY), "every partition of the topic is on it");
+    }
+
+    @Test
+    void aLeaderThatAnsweredBeforeKeepsTheOrdinaryRetries() {
+        evidence.connected(record(0), 500);
+        refused(0); // down now
+        assertEquals(Verdict.SENDABLE, verdict("t", 0));
+        assertEquals(Verdict.SENDABLE, verdict("one", ANY));
+    }
+
+    @Test
+    void aLeaderNotTriedYetOrBeingTriedIsUnsettled() {
+        assertEquals(Verdict.UNSETTLED, verdict("t", 0), "no record yet");
+        evidence.attempt(record(0), 1_000);
+        assertEquals(Verdict.UNSETTLED, verdict("t", 0), "an attempt without an outcome");
+        assertEquals(Verdict.UNSETTLED, verdict("one", ANY));
+    }
+
+    @Test
+    void aRecordWithoutAPartitionIsHeldOnlyWhenNoPartitionCanGo() {
+        refused(0);
+        refused(1);
+        assertEquals(Verdict.UNREACHABLE, verdict("t", 1));
+        assertEquals(Verdict.SENDABLE, verdict("t", ANY), "partition 2 has no leader: the producer's own wait");
+        assertEquals(Verdict.SENDABLE, verdict("t", 2));
+    }
+
+    @Test
+    void otherTopicsAndPartitionsAreNotHeld() {
+        refused(0);
+        evidence.connected(record(1), 2_000);
+        assertEquals(Verdict.SENDABLE, verdict("t", 1));
+        assertEquals(Verdict.SENDABLE, verdict("t", ANY));
+        assertEquals(Verdict.SENDABLE, verdict("missing", ANY), "an unknown topic is the metadata wait's");
+        assertEquals(Verdict.SENDABLE, verdict("t", 7), "beyond the count: the metadata wait's");
+    }
+}
