@@ -35,7 +35,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Failures before any broker answers, with no cluster at all: a bootstrap port that refuses connections and a
  * bootstrap name that does not resolve (through kmeta's DNS hook) each reach the application as kmeta's diagnosed
- * timeout within max.block.ms + 1 s; an unsupported kafka-clients version and bad kmeta keys fail at creation.
+ * timeout within max.block.ms + 1 s; an unsupported kafka-clients version and bad kmeta keys fail at creation, and
+ * the stand-in chosen is the one for the kafka-clients on the class path (4.4, or 4.0 in the kafka-clients-compat run).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class KmetaProducerNoClusterTest {
@@ -87,12 +88,28 @@ class KmetaProducerNoClusterTest {
 
     @Test
     void anUnsupportedKafkaClientsVersionFailsWithTheVersionAndTheRange() {
-        KafkaException e = assertThrows(KafkaException.class, () -> KafkaClientsAbi.select("4.3.1"));
-        assertTrue(e.getMessage().contains("4.3.1") && e.getMessage().contains("4.4.x"), e.getMessage());
+        for (String version : List.of("3.9.2", "4.5.0", "5.0.0")) {
+            KafkaException e = assertThrows(KafkaException.class, () -> KafkaClientsAbi.select(version));
+            assertTrue(e.getMessage().contains("found kafka-clients " + version)
+                    && e.getMessage().contains("4.0.x to 4.4.x"), e.getMessage());
+        }
         KafkaException unknown = assertThrows(KafkaException.class, () -> KafkaClientsAbi.select(null));
         assertTrue(unknown.getMessage().contains("unknown version"), unknown.getMessage());
-        assertEquals("4.4.0", KafkaClientsAbi.current().version(), "the build's kafka-clients");
-        assertEquals(KafkaClientsAbi.current().version(), KafkaClientsAbi.select("4.4.0").version());
+    }
+
+    @Test
+    void theStandInForTheKafkaClientsOnTheClassPathIsChosenAndTheOtherAbiIsRefused() {
+        String version = System.getProperty("kmeta.test.kafkaClientsVersion");
+        boolean is44 = version.startsWith("4.4.");
+        KafkaClientsAbi current = KafkaClientsAbi.current();
+        assertEquals(version, current.version(), "the build's kafka-clients");
+        assertEquals("dev.kmeta.producer.internal.ProducerMetadata" + (is44 ? "44" : "40"), current.standInClass());
+        assertEquals(current.standInClass(), KafkaClientsAbi.select(version).standInClass());
+        // The other ABI's stand-in does not fit these classes: refused by shape, naming the version claimed.
+        String other = is44 ? "4.3.1" : "4.4.0";
+        KafkaException e = assertThrows(KafkaException.class, () -> KafkaClientsAbi.select(other));
+        assertTrue(e.getMessage().contains("found kafka-clients " + other) && e.getMessage().contains("shape"),
+                e.getMessage());
     }
 
     @Test
