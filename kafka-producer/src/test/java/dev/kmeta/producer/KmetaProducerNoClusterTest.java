@@ -31,6 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Failures before any broker answers, with no cluster at all: a bootstrap port that refuses connections and a
@@ -69,8 +71,14 @@ class KmetaProducerNoClusterTest {
         }
     }
 
+    /** Whether the kafka-clients of this run is 4.4 (the default run) rather than 4.0-4.3 (kafka-clients-compat). */
+    private static boolean kafkaClients44() {
+        return System.getProperty("kmeta.test.kafkaClientsVersion", "4.4").startsWith("4.4");
+    }
+
     @Test
     void aBootstrapNameThatDoesNotResolveIsNamed() throws Exception {
+        assumeTrue(kafkaClients44(), "4.0-4.3: the next test");
         AtomicInteger lookups = new AtomicInteger();
         Map<String, Object> p = props("kafka.does-not-resolve.test:9092");
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, MAX_BLOCK_MS);
@@ -84,6 +92,24 @@ class KmetaProducerNoClusterTest {
             assertTrue(e instanceof org.apache.kafka.common.errors.TimeoutException, "still Kafka's type: " + e);
             assertTrue(lookups.get() > 0, "kmeta resolved through the hook");
         }
+    }
+
+    /**
+     * KafkaProducer 4.0-4.3 resolves {@code bootstrap.servers} with the system resolver in its constructor, even with
+     * a metadata given (4.4 no longer does): with no name resolvable, creation fails as for a stock producer of that
+     * version, whatever kmeta's DNS hook says, and kmeta's instance is released.
+     */
+    @Test
+    void onKafkaClients40To43ABootstrapNameNoSystemResolverKnowsFailsAtCreationAsStock() {
+        assumeFalse(kafkaClients44(), "4.4: the previous test");
+        Map<String, Object> p = props("kafka.does-not-resolve.test:9092");
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, MAX_BLOCK_MS);
+        KafkaException e = assertThrows(KafkaException.class, () -> KmetaProducer.builder(p).hostResolver(host -> {
+            throw new UnknownHostException(host + ": no such name (test hook)");
+        }).build().close());
+        assertInstanceOf(ConfigException.class, e.getCause(), String.valueOf(e));
+        assertTrue(e.getCause().getMessage().contains("No resolvable bootstrap urls"), e.getCause().getMessage());
+        await().atMost(Duration.ofSeconds(10)).until(() -> kmetaThreads().isEmpty());
     }
 
     @Test
