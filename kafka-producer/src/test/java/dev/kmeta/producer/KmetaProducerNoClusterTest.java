@@ -8,6 +8,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.config.ConfigException;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -41,6 +42,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * the stand-in chosen is the one for the kafka-clients on the class path (4.4, or 4.0 in the kafka-clients-compat run).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("kafka-clients-compat")
 class KmetaProducerNoClusterTest {
     private static final long MAX_BLOCK_MS = 1_500;
 

@@ -13,6 +13,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
@@ -133,6 +134,7 @@ class KmetaProducerThreeBrokersTest {
         }
     }
 
+    @Tag("kafka-clients-compat")
     @Test
     @Order(1)
     void aStormOfTwentyProducersOnAMissingTopicMakesFewMetadataRequests() throws Exception {
@@ -150,6 +152,7 @@ class KmetaProducerThreeBrokersTest {
                         + kmeta.fallbacks() + " of " + kmeta.sends() + ")");
     }
 
+    @Tag("kafka-clients-compat")
     @Test
     @Order(2)
     void aMissingTopicIsNamed() {
@@ -186,6 +189,7 @@ class KmetaProducerThreeBrokersTest {
      * the wait first: its fixed "not present in metadata" timeout, with Kafka's error code as cause. Giving up 0 ms
      * early makes that the usual path; the future still carries kmeta's diagnosis.
      */
+    @Tag("kafka-clients-compat")
     @Test
     @Order(2)
     void aTimeoutKafkaProducerRaisesItselfStillCarriesTheDiagnosis() {
@@ -203,6 +207,7 @@ class KmetaProducerThreeBrokersTest {
         }
     }
 
+    @Tag("kafka-clients-compat")
     @Test
     @Order(3)
     void aPartitionBeyondTheCountIsNamed() {
