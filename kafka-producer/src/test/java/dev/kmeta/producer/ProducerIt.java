@@ -41,13 +41,7 @@ final class ProducerIt {
         }
     }
 
-    /**
-     * String-keyed producer properties that notice faults quickly; (the brokers of the tests do not auto-create topics).
-     * The system property {@code kmeta.test.giveUpEarlyMs}, if set, becomes {@link KmetaProducer#GIVE_UP_EARLY_MS}: the
-     * kafka-clients-compat run sets it (its brokers run in three child JVMs beside the test's, so a sending thread can
-     * wait longer than the default 50 ms for a CPU; measured on 4.4 under load: 30 of 2,200 storm sends fell back to
-     * KafkaProducer's fixed message with child-JVM brokers, 0 with in-process ones).
-     */
+    /** String-keyed producer properties that notice faults quickly; (the brokers of the tests do not auto-create topics). */
     static Map<String, Object> props(String bootstrap) {
         Map<String, Object> p = new HashMap<>();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -56,10 +50,6 @@ final class ProducerIt {
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
         p.put(ProducerConfig.RECONNECT_BACKOFF_MS_CONFIG, 50);
         p.put(ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 200);
-        String giveUpEarlyMs = System.getProperty("kmeta.test.giveUpEarlyMs");
-        if (giveUpEarlyMs != null) {
-            p.put(KmetaProducer.GIVE_UP_EARLY_MS, giveUpEarlyMs);
-        }
         return p;
     }
 
