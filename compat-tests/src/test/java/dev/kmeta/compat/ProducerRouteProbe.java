@@ -21,8 +21,8 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 /**
  * Runs inside a class loader whose kafka-clients is one given version (see {@link ClientJars#isolated}): Apache
  * Kafka's own KafkaProducer on kmeta ({@link KmetaProducer#create}) sends 20 records with idempotence and
- * {@code acks=all}, then one to a missing topic, which must fail with kmeta's diagnosis through that version's
- * {@code awaitUpdate}. On a refused version, records the refusal of two creations in a row. Only JDK types cross the
+ * {@code acks=all}, then a second producer (on the same shared kmeta instance, {@code max.block.ms=1500}) one to a
+ * missing topic, which must fail with kmeta's diagnosis through that version's {@code awaitUpdate}. On a refused version, records the refusal of two creations in a row. Only JDK types cross the
  * class loader boundary.
  */
 public final class ProducerRouteProbe implements Function<Map<String, Object>, Map<String, Object>> {
@@ -39,7 +39,7 @@ public final class ProducerRouteProbe implements Function<Map<String, Object>, M
         props.put("key.serializer", STRINGS);
         props.put("value.serializer", STRINGS);
         props.put("acks", "all");
-        props.put("max.block.ms", 1_500);
+        props.put("max.block.ms", 30_000); // the first send in a fresh class loader, on loaded cores
         Producer<String, String> producer;
         try {
             producer = KmetaProducer.create(props);
@@ -66,8 +66,11 @@ public final class ProducerRouteProbe implements Function<Map<String, Object>, M
                 }
             }
             out.put("acked", acked);
-            try {
-                producer.send(new ProducerRecord<>(topic + "-missing", "v")).get(30, TimeUnit.SECONDS);
+            Map<String, Object> quick = new HashMap<>(props); // a second producer, on the same (shared) kmeta instance
+            quick.put("client.id", "route-quick-" + KafkaClientsCompat.version());
+            quick.put("max.block.ms", 1_500);
+            try (Producer<String, String> second = KmetaProducer.create(quick)) {
+                second.send(new ProducerRecord<>(topic + "-missing", "v")).get(30, TimeUnit.SECONDS);
                 out.put("missingSent", true);
             } catch (ExecutionException e) {
                 out.put("missingError", e.getCause().toString());
