@@ -3,6 +3,7 @@ package dev.kmeta.compat;
 import dev.kmeta.cluster.Cluster;
 import dev.kmeta.examples.ExampleProducer;
 import dev.kmeta.metadata.MetadataClient;
+import dev.kmeta.producer.KmetaProducer;
 import dev.kmeta.sender.KafkaMetadata;
 import java.io.File;
 import java.net.MalformedURLException;
@@ -106,8 +107,19 @@ final class ClientJars {
      * with these client properties and topic; returns what it saw (JDK types only).
      */
     static Map<String, Object> probe(String version, Map<String, Object> props, String topic) throws Exception {
+        return run(version, VersionProbe.class, props, topic);
+    }
+
+    /**
+     * Runs a probe (a {@code Function<Map<String, Object>, Map<String, Object>>} of this module, given
+     * {@code props} and {@code topic}) on one kafka-clients version, in its own class loader with kmeta's compiled
+     * classes (sender, metadata, cluster model, examples, kafka-producer); returns what it saw (JDK types only).
+     */
+    static Map<String, Object> run(String version, Class<?> probeClass, Map<String, Object> props, String topic)
+            throws Exception {
         List<Path> kmeta = List.of(locationOf(KafkaMetadata.class), locationOf(MetadataClient.class),
-                locationOf(Cluster.class), locationOf(ExampleProducer.class), locationOf(VersionProbe.class));
+                locationOf(Cluster.class), locationOf(ExampleProducer.class), locationOf(KmetaProducer.class),
+                locationOf(probeClass));
         ClassLoader loader = isolated(jar(version), kmeta);
         Thread thread = Thread.currentThread();
         ClassLoader before = thread.getContextClassLoader();
@@ -115,9 +127,9 @@ final class ClientJars {
         try {
             @SuppressWarnings("unchecked")
             Function<Map<String, Object>, Map<String, Object>> probe = (Function<Map<String, Object>, Map<String, Object>>)
-                    loader.loadClass(VersionProbe.class.getName()).getDeclaredConstructor().newInstance();
+                    loader.loadClass(probeClass.getName()).getDeclaredConstructor().newInstance();
             Map<String, Object> seen = probe.apply(Map.of("props", Map.copyOf(props), "topic", topic));
-            System.out.println("[measured] kafka-clients " + version + ": " + seen);
+            System.out.println("[measured] " + probeClass.getSimpleName() + ", kafka-clients " + version + ": " + seen);
             return seen;
         } finally {
             thread.setContextClassLoader(before);

@@ -23,6 +23,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * version's produce requests can (4.1+) and by name on 4.0. A kafka-clients older than 4.0 is refused at creation,
  * with a message that names the version found.
  *
+ * <p>The KafkaProducer route too ({@link ProducerRouteProbe}): on each version, {@code KmetaProducer.create} picks
+ * that version's {@code ProducerMetadata} stand-in (4.0-4.3: {@code ProducerMetadata40}, 4.4: {@code
+ * ProducerMetadata44}), a real KafkaProducer sends 20 records through it, and a send to a missing topic fails with
+ * kmeta's diagnosis; 3.9 is refused at every creation, naming the version.
+ *
  * <p>Before KafkaClientsCompat, 4.0-4.3 failed here with {@code NoClassDefFoundError:
  * org/apache/kafka/common/utils/internals/LogContext} at the first instance.
  */
@@ -67,6 +72,37 @@ class ClientVersionsTest {
         assertEquals(!version.startsWith("4.0."), seen.get("produceByTopicId"), "produce by topic id from 4.1");
         assertNull(seen.get("produceFailed"), String.valueOf(seen));
         assertEquals(20, seen.get("acked"), String.valueOf(seen));
+    }
+
+    @ParameterizedTest(name = "kafka-clients {0}")
+    @MethodSource("versions")
+    void theKafkaProducerRouteSendsAndDiagnosesOnItsStandIn(String version) throws Exception {
+        probe(version); // the topic
+        Map<String, Object> seen = ClientJars.run(version, ProducerRouteProbe.class,
+                Map.of("bootstrap.servers", KAFKA.cluster().bootstrapServers()), TOPIC);
+        assertEquals(version, seen.get("version"), String.valueOf(seen));
+        assertNull(seen.get("refused"), String.valueOf(seen));
+        assertNull(seen.get("failed"), String.valueOf(seen));
+        assertEquals("dev.kmeta.producer.internal.ProducerMetadata" + (version.startsWith("4.4.") ? "44" : "40"),
+                seen.get("standIn"), String.valueOf(seen));
+        assertEquals(true, seen.get("onKmeta"), String.valueOf(seen));
+        assertEquals(20, seen.get("acked"), String.valueOf(seen));
+        assertEquals("TOPIC_NOT_FOUND", seen.get("missingCause"), "kmeta's diagnosis through this version's "
+                + "awaitUpdate: " + seen);
+    }
+
+    @Test
+    void anOlderKafkaClientsIsRefusedByTheKafkaProducerRouteAtEveryCreation() throws Exception {
+        String version = ClientJars.refused();
+        Map<String, Object> seen = ClientJars.run(version, ProducerRouteProbe.class,
+                Map.of("bootstrap.servers", KAFKA.cluster().bootstrapServers()), TOPIC);
+        for (String key : List.of("refused", "refusedAgain")) {
+            String refused = String.valueOf(seen.get(key));
+            assertTrue(refused.startsWith("org.apache.kafka.common.KafkaException: kmeta's KafkaProducer route "),
+                    key + ": " + refused);
+            assertTrue(refused.contains("found kafka-clients " + version) && refused.contains("4.0.x to 4.4.x"),
+                    key + ": " + refused);
+        }
     }
 
     @Test

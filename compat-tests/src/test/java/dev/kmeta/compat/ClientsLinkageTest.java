@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kmeta.examples.ExampleProducer;
+import dev.kmeta.producer.KmetaProducer;
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.testkit.KafkaCluster;
 import java.lang.invoke.MethodType;
@@ -34,7 +35,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * What differs between versions goes through {@code KafkaClientsCompat}, which names those classes and methods only
  * as strings (reflection, method handles), so it has no reference to fail here.
  *
- * <p>Checked: sender, examples, and the testkit classes a test JVM runs when its brokers are in child JVMs (the
+ * <p>The KafkaProducer route ({@code kafka-producer}) is checked too, each of its per-ABI {@code ProducerMetadata}
+ * stand-ins on its own ABI only: {@code ProducerMetadata40} (compiled against 4.3.1) on 4.0-4.3,
+ * {@code ProducerMetadata44} on 4.4; {@code KafkaClientsAbi} loads each only there, and the check that the other ABI
+ * really does not link shows why there are two.
+ *
+ * <p>Checked: sender, examples, kafka-producer, and the testkit classes a test JVM runs when its brokers are in child JVMs (the
  * client-version run of the sender's tests); not the testkit's in-process node support ({@code KafkaExit}), which
  * runs only with this JVM's own 4.4 brokers, and not cli and bench, which ship with kafka-clients 4.4.
  */
@@ -42,6 +48,10 @@ class ClientsLinkageTest {
     /** testkit classes that run only with in-process (4.4) nodes. */
     private static final Set<String> IN_PROCESS_ONLY = Set.of("dev.kmeta.testkit.KafkaExit",
             "dev.kmeta.testkit.KafkaExit$Called");
+
+    /** The per-ABI stand-ins of the KafkaProducer route, and whether each is for a version (4.4: the "44" one). */
+    private static final String STAND_IN_40 = "dev.kmeta.producer.internal.ProducerMetadata40";
+    private static final String STAND_IN_44 = "dev.kmeta.producer.internal.ProducerMetadata44";
 
     private static final Map<String, Set<ClassRefs.Ref>> REFS = new LinkedHashMap<>();
     private static ClassLoader compiledAgainst;
@@ -56,16 +66,22 @@ class ClientsLinkageTest {
                 .getVersion()), List.of());
         Map<String, Path> modules = Map.of("sender", ClientJars.locationOf(KafkaMetadata.class),
                 "examples", ClientJars.locationOf(ExampleProducer.class),
+                "kafka-producer", ClientJars.locationOf(KmetaProducer.class),
                 "testkit", ClientJars.locationOf(KafkaCluster.class));
         for (var module : modules.entrySet()) {
+            boolean clientsOnly = module.getKey().equals("kafka-producer"); // its stand-in for 4.0-4.3 names 4.3 classes
             Set<ClassRefs.Ref> refs = ClassRefs.under(module.getValue(), "org/apache/kafka/").stream()
                     .filter(r -> !IN_PROCESS_ONLY.contains(r.from()))
-                    .filter(r -> isKafkaClientsClass(r.owner())) // kafka-server etc. are no client's concern
+                    .filter(r -> clientsOnly || isKafkaClientsClass(r.owner())) // kafka-server etc.: no client's concern
                     .collect(Collectors.toCollection(java.util.LinkedHashSet::new));
             REFS.put(module.getKey(), refs);
         }
         assertTrue(REFS.get("sender").stream().anyMatch(r -> r.owner().equals("org/apache/kafka/clients/NetworkClient")),
                 "the scan finds the sender's references: " + REFS.get("sender").size());
+        for (String standIn : List.of(STAND_IN_40, STAND_IN_44)) {
+            assertTrue(REFS.get("kafka-producer").stream().anyMatch(r -> r.from().equals(standIn)),
+                    "the scan finds " + standIn + " in the kafka-producer jar");
+        }
     }
 
     private static boolean isKafkaClientsClass(String owner) {
@@ -85,6 +101,9 @@ class ClientsLinkageTest {
         int checked = 0;
         for (var module : REFS.entrySet()) {
             for (ClassRefs.Ref ref : module.getValue()) {
+                if (!forThisAbi(ref, version)) {
+                    continue;
+                }
                 checked++;
                 String problem = resolve(ref, loader);
                 if (problem != null) {
@@ -95,6 +114,27 @@ class ClientsLinkageTest {
         System.out.println("[measured] kafka-clients " + version + ": " + checked + " references checked, "
                 + unresolved.size() + " unresolved");
         assertEquals(List.of(), unresolved, "references that do not link on kafka-clients " + version);
+    }
+
+    /** A stand-in is checked on its own ABI only; every other class on every version. */
+    private static boolean forThisAbi(ClassRefs.Ref ref, String version) {
+        boolean is44 = version.startsWith("4.4.");
+        String from = ref.from().replaceAll("\\$.*", "");
+        return !(from.equals(STAND_IN_40) && is44) && !(from.equals(STAND_IN_44) && !is44);
+    }
+
+    /** Each stand-in does not link on the other ABI: one compiled class could not serve both. */
+    @ParameterizedTest(name = "kafka-clients {0}")
+    @MethodSource("versions")
+    void theOtherAbisStandInDoesNotLink(String version) {
+        ClassLoader loader = ClientJars.isolated(ClientJars.jar(version), List.of());
+        String other = version.startsWith("4.4.") ? STAND_IN_40 : STAND_IN_44;
+        List<String> unresolved = REFS.get("kafka-producer").stream().filter(r -> r.from().equals(other))
+                .map(r -> resolve(r, loader) == null ? null : r.toString()).filter(java.util.Objects::nonNull)
+                .collect(Collectors.toList());
+        System.out.println("[measured] kafka-clients " + version + ": " + other + " has " + unresolved.size()
+                + " unresolved references, e.g. " + unresolved.stream().limit(2).collect(Collectors.toList()));
+        assertFalse(unresolved.isEmpty(), other + " should not link on kafka-clients " + version);
     }
 
     /** The refused version really lacks things: the check is not vacuous. */

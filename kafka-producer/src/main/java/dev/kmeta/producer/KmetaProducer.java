@@ -31,7 +31,8 @@ import java.util.Properties;
  * <p>Keys of its own, removed before {@code ProducerConfig} sees them:
  * {@value #SHARED_METADATA} (default true; false gives the producer a private kmeta instance) and
  * {@value #GIVE_UP_EARLY_MS} (0-1000, default {@value #GIVE_UP_EARLY_MS_DEFAULT}). Other {@code kmeta.*} keys
- * configure kmeta (docs/configuration.md). Supports kafka-clients 4.4.x; any other version fails at creation.
+ * configure kmeta (docs/configuration.md). Supports kafka-clients 4.0.x to 4.4.x; any other version fails at
+ * creation, naming it.
  *
  * <p>Thread-safe: the factories may be called from any thread; the producer is as thread-safe as any KafkaProducer.
  */

@@ -8,6 +8,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.config.ConfigException;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -31,13 +32,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Failures before any broker answers, with no cluster at all: a bootstrap port that refuses connections and a
  * bootstrap name that does not resolve (through kmeta's DNS hook) each reach the application as kmeta's diagnosed
- * timeout within max.block.ms + 1 s; an unsupported kafka-clients version and bad kmeta keys fail at creation.
+ * timeout within max.block.ms + 1 s; an unsupported kafka-clients version and bad kmeta keys fail at creation, and
+ * the stand-in chosen is the one for the kafka-clients on the class path (4.4, or 4.0 in the kafka-clients-compat run).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("kafka-clients-compat")
 class KmetaProducerNoClusterTest {
     private static final long MAX_BLOCK_MS = 1_500;
 
@@ -68,8 +73,14 @@ class KmetaProducerNoClusterTest {
         }
     }
 
+    /** Whether the kafka-clients of this run is 4.4 (the default run) rather than 4.0-4.3 (kafka-clients-compat). */
+    private static boolean kafkaClients44() {
+        return System.getProperty("kmeta.test.kafkaClientsVersion", "4.4").startsWith("4.4");
+    }
+
     @Test
     void aBootstrapNameThatDoesNotResolveIsNamed() throws Exception {
+        assumeTrue(kafkaClients44(), "4.0-4.3: the next test");
         AtomicInteger lookups = new AtomicInteger();
         Map<String, Object> p = props("kafka.does-not-resolve.test:9092");
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, MAX_BLOCK_MS);
@@ -85,14 +96,48 @@ class KmetaProducerNoClusterTest {
         }
     }
 
+    /**
+     * KafkaProducer 4.0-4.3 resolves {@code bootstrap.servers} with the system resolver in its constructor, even with
+     * a metadata given (4.4 no longer does): with no name resolvable, creation fails as for a stock producer of that
+     * version, whatever kmeta's DNS hook says, and kmeta's instance is released.
+     */
+    @Test
+    void onKafkaClients40To43ABootstrapNameNoSystemResolverKnowsFailsAtCreationAsStock() {
+        assumeFalse(kafkaClients44(), "4.4: the previous test");
+        Map<String, Object> p = props("kafka.does-not-resolve.test:9092");
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, MAX_BLOCK_MS);
+        KafkaException e = assertThrows(KafkaException.class, () -> KmetaProducer.builder(p).hostResolver(host -> {
+            throw new UnknownHostException(host + ": no such name (test hook)");
+        }).build().close());
+        assertInstanceOf(ConfigException.class, e.getCause(), String.valueOf(e));
+        assertTrue(e.getCause().getMessage().contains("No resolvable bootstrap urls"), e.getCause().getMessage());
+        await().atMost(Duration.ofSeconds(10)).until(() -> kmetaThreads().isEmpty());
+    }
+
     @Test
     void anUnsupportedKafkaClientsVersionFailsWithTheVersionAndTheRange() {
-        KafkaException e = assertThrows(KafkaException.class, () -> KafkaClientsAbi.select("4.3.1"));
-        assertTrue(e.getMessage().contains("4.3.1") && e.getMessage().contains("4.4.x"), e.getMessage());
+        for (String version : List.of("3.9.2", "4.5.0", "5.0.0")) {
+            KafkaException e = assertThrows(KafkaException.class, () -> KafkaClientsAbi.select(version));
+            assertTrue(e.getMessage().contains("found kafka-clients " + version)
+                    && e.getMessage().contains("4.0.x to 4.4.x"), e.getMessage());
+        }
         KafkaException unknown = assertThrows(KafkaException.class, () -> KafkaClientsAbi.select(null));
         assertTrue(unknown.getMessage().contains("unknown version"), unknown.getMessage());
-        assertEquals("4.4.0", KafkaClientsAbi.current().version(), "the build's kafka-clients");
-        assertEquals(KafkaClientsAbi.current().version(), KafkaClientsAbi.select("4.4.0").version());
+    }
+
+    @Test
+    void theStandInForTheKafkaClientsOnTheClassPathIsChosenAndTheOtherAbiIsRefused() {
+        String version = System.getProperty("kmeta.test.kafkaClientsVersion");
+        boolean is44 = version.startsWith("4.4.");
+        KafkaClientsAbi current = KafkaClientsAbi.current();
+        assertEquals(version, current.version(), "the build's kafka-clients");
+        assertEquals("dev.kmeta.producer.internal.ProducerMetadata" + (is44 ? "44" : "40"), current.standInClass());
+        assertEquals(current.standInClass(), KafkaClientsAbi.select(version).standInClass());
+        // The other ABI's stand-in does not fit these classes: refused by shape, naming the version claimed.
+        String other = is44 ? "4.3.1" : "4.4.0";
+        KafkaException e = assertThrows(KafkaException.class, () -> KafkaClientsAbi.select(other));
+        assertTrue(e.getMessage().contains("found kafka-clients " + other) && e.getMessage().contains("shape"),
+                e.getMessage());
     }
 
     @Test

@@ -16,6 +16,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.errors.InterruptException;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -66,6 +67,7 @@ class KmetaProducerSingleBrokerTest {
                   int committedRead, int abortedRead, long groupOffset) {
     }
 
+    @Tag("kafka-clients-compat")
     @Test
     void stockAndKmetaProducersGiveTheSameResults() throws Exception {
         resetProxies(KAFKA.cluster());

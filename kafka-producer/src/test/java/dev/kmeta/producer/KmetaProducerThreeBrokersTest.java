@@ -13,6 +13,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
@@ -133,6 +134,7 @@ class KmetaProducerThreeBrokersTest {
         }
     }
 
+    @Tag("kafka-clients-compat")
     @Test
     @Order(1)
     void aStormOfTwentyProducersOnAMissingTopicMakesFewMetadataRequests() throws Exception {
@@ -150,6 +152,7 @@ class KmetaProducerThreeBrokersTest {
                         + kmeta.fallbacks() + " of " + kmeta.sends() + ")");
     }
 
+    @Tag("kafka-clients-compat")
     @Test
     @Order(2)
     void aMissingTopicIsNamed() {
@@ -187,6 +190,7 @@ class KmetaProducerThreeBrokersTest {
      * case. kmeta's kept timeout is thrown from the fetch() KafkaProducer makes before it reads its clock, so the
      * send still fails with kmeta's exception and message.
      */
+    @Tag("kafka-clients-compat")
     @Test
     @Order(2)
     void aSendWhoseThreadIsLateForItsDeadlineStillGetsKmetasTimeout() {
@@ -204,6 +208,7 @@ class KmetaProducerThreeBrokersTest {
         }
     }
 
+    @Tag("kafka-clients-compat")
     @Test
     @Order(3)
     void aPartitionBeyondTheCountIsNamed() {

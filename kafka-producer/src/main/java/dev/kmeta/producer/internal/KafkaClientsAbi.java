@@ -14,14 +14,17 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.util.Properties;
 
 /**
  * The kafka-clients on the class path, and the one thin {@code ProducerMetadata} subclass that fits its ABI, chosen
- * at run time: {@value #SUPPORTED} today ({@link ProducerMetadata44}). A version outside that range fails at creation
- * with a message naming the version found and the range. A second ABI (4.0-4.3: {@code awaitUpdate(int, long)},
- * {@code Time} in the constructor, the old {@code LogContext}) is one more entry in {@link #thinClassFor} and one more
- * class compiled against that version.
+ * at run time from kafka-clients' own version file: {@code ProducerMetadata40} for 4.0.x-4.3.x (its constructor takes
+ * the old {@code LogContext} and a {@code Time}; {@code awaitUpdate(int, long)}; compiled against 4.3.1 from
+ * {@code src/main/java-kafka-4.0}), {@link ProducerMetadata44} for 4.4.x. Any other version (3.x, a future 4.5) fails
+ * at creation with a message naming the version found and the range; so does a version whose classes do not have
+ * the shape its thin class overrides (each of the thin class's methods must override one of {@code ProducerMetadata}).
  *
  * <p>Also builds the {@link KafkaProducer} through its package-private constructor
  * {@code (ProducerConfig, Serializer, Serializer, ProducerMetadata, KafkaClient, ProducerInterceptors, ApiVersions,
@@ -29,7 +32,9 @@ import java.util.Properties;
  */
 public final class KafkaClientsAbi {
     /** The kafka-clients versions this module runs on. */
-    public static final String SUPPORTED = "kafka-clients 4.4.x";
+    public static final String SUPPORTED = "kafka-clients 4.0.x to 4.4.x";
+    /** The stand-in for 4.0.x-4.3.x; not on the main compile's source path, so named as a string. */
+    static final String PRODUCER_METADATA_40 = "dev.kmeta.producer.internal.ProducerMetadata40";
 
     private final String version;
     private final Constructor<? extends ProducerMetadata> metadataConstructor;
@@ -42,18 +47,41 @@ public final class KafkaClientsAbi {
         this.producerConstructor = producerConstructor;
     }
 
+    /** The ABI found once, or why there is none (kept, so that every creation fails alike, not only the first). */
     private static final class Holder {
-        static final KafkaClientsAbi CURRENT = select(kafkaClientsVersion());
+        static final Object CURRENT = selectOrRefusal(kafkaClientsVersion());
+
+        private static Object selectOrRefusal(String version) {
+            try {
+                return select(version);
+            } catch (KafkaException e) {
+                return e;
+            }
+        }
     }
 
-    /** The ABI of the kafka-clients on the class path (checked once). */
+    /**
+     * The ABI of the kafka-clients on the class path (checked once).
+     *
+     * @throws KafkaException on every call, if that kafka-clients is not supported (the message names it)
+     */
     public static KafkaClientsAbi current() {
-        return Holder.CURRENT;
+        Object current = Holder.CURRENT;
+        if (current instanceof KafkaClientsAbi) {
+            return (KafkaClientsAbi) current;
+        }
+        KafkaException refusal = (KafkaException) current;
+        throw new KafkaException(refusal.getMessage(), refusal.getCause());
     }
 
     /** The version of kafka-clients found, as kafka-clients records it ({@code kafka/kafka-version.properties}). */
     public String version() {
         return version;
+    }
+
+    /** The name of the thin {@code ProducerMetadata} subclass chosen for this version. */
+    public String standInClass() {
+        return metadataConstructor.getDeclaringClass().getName();
     }
 
     /**
@@ -69,6 +97,7 @@ public final class KafkaClientsAbi {
         try {
             Class<? extends ProducerMetadata> type = Class.forName(thin, true, KafkaClientsAbi.class.getClassLoader())
                     .asSubclass(ProducerMetadata.class);
+            requireOverrides(type);
             Constructor<? extends ProducerMetadata> metadata = type.getConstructor(ProducerBridge.class,
                     long.class, long.class, long.class, long.class);
             Constructor<?> producer = KafkaProducer.class.getDeclaredConstructor(ProducerConfig.class,
@@ -81,13 +110,39 @@ public final class KafkaClientsAbi {
         }
     }
 
-    /** The thin class for a version, or null when none fits. */
+    /**
+     * Every public method the thin class declares (but {@link StandIn}'s) overrides one of kafka-clients'
+     * {@code ProducerMetadata}: a method that overrides nothing on this kafka-clients would never be called, and
+     * the producer would fall back to the superclass's empty metadata.
+     *
+     * @throws NoSuchMethodException naming the first method that overrides nothing
+     */
+    private static void requireOverrides(Class<? extends ProducerMetadata> type) throws NoSuchMethodException {
+        for (Method m : type.getDeclaredMethods()) {
+            if (Modifier.isPublic(m.getModifiers()) && !Modifier.isStatic(m.getModifiers()) && !m.isSynthetic()
+                    && !m.getName().equals("bridge")) {
+                ProducerMetadata.class.getMethod(m.getName(), m.getParameterTypes());
+            }
+        }
+    }
+
+    /** The thin class for a version ({@code major.minor[.patch][-suffix]}), or null when none fits. */
     static String thinClassFor(String version) {
         String[] parts = version == null ? new String[0] : version.split("[.-]");
-        if (parts.length >= 2 && parts[0].equals("4") && parts[1].equals("4")) {
-            return ProducerMetadata44.class.getName();
+        if (parts.length < 2 || !parts[0].equals("4")) {
+            return null;
         }
-        return null;
+        switch (parts[1]) {
+            case "0":
+            case "1":
+            case "2":
+            case "3":
+                return PRODUCER_METADATA_40;
+            case "4":
+                return ProducerMetadata44.class.getName();
+            default:
+                return null;
+        }
     }
 
     private static KafkaException unsupported(String version, Throwable cause) {
