@@ -33,7 +33,7 @@ final class ConfigKey {
     final Type type;
     /** The typed default (a Long, Integer, Double, Boolean or enum constant); null for ADDRESSES and STRING. */
     final Object defaultValue;
-    /** The range, for LONG, INT and DOUBLE keys (of their type); else null. */
+    /** The range, for LONG, INT and DOUBLE keys (read as the key's type); else null. */
     final Number min;
     final Number max;
     /** For the maximum of a base/maximum pair: the base key it must not be below; else null. */
