@@ -3,12 +3,17 @@ package dev.kmeta.metadata;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Reads typed, validated values out of a user's property map, for {@link MetadataConfig}.
@@ -30,6 +35,11 @@ final class ConfigValues {
         "password", "passwd", "passphrase", "secret", "token", "credential", "jaas", "ssl.key", "private",
         "oauthbearer", "apikey", "api.key", "api_key", "user.info", "keytab",
     };
+
+    private static final Logger LOG = LoggerFactory.getLogger(MetadataConfig.class);
+
+    /** A base and a maximum that {@link #pair} has reconciled: {@code base <= max}. */
+    record Pair(long base, long max) { }
 
     private final Map<String, Object> props;
 
@@ -181,6 +191,48 @@ final class ConfigValues {
             }
         }
         return addresses;
+    }
+
+    /**
+     * Reconciles a base value with its maximum so that {@code base <= max}. Both given and the maximum below the base:
+     * a contradiction, rejected. Only one given and in conflict with the other's default: the given one wins and the
+     * pair becomes constant at it. kafka-clients instead applies the maximum as a constant whichever was given.
+     *
+     * @param maxFollowsBase kafka-clients' reconnect rule: the base given without a maximum is also the maximum
+     */
+    Pair pair(ConfigKey baseKey, ConfigKey maxKey, boolean maxFollowsBase) {
+        boolean baseGiven = isSet(baseKey.name);
+        boolean maxGiven = isSet(maxKey.name);
+        long base = baseKey.readLong(this);
+        long max = maxKey.readLong(this);
+        if (baseGiven && !maxGiven && maxFollowsBase) {
+            LOG.info("{} is set but {} is not: a constant backoff of {} ms (as kafka-clients)", baseKey, maxKey, base);
+            return new Pair(base, base);
+        }
+        if (base <= max) {
+            return new Pair(base, max);
+        }
+        if (baseGiven && maxGiven) {
+            throw new ConfigException(maxKey.name, max, "must be >= " + maxKey.atLeastKey + " (" + base + ")");
+        }
+        long constant = baseGiven ? base : max;
+        LOG.info("{}={} is above {}={}: both are taken as {} ms (constant, the value given wins)",
+                baseKey, base, maxKey, max, constant);
+        return new Pair(constant, constant);
+    }
+
+    /** The user's properties with string keys, as an unmodifiable copy; a key that is not a string fails. */
+    static Map<String, Object> copy(Map<?, ?> props) {
+        Map<String, Object> copy = new LinkedHashMap<>();
+        for (Map.Entry<?, ?> e : props.entrySet()) {
+            Object key = e.getKey();
+            if (!(key instanceof String)) {
+                throw new ConfigException(String.valueOf(key),
+                        "Invalid configuration key " + key + ": keys must be strings");
+            }
+            copy.put((String) key, e.getValue());
+        }
+        return Collections.unmodifiableMap(copy);
     }
 
     /** Whether {@code toString()} must hide the value of this key. */

@@ -1,9 +1,5 @@
 package dev.kmeta.metadata;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -11,7 +7,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -28,13 +23,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * the values kmeta uses and the other keys, with every credential hidden.
  *
  * <p>The constant for a key is the key in upper case with dots as underscores ({@link #METADATA_MAX_AGE_MS} is
- * {@code metadata.max.age.ms}, {@link #KMETA_METADATA_JITTER} is {@code kmeta.metadata.jitter}).
+ * {@code metadata.max.age.ms}, {@link #KMETA_METADATA_JITTER} is {@code kmeta.metadata.jitter}). Each key's default
+ * and accepted range are written once, in kmeta's key table (the package-private {@code ConfigKey}), which validation,
+ * {@link #toString()} and the tables of docs/configuration.md (checked against it by a test) all follow.
  *
  * <p>Concurrency: immutable and thread-safe once built. {@link #originals()} holds the user's values as given (not
  * deep copies).
  */
 public final class MetadataConfig {
-    private static final Logger LOG = LoggerFactory.getLogger(MetadataConfig.class);
     private static final AtomicLong CLIENT_ID_SEQUENCE = new AtomicLong(1);
 
     /** The prefix of kmeta's own keys. */
@@ -61,16 +57,6 @@ public final class MetadataConfig {
     public static final String KMETA_METADATA_EPOCH_REWIND_ACCEPT_COUNT = "kmeta.metadata.epoch.rewind.accept.count";
     public static final String KMETA_METADATA_LEADERLESS_REFRESH_MS = "kmeta.metadata.leaderless.refresh.ms";
     public static final String KMETA_METADATA_JITTER = "kmeta.metadata.jitter";
-
-    /** Every key this class reads, in the order {@link #toString()} prints them. */
-    private static final List<String> KEYS = List.of(BOOTSTRAP_SERVERS, CLIENT_ID, METADATA_MAX_AGE_MS,
-            METADATA_MAX_IDLE_MS, MAX_BLOCK_MS, RETRY_BACKOFF_MS, RETRY_BACKOFF_MAX_MS, RECONNECT_BACKOFF_MS,
-            RECONNECT_BACKOFF_MAX_MS, REQUEST_TIMEOUT_MS, SOCKET_CONNECTION_SETUP_TIMEOUT_MS,
-            SOCKET_CONNECTION_SETUP_TIMEOUT_MAX_MS, METADATA_RECOVERY_STRATEGY,
-            METADATA_RECOVERY_REBOOTSTRAP_TRIGGER_MS,
-            CLIENT_DNS_LOOKUP, ALLOW_AUTO_CREATE_TOPICS, SECURITY_PROTOCOL, KMETA_METADATA_MAX_TOPICS,
-            KMETA_METADATA_EPOCH_REWIND_ACCEPT_COUNT, KMETA_METADATA_LEADERLESS_REFRESH_MS, KMETA_METADATA_JITTER);
-    private static final Set<String> KEY_SET = Set.copyOf(KEYS);
 
     /** What the client does when none of the brokers it knows can be reached ({@code metadata.recovery.strategy}). */
     public enum RecoveryStrategy {
@@ -99,10 +85,7 @@ public final class MetadataConfig {
     }
 
     /** Kafka's security protocols; {@link #securityProtocol()} returns the name. */
-    private enum Protocol { PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL }
-
-    /** A base and a maximum that {@link #pair} has reconciled: {@code base <= max}. */
-    private record Pair(long base, long max) { }
+    enum Protocol { PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL }
 
     private final Map<String, Object> originals;
     private final boolean clientIdGenerated;
@@ -111,10 +94,10 @@ public final class MetadataConfig {
     private final long metadataMaxAgeMs;
     private final long metadataMaxIdleMs;
     private final long maxBlockMs;
-    private final Pair retryBackoff;
-    private final Pair reconnectBackoff;
+    private final ConfigValues.Pair retryBackoff;
+    private final ConfigValues.Pair reconnectBackoff;
     private final int requestTimeoutMs;
-    private final Pair connectionSetupTimeout;
+    private final ConfigValues.Pair connectionSetupTimeout;
     private final RecoveryStrategy recoveryStrategy;
     private final long rebootstrapTriggerMs;
     private final DnsLookup dnsLookup;
@@ -128,33 +111,30 @@ public final class MetadataConfig {
     private MetadataConfig(Map<String, Object> originals, String inheritedClientId) {
         ConfigValues v = new ConfigValues(originals);
         this.originals = originals;
-        this.bootstrapServers = List.copyOf(v.addresses(BOOTSTRAP_SERVERS));
-        this.metadataMaxAgeMs = v.longAtLeast(METADATA_MAX_AGE_MS, 300_000, 0);
-        this.metadataMaxIdleMs = v.longAtLeast(METADATA_MAX_IDLE_MS, 300_000, 5_000);
-        this.maxBlockMs = v.longAtLeast(MAX_BLOCK_MS, 60_000, 0);
-        this.retryBackoff = pair(v, RETRY_BACKOFF_MS, 100, RETRY_BACKOFF_MAX_MS, 1_000, false);
-        this.reconnectBackoff = pair(v, RECONNECT_BACKOFF_MS, 50, RECONNECT_BACKOFF_MAX_MS, 1_000, true);
-        this.requestTimeoutMs = v.intBetween(REQUEST_TIMEOUT_MS, 30_000, 0, Integer.MAX_VALUE);
-        this.connectionSetupTimeout = pair(v, SOCKET_CONNECTION_SETUP_TIMEOUT_MS, 10_000,
-                SOCKET_CONNECTION_SETUP_TIMEOUT_MAX_MS, 30_000, false);
-        this.recoveryStrategy = v.choice(METADATA_RECOVERY_STRATEGY, RecoveryStrategy.REBOOTSTRAP,
-                RecoveryStrategy.class, RecoveryStrategy::configValue);
-        this.rebootstrapTriggerMs = v.longAtLeast(METADATA_RECOVERY_REBOOTSTRAP_TRIGGER_MS, 300_000, 0);
-        this.dnsLookup = v.choice(CLIENT_DNS_LOOKUP, DnsLookup.USE_ALL_DNS_IPS, DnsLookup.class,
-                DnsLookup::configValue);
-        this.allowAutoCreateTopics = v.bool(ALLOW_AUTO_CREATE_TOPICS, true);
-        this.securityProtocol = v.choice(SECURITY_PROTOCOL, Protocol.PLAINTEXT, Protocol.class, Protocol::name).name();
-        this.maxTopics = v.intBetween(KMETA_METADATA_MAX_TOPICS, 100_000, 1, Integer.MAX_VALUE);
-        this.epochRewindAcceptCount = v.intBetween(KMETA_METADATA_EPOCH_REWIND_ACCEPT_COUNT, 5, 1, Integer.MAX_VALUE);
-        this.leaderlessRefreshMs = v.longAtLeast(KMETA_METADATA_LEADERLESS_REFRESH_MS, 100, 0);
-        this.jitter = v.doubleBetween(KMETA_METADATA_JITTER, 0.2, 0.0, 1.0);
-        String givenClientId = v.string(CLIENT_ID);
+        this.bootstrapServers = List.copyOf(v.addresses(ConfigKey.BOOTSTRAP.name));
+        this.metadataMaxAgeMs = ConfigKey.MAX_AGE.readLong(v);
+        this.metadataMaxIdleMs = ConfigKey.MAX_IDLE.readLong(v);
+        this.maxBlockMs = ConfigKey.MAX_BLOCK.readLong(v);
+        this.retryBackoff = v.pair(ConfigKey.RETRY_BACKOFF, ConfigKey.RETRY_BACKOFF_MAX, false);
+        this.reconnectBackoff = v.pair(ConfigKey.RECONNECT_BACKOFF, ConfigKey.RECONNECT_BACKOFF_MAX, true);
+        this.requestTimeoutMs = ConfigKey.REQUEST_TIMEOUT.readInt(v);
+        this.connectionSetupTimeout = v.pair(ConfigKey.SETUP_TIMEOUT, ConfigKey.SETUP_TIMEOUT_MAX, false);
+        this.recoveryStrategy = ConfigKey.RECOVERY.readChoice(v, RecoveryStrategy.class);
+        this.rebootstrapTriggerMs = ConfigKey.REBOOTSTRAP_TRIGGER.readLong(v);
+        this.dnsLookup = ConfigKey.DNS_LOOKUP.readChoice(v, DnsLookup.class);
+        this.allowAutoCreateTopics = ConfigKey.AUTO_CREATE.readBoolean(v);
+        this.securityProtocol = ConfigKey.PROTOCOL.readChoice(v, Protocol.class).name();
+        this.maxTopics = ConfigKey.MAX_TOPICS.readInt(v);
+        this.epochRewindAcceptCount = ConfigKey.EPOCH_REWIND.readInt(v);
+        this.leaderlessRefreshMs = ConfigKey.LEADERLESS_REFRESH.readLong(v);
+        this.jitter = ConfigKey.JITTER.readDouble(v);
+        String givenClientId = v.string(ConfigKey.CLIENT.name);
         // Generated last, so that a config that fails validation uses no number.
         this.clientIdGenerated = givenClientId == null || givenClientId.isEmpty();
         this.clientId = !clientIdGenerated ? givenClientId
                 : inheritedClientId != null ? inheritedClientId
                 : "kmeta-" + CLIENT_ID_SEQUENCE.getAndIncrement();
-        logKeysNotRead();
+        ConfigKey.logKeysNotRead(originals);
     }
 
     /**
@@ -166,7 +146,7 @@ public final class MetadataConfig {
      */
     public static MetadataConfig from(Map<String, ?> props) {
         Objects.requireNonNull(props, "props");
-        return new MetadataConfig(copy(props), null);
+        return new MetadataConfig(ConfigValues.copy(props), null);
     }
 
     /**
@@ -184,7 +164,7 @@ public final class MetadataConfig {
         for (String name : props.stringPropertyNames()) {
             all.putIfAbsent(name, props.getProperty(name));
         }
-        return new MetadataConfig(copy(all), null);
+        return new MetadataConfig(ConfigValues.copy(all), null);
     }
 
     /**
@@ -239,113 +219,107 @@ public final class MetadataConfig {
         return clientId;
     }
 
-    /** The period of full refreshes ({@code metadata.max.age.ms}, default 300000, {@code >= 0}). */
+    /** The period of full refreshes ({@code metadata.max.age.ms}). */
     public long metadataMaxAgeMs() {
         return metadataMaxAgeMs;
     }
 
-    /** How long an unused topic stays subscribed ({@code metadata.max.idle.ms}, default 300000, {@code >= 5000}). */
+    /** How long an unused topic stays subscribed ({@code metadata.max.idle.ms}). */
     public long metadataMaxIdleMs() {
         return metadataMaxIdleMs;
     }
 
     /**
-     * The budget of one {@code send()} for metadata and buffer waits ({@code max.block.ms}, default 60000,
-     * {@code >= 0}). May be as large as {@code Long.MAX_VALUE}: deadline arithmetic must saturate.
+     * The budget of one {@code send()} for metadata and buffer waits ({@code max.block.ms}). May be as large as
+     * {@code Long.MAX_VALUE}: deadline arithmetic must saturate.
      */
     public long maxBlockMs() {
         return maxBlockMs;
     }
 
     /**
-     * The first backoff between failed metadata requests ({@code retry.backoff.ms}, default 100, {@code >= 0});
-     * it doubles up to {@link #retryBackoffMaxMs()}. Always {@code <= retryBackoffMaxMs()}: both keys given with the
-     * maximum below the base fail; one given and in conflict with the other's default wins, making the backoff
-     * constant at it (kafka-clients would use the maximum as the constant).
+     * The first backoff between failed metadata requests ({@code retry.backoff.ms}); it doubles up to
+     * {@link #retryBackoffMaxMs()}. Always {@code <= retryBackoffMaxMs()}: both keys given with the maximum below the
+     * base fail; one given and in conflict with the other's default wins, making the backoff constant at it
+     * (kafka-clients would use the maximum as the constant).
      */
     public long retryBackoffMs() {
         return retryBackoff.base();
     }
 
-    /** The backoff cap, reached by doubling ({@code retry.backoff.max.ms}, default 1000, {@code >= retryBackoffMs}). */
+    /** The backoff cap, reached by doubling ({@code retry.backoff.max.ms}, {@code >= retryBackoffMs}). */
     public long retryBackoffMaxMs() {
         return retryBackoff.max();
     }
 
-    /** The first wait before reconnecting to a broker ({@code reconnect.backoff.ms}, default 50, {@code >= 0}). */
+    /** The first wait before reconnecting to a broker ({@code reconnect.backoff.ms}). */
     public long reconnectBackoffMs() {
         return reconnectBackoff.base();
     }
 
     /**
-     * The reconnect backoff cap ({@code reconnect.backoff.max.ms}, default 1000, {@code >= reconnectBackoffMs}).
-     * As in kafka-clients, when only {@code reconnect.backoff.ms} is given this equals it (no exponential growth).
+     * The reconnect backoff cap ({@code reconnect.backoff.max.ms}, {@code >= reconnectBackoffMs}). As in
+     * kafka-clients, when only {@code reconnect.backoff.ms} is given this equals it (no exponential growth).
      */
     public long reconnectBackoffMaxMs() {
         return reconnectBackoff.max();
     }
 
-    /**
-     * How long the sender waits for a broker's answer ({@code request.timeout.ms}, default 30000, 0 to
-     * {@code Integer.MAX_VALUE}; an int, as kafka-clients' {@code NetworkClient} takes it).
-     */
+    /** How long the sender waits for a broker's answer ({@code request.timeout.ms}; an int, as NetworkClient takes). */
     public int requestTimeoutMs() {
         return requestTimeoutMs;
     }
 
     /**
-     * The first TCP connection setup timeout ({@code socket.connection.setup.timeout.ms}, default 10000,
-     * {@code >= 0}); it doubles on consecutive failures up to {@link #socketConnectionSetupTimeoutMaxMs()}.
+     * The first TCP connection setup timeout ({@code socket.connection.setup.timeout.ms}); it doubles on consecutive
+     * failures up to {@link #socketConnectionSetupTimeoutMaxMs()}.
      */
     public long socketConnectionSetupTimeoutMs() {
         return connectionSetupTimeout.base();
     }
 
-    /**
-     * The connection setup timeout cap ({@code socket.connection.setup.timeout.max.ms}, default 30000,
-     * {@code >= socketConnectionSetupTimeoutMs}).
-     */
+    /** The connection setup timeout cap ({@code socket.connection.setup.timeout.max.ms}, {@code >=} the base). */
     public long socketConnectionSetupTimeoutMaxMs() {
         return connectionSetupTimeout.max();
     }
 
-    /** What to do when no known broker answers ({@code metadata.recovery.strategy}, default {@code rebootstrap}). */
+    /** What to do when no known broker answers ({@code metadata.recovery.strategy}). */
     public RecoveryStrategy metadataRecoveryStrategy() {
         return recoveryStrategy;
     }
 
     /**
-     * How long without any metadata before rebootstrapping ({@code metadata.recovery.rebootstrap.trigger.ms},
-     * default 300000, {@code >= 0}); used only with {@link RecoveryStrategy#REBOOTSTRAP}.
+     * How long without any metadata before rebootstrapping ({@code metadata.recovery.rebootstrap.trigger.ms}); used
+     * only with {@link RecoveryStrategy#REBOOTSTRAP}.
      */
     public long metadataRecoveryRebootstrapTriggerMs() {
         return rebootstrapTriggerMs;
     }
 
-    /** How host names are resolved ({@code client.dns.lookup}, default {@code use_all_dns_ips}). */
+    /** How host names are resolved ({@code client.dns.lookup}). */
     public DnsLookup clientDnsLookup() {
         return dnsLookup;
     }
 
     /**
-     * Whether metadata requests let the broker create missing topics ({@code allow.auto.create.topics}, default true,
-     * which is what a kafka-clients producer always asks; the broker's {@code auto.create.topics.enable} decides).
+     * Whether metadata requests let the broker create missing topics ({@code allow.auto.create.topics}; by default
+     * yes, which is what a kafka-clients producer always asks; the broker's {@code auto.create.topics.enable} decides).
      */
     public boolean allowAutoCreateTopics() {
         return allowAutoCreateTopics;
     }
 
     /**
-     * The security protocol ({@code security.protocol}, default {@code PLAINTEXT}; also {@code SSL},
-     * {@code SASL_PLAINTEXT}, {@code SASL_SSL}), upper case whatever the case given.
+     * The security protocol ({@code security.protocol}: {@code PLAINTEXT}, {@code SSL}, {@code SASL_PLAINTEXT},
+     * {@code SASL_SSL}), upper case whatever the case given.
      */
     public String securityProtocol() {
         return securityProtocol;
     }
 
     /**
-     * The cap on subscribed topics ({@code kmeta.metadata.max.topics}, default 100000, {@code >= 1}); subscribing one
-     * more fails clearly instead of growing without bound. kafka-clients has no cap.
+     * The cap on subscribed topics ({@code kmeta.metadata.max.topics}); subscribing one more fails clearly instead of
+     * growing without bound. kafka-clients has no cap.
      */
     public int maxTopics() {
         return maxTopics;
@@ -353,8 +327,8 @@ public final class MetadataConfig {
 
     /**
      * After how many consecutive answers with the same lower leader epoch for a partition the lower epoch is
-     * accepted ({@code kmeta.metadata.epoch.rewind.accept.count}, default 5, {@code >= 1}): franz-go's escape hatch for
-     * a real rollback. {@code Integer.MAX_VALUE} means never, as in kafka-clients.
+     * accepted ({@code kmeta.metadata.epoch.rewind.accept.count}): franz-go's escape hatch for a real rollback.
+     * {@code Integer.MAX_VALUE} means never, as in kafka-clients.
      */
     public int epochRewindAcceptCount() {
         return epochRewindAcceptCount;
@@ -362,18 +336,18 @@ public final class MetadataConfig {
 
     /**
      * The first interval of the fast refreshes made while a partition has no leader
-     * ({@code kmeta.metadata.leaderless.refresh.ms}, default 100, {@code >= 0}); it doubles up to
-     * {@link #retryBackoffMaxMs()} (a larger value is capped there) and the fast refreshes stop once every partition
-     * has a leader. 0 turns them off: leaderless partitions then wait for an ordinary refresh, as in kafka-clients.
+     * ({@code kmeta.metadata.leaderless.refresh.ms}); it doubles up to {@link #retryBackoffMaxMs()} (a larger value is
+     * capped there) and the fast refreshes stop once every partition has a leader. 0 turns them off: leaderless
+     * partitions then wait for an ordinary refresh, as in kafka-clients.
      */
     public long leaderlessRefreshMs() {
         return leaderlessRefreshMs;
     }
 
     /**
-     * The jitter fraction of the backoffs kmeta computes itself ({@code kmeta.metadata.jitter}, default 0.2, 0 to 1):
-     * a backoff {@code b} becomes a random value in {@code [b * (1 - jitter), b * (1 + jitter)]}, never above its cap.
-     * Tests set 0 for determinism.
+     * The jitter fraction of the backoffs kmeta computes itself ({@code kmeta.metadata.jitter}, 0 to 1): a backoff
+     * {@code b} becomes a random value in {@code [b * (1 - jitter), b * (1 + jitter)]}, never above its cap. Tests set
+     * 0 for determinism.
      */
     public double jitter() {
         return jitter;
@@ -394,84 +368,16 @@ public final class MetadataConfig {
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder("MetadataConfig{");
-        Object[] values = {bootstrapServers, clientId, metadataMaxAgeMs, metadataMaxIdleMs, maxBlockMs,
-            retryBackoff.base(), retryBackoff.max(), reconnectBackoff.base(), reconnectBackoff.max(),
-            requestTimeoutMs, connectionSetupTimeout.base(), connectionSetupTimeout.max(),
-            recoveryStrategy.configValue(), rebootstrapTriggerMs, dnsLookup.configValue(), allowAutoCreateTopics,
-            securityProtocol, maxTopics, epochRewindAcceptCount, leaderlessRefreshMs, jitter};
-        for (int i = 0; i < KEYS.size(); i++) {
-            sb.append(KEYS.get(i)).append('=').append(values[i]).append(", ");
+        for (ConfigKey key : ConfigKey.ALL) {
+            sb.append(key.shown(this)).append(", ");
         }
         sb.append("other={");
         String separator = "";
-        for (Map.Entry<String, Object> e : new TreeMap<>(otherOriginals()).entrySet()) {
+        for (Map.Entry<String, Object> e : new TreeMap<>(ConfigKey.notInTable(originals)).entrySet()) {
             sb.append(separator).append(e.getKey()).append('=')
                     .append(ConfigValues.isSecret(e.getKey()) ? "[hidden]" : e.getValue());
             separator = ", ";
         }
         return sb.append("}}").toString();
-    }
-
-    /**
-     * Reconciles a base value with its maximum so that {@code base <= max}. Both given and the maximum below the base:
-     * a contradiction, rejected. Only one given and in conflict with the other's default: the given one wins and the
-     * pair becomes constant at it. kafka-clients instead applies the maximum as a constant whichever was given.
-     *
-     * @param maxFollowsBase kafka-clients' reconnect rule: the base given without a maximum is also the maximum
-     */
-    private static Pair pair(ConfigValues v, String baseKey, long baseDefault, String maxKey, long maxDefault,
-                             boolean maxFollowsBase) {
-        boolean baseGiven = v.isSet(baseKey);
-        boolean maxGiven = v.isSet(maxKey);
-        long base = v.longAtLeast(baseKey, baseDefault, 0);
-        long max = v.longAtLeast(maxKey, maxDefault, 0);
-        if (baseGiven && !maxGiven && maxFollowsBase) {
-            LOG.info("{} is set but {} is not: a constant backoff of {} ms (as kafka-clients)", baseKey, maxKey, base);
-            return new Pair(base, base);
-        }
-        if (base <= max) {
-            return new Pair(base, max);
-        }
-        if (baseGiven && maxGiven) {
-            throw new ConfigException(maxKey, max, "must be >= " + baseKey + " (" + base + ")");
-        }
-        long constant = baseGiven ? base : max;
-        LOG.info("{}={} is above {}={}: both are taken as {} ms (constant, the value given wins)",
-                baseKey, base, maxKey, max, constant);
-        return new Pair(constant, constant);
-    }
-
-    private static Map<String, Object> copy(Map<?, ?> props) {
-        Map<String, Object> copy = new LinkedHashMap<>();
-        for (Map.Entry<?, ?> e : props.entrySet()) {
-            Object key = e.getKey();
-            if (!(key instanceof String)) {
-                throw new ConfigException(String.valueOf(key),
-                        "Invalid configuration key " + key + ": keys must be strings");
-            }
-            copy.put((String) key, e.getValue());
-        }
-        return Collections.unmodifiableMap(copy);
-    }
-
-    private Map<String, Object> otherOriginals() {
-        Map<String, Object> other = new LinkedHashMap<>(originals);
-        other.keySet().removeAll(KEY_SET);
-        return other;
-    }
-
-    private void logKeysNotRead() {
-        List<String> notRead = new ArrayList<>();
-        for (String key : otherOriginals().keySet()) {
-            if (key.startsWith(KMETA_PREFIX)) {
-                LOG.warn("Unknown configuration key {} ignored: kmeta's own keys are {}", key,
-                        KEYS.subList(KEYS.indexOf(KMETA_METADATA_MAX_TOPICS), KEYS.size()));
-            } else if (!key.startsWith("ssl.") && !key.startsWith("sasl.")) {
-                notRead.add(key);
-            }
-        }
-        if (!notRead.isEmpty() && LOG.isDebugEnabled()) {
-            LOG.debug("Configuration keys kmeta does not read (kept in originals): {}", notRead);
-        }
     }
 }

@@ -7,13 +7,8 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collection;
 import java.util.Collections;
-import java.util.Deque;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,35 +22,12 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import java.util.function.Function;
-import java.util.function.Predicate;
-import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.NewPartitions;
-import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.admin.ScramCredentialInfo;
-import org.apache.kafka.clients.admin.ScramMechanism;
-import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
-import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.common.KafkaFuture;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.acl.AccessControlEntry;
-import org.apache.kafka.common.acl.AccessControlEntryFilter;
-import org.apache.kafka.common.acl.AclBinding;
-import org.apache.kafka.common.acl.AclBindingFilter;
 import org.apache.kafka.common.acl.AclOperation;
-import org.apache.kafka.common.acl.AclPermissionType;
-import org.apache.kafka.common.resource.PatternType;
-import org.apache.kafka.common.resource.ResourcePattern;
-import org.apache.kafka.common.resource.ResourcePatternFilter;
-import org.apache.kafka.common.resource.ResourceType;
-import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -91,6 +63,11 @@ import org.slf4j.LoggerFactory;
  * for clusters left open. Kafka's non-daemon threads keep a JVM alive until the cluster is closed: always close
  * it (try-with-resources, or {@link KafkaClusterExtension}).
  *
+ * <p>This class owns the lifecycle (nodes, ports, storage, proxies) and is the facade over the package-private
+ * rooms that do the rest: {@link BrokerConfigs} (each node's {@code server.properties}), {@link AdminOperations}
+ * (topics, SCRAM users, ACLs through the shared Admin), {@link Readiness} (the waits that ask every broker) and
+ * {@link PortRace} (telling a taken port from other start failures).
+ *
  * <p>Thread-safe: lifecycle methods (start, stop, kill, close) are serialized; queries may run concurrently.
  */
 public final class KafkaCluster implements AutoCloseable {
@@ -115,8 +92,6 @@ public final class KafkaCluster implements AutoCloseable {
     private static final Set<KafkaCluster> OPEN = ConcurrentHashMap.newKeySet();
     private static final AtomicInteger THREAD_IDS = new AtomicInteger();
     static final int START_ATTEMPTS = 3;
-    private static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(30);
-    private static final long POLL_MS = 20;
 
     static {
         Runtime.getRuntime().addShutdownHook(new Thread(KafkaCluster::closeLeftovers, "kmeta-testkit-shutdown"));
@@ -131,6 +106,9 @@ public final class KafkaCluster implements AutoCloseable {
     private volatile Admin admin;
     private volatile State state = State.NEW;
     private int controllerPort;
+    private final BrokerConfigs brokerConfigs;
+    private final Readiness readiness;
+    private final AdminOperations operations;
 
     private enum State { NEW, RUNNING, CLOSED }
 
@@ -141,6 +119,9 @@ public final class KafkaCluster implements AutoCloseable {
             ids.add(i);
         }
         this.brokerIds = Collections.unmodifiableList(ids);
+        this.brokerConfigs = new BrokerConfigs(settings);
+        this.readiness = new Readiness(this::runningBrokerIds, this::internalAddress, this::brokerAddress);
+        this.operations = new AdminOperations(this::admin, readiness);
     }
 
     /** A builder with the defaults: 1 combined node, auto topic creation off, brokers in this JVM. */
@@ -246,7 +227,7 @@ public final class KafkaCluster implements AutoCloseable {
 
     /**
      * Starts a broker on its former ports and, each time its start failed in a way a taken port explains (see
-     * {@link #mayBePortRace}), on new ones, up to {@value #START_ATTEMPTS} starts in all.
+     * {@link PortRace#mayBePortRace}), on new ones, up to {@value #START_ATTEMPTS} starts in all.
      */
     private void startOnFormerPorts(KafkaNode node) throws Exception {
         for (int attempt = 1; ; attempt++) {
@@ -257,7 +238,7 @@ public final class KafkaCluster implements AutoCloseable {
                 }
                 return;
             } catch (Exception | Error e) {
-                if (attempt == START_ATTEMPTS || !mayBePortRace(e)) {
+                if (attempt == START_ATTEMPTS || !PortRace.mayBePortRace(e)) {
                     throw e;
                 }
                 LOG.warn("broker {} did not start, maybe a port was taken ({}); starting on new ports", node.id,
@@ -326,17 +307,7 @@ public final class KafkaCluster implements AutoCloseable {
         } catch (Exception e) {
             throw new IllegalStateException("the controller did not start again", e);
         }
-        waitUntil("the controller leads the quorum again", () -> {
-            try {
-                return admin().describeMetadataQuorum().quorumInfo().get(POLL_MS * 50, TimeUnit.MILLISECONDS)
-                        .leaderId() == CONTROLLER_ID;
-            } catch (ExecutionException | TimeoutException e) {
-                return false;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for the controller", e);
-            }
-        }, () -> "no quorum leader");
+        readiness.awaitQuorumLeader(this::admin, CONTROLLER_ID);
         awaitBrokersSeeEachOther();
         LOG.info("controller stopped in {} ms, serving again {} ms later", TimeUnit.NANOSECONDS.toMillis(
                 stopped - begin), millisSince(stopped));
@@ -354,45 +325,22 @@ public final class KafkaCluster implements AutoCloseable {
 
     /** As {@link #createTopic(String, int, int)}, with topic configs (e.g. {@code min.insync.replicas}). */
     public void createTopic(String name, int partitions, int replicationFactor, Map<String, String> configs) {
-        NewTopic topic = new NewTopic(name, partitions, (short) replicationFactor).configs(configs);
-        await(admin().createTopics(List.of(topic)).all(), "create topic " + name);
-        awaitTopic(name, partitions);
-    }
-
-    /** Until the leader of every partition answers ListOffsets (the Admin client retries until then). */
-    private void awaitLeadersServe(String name, int partitions) {
-        Map<TopicPartition, OffsetSpec> latest = new LinkedHashMap<>();
-        for (int p = 0; p < partitions; p++) {
-            latest.put(new TopicPartition(name, p), OffsetSpec.latest());
-        }
-        await(admin().listOffsets(latest).all(), "leaders of " + name + " serving");
+        operations.createTopic(name, partitions, replicationFactor, configs);
     }
 
     /** Grows a topic to {@code totalPartitions} and waits until every running broker knows them, led and serving. */
     public void addPartitions(String name, int totalPartitions) {
-        await(admin().createPartitions(Map.of(name, NewPartitions.increaseTo(totalPartitions))).all(),
-                "add partitions to " + name);
-        awaitTopic(name, totalPartitions);
+        operations.addPartitions(name, totalPartitions);
     }
 
     /** Deletes a topic and waits until no running broker knows it any more. */
     public void deleteTopic(String name) {
-        await(admin().deleteTopics(List.of(name)).all(), "delete topic " + name);
-        short unknown = Errors.UNKNOWN_TOPIC_OR_PARTITION.code();
-        awaitAllBrokers("topic " + name + " deleted", List.of(name),
-                answer -> answer.topics().get(name) == null || answer.topics().get(name).errorCode() == unknown);
+        operations.deleteTopic(name);
     }
 
     /** The leader of a partition as the cluster's Admin sees it now, or -1 if it has none. */
     public int leader(String topic, int partition) {
-        TopicDescription description = await(admin().describeTopics(List.of(topic)).allTopicNames(),
-                "describe topic " + topic).get(topic);
-        for (TopicPartitionInfo info : description.partitions()) {
-            if (info.partition() == partition) {
-                return info.leader() == null || info.leader().isEmpty() ? -1 : info.leader().id();
-            }
-        }
-        throw new IllegalArgumentException("topic " + topic + " has no partition " + partition);
+        return operations.leader(topic, partition);
     }
 
     // ------------------------------------------------------------------ users
@@ -410,18 +358,7 @@ public final class KafkaCluster implements AutoCloseable {
      * @throws IllegalStateException if the CLIENT listener has no SASL, or a broker still refuses after 30 s
      */
     public void createScramUser(String mechanism, String user, String password) {
-        ClientSecurity security = clientSecurity();
-        if (!security.isSasl()) {
-            throw new IllegalStateException("the CLIENT listener is " + security.protocol() + ", not SASL");
-        }
-        Map<String, Object> login = security.clientProperties(mechanism, user, password);
-        ScramMechanism scram = ScramMechanism.fromMechanismName(mechanism);
-        if (scram == ScramMechanism.UNKNOWN) {
-            throw new IllegalArgumentException("not a SCRAM mechanism: " + mechanism);
-        }
-        await(admin().alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(user,
-                new ScramCredentialInfo(scram, 4096), password))).all(), "create SCRAM user " + user);
-        awaitLogin("SCRAM user " + user + " (" + mechanism + ") accepted", login);
+        operations.createScramUser(clientSecurity(), mechanism, user, password);
     }
 
     /**
@@ -429,17 +366,7 @@ public final class KafkaCluster implements AutoCloseable {
      * (TLS handshake and SASL authentication, as a client does them).
      */
     public void awaitLogin(String what, Map<String, Object> clientProps) {
-        Map<Integer, Object> last = new ConcurrentHashMap<>();
-        waitUntil(what, () -> {
-            boolean all = true;
-            for (int id : runningBrokerIds()) {
-                LoginProbe.Outcome outcome = LoginProbe.login(brokerAddress(id), clientProps, Duration.ofSeconds(5));
-                last.put(id, outcome.ready() ? "ok" : outcome.authFailure() != null
-                        ? outcome.authFailure().toString() : outcome.other());
-                all &= outcome.ready();
-            }
-            return all;
-        }, () -> "last outcomes: " + last);
+        readiness.awaitLogin(what, clientProps);
     }
 
     // ------------------------------------------------------------------ ACLs
@@ -451,24 +378,7 @@ public final class KafkaCluster implements AutoCloseable {
      * Needs {@link Builder#withAuthorizer()}.
      */
     public void allowTopic(String user, String topic, AclOperation... operations) {
-        ResourcePattern resource = new ResourcePattern(ResourceType.TOPIC, topic, PatternType.LITERAL);
-        String principal = "User:" + user;
-        List<AclBinding> bindings = new ArrayList<>();
-        for (AclOperation operation : operations) {
-            bindings.add(new AclBinding(resource, new AccessControlEntry(principal, "*", operation,
-                    AclPermissionType.ALLOW)));
-        }
-        await(admin().createAcls(bindings).all(), "create ACLs " + bindings);
-        AclBindingFilter filter = new AclBindingFilter(new ResourcePatternFilter(ResourceType.TOPIC, topic,
-                PatternType.LITERAL), new AccessControlEntryFilter(principal, null, AclOperation.ANY,
-                AclPermissionType.ANY));
-        Object[] last = new Object[1];
-        waitUntil("ACLs of " + principal + " on topic " + topic + " listed", () -> {
-            Collection<AclBinding> listed = await(admin().describeAcls(filter).values(),
-                    "describe ACLs of " + principal);
-            last[0] = listed;
-            return listed.containsAll(bindings);
-        }, () -> "last listed: " + last[0]);
+        this.operations.allowTopic(user, topic, operations);
     }
 
     // ------------------------------------------------------------------ queries
@@ -592,7 +502,7 @@ public final class KafkaCluster implements AutoCloseable {
                 startOnce();
                 return;
             } catch (RuntimeException e) {
-                if (!mayBePortRace(e)) {
+                if (!PortRace.mayBePortRace(e)) {
                     throw e;
                 }
                 if (attempt == START_ATTEMPTS) {
@@ -677,168 +587,40 @@ public final class KafkaCluster implements AutoCloseable {
         try {
             node.start(configOf(node), settings.startTimeout);
         } catch (Exception | Error e) {
-            List<BindException> taken = takenPorts(node);
-            if (taken.isEmpty() && !anyInChain(e, t -> t instanceof KafkaExit.Called)) {
+            Map<String, Integer> ports = portsOf(node);
+            List<BindException> taken = PortRace.takenPorts(node, ports);
+            if (taken.isEmpty() && !PortRace.anyInChain(e, t -> t instanceof KafkaExit.Called)) {
                 throw e;
             }
-            IllegalStateException explained = new IllegalStateException(explanation(node, taken), e);
+            IllegalStateException explained = new IllegalStateException(PortRace.explanation(node, ports, taken), e);
             taken.forEach(explained::addSuppressed);
             throw explained;
         }
     }
 
-    /** The node's listener ports that cannot be bound now, each as a BindException naming it. */
-    private List<BindException> takenPorts(KafkaNode node) {
-        List<BindException> taken = new ArrayList<>();
-        portsOf(node).forEach((listener, port) -> {
-            IOException failure = FreePorts.bindFailure(port);
-            if (failure instanceof BindException) {
-                BindException named = new BindException("port " + port + " (" + listener + " listener of node "
-                        + node.id + ") was taken: " + failure.getMessage());
-                named.initCause(failure);
-                taken.add(named);
-            }
-        });
-        return taken;
-    }
-
-    private String explanation(KafkaNode node, List<BindException> taken) {
-        if (taken.isEmpty()) {
-            return "node " + node.id + " did not start: Kafka called Exit during its start, and none of its ports "
-                    + portsOf(node) + " is taken now (taken for a moment only, or another fault: see the log)";
-        }
-        return "node " + node.id + " did not start: " + taken.stream().map(Throwable::getMessage)
-                .collect(Collectors.joining("; "));
-    }
-
     /** The ports the node's listeners are configured with, by listener name. */
     private Map<String, Integer> portsOf(KafkaNode node) {
-        Map<String, Integer> ports = new LinkedHashMap<>();
-        if (node.role.isBroker()) {
-            ports.put(CLIENT_LISTENER, node.clientPort);
-            ports.put(INTERNAL_LISTENER, node.internalPort);
-        }
-        if (node.role != KafkaNode.Role.BROKER) {
-            ports.put(CONTROLLER_LISTENER, controllerPort);
-        }
-        return ports;
-    }
-
-    /**
-     * Whether a start failure may come from a port taken between its pick and the bind, so that a start on new
-     * ports may succeed: a bind failure, or Kafka halting during the start (how its controller reports one).
-     */
-    private static boolean mayBePortRace(Throwable failure) {
-        return anyInChain(failure, t -> t instanceof BindException || t instanceof KafkaExit.Called
-                || String.valueOf(t.getMessage()).contains("Address already in use"));
-    }
-
-    /** Whether the throwable, one of its causes or of their suppressed throwables matches. */
-    private static boolean anyInChain(Throwable top, Predicate<Throwable> test) {
-        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-        Deque<Throwable> pending = new ArrayDeque<>(List.of(top));
-        while (!pending.isEmpty()) {
-            Throwable t = pending.pop();
-            if (!seen.add(t)) {
-                continue;
-            }
-            if (test.test(t)) {
-                return true;
-            }
-            if (t.getCause() != null) {
-                pending.push(t.getCause());
-            }
-            pending.addAll(Arrays.asList(t.getSuppressed()));
-        }
-        return false;
+        return PortRace.portsOf(node, controllerPort);
     }
 
     private Map<String, Object> adminConfig() {
-        String internal = brokerIds.stream().map(id -> HOST + ":" + broker(id).internalPort)
-                .collect(Collectors.joining(","));
-        Map<String, Object> config = new LinkedHashMap<>();
-        config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, internal);
-        config.put(AdminClientConfig.CLIENT_ID_CONFIG, "kmeta-testkit-admin");
-        config.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000);
-        config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) OPERATION_TIMEOUT.toMillis());
-        config.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 200);
-        config.put(AdminClientConfig.RETRY_BACKOFF_MAX_MS_CONFIG, 200);
-        return config;
+        return AdminOperations.adminConfig(brokerIds.stream().map(id -> HOST + ":" + broker(id).internalPort)
+                .collect(Collectors.joining(",")));
+    }
+
+    /** The INTERNAL listener of one broker: the cluster's own checks and Admin, untouched by faults. */
+    private InetSocketAddress internalAddress(int brokerId) {
+        return new InetSocketAddress(LOOPBACK, broker(brokerId).internalPort);
     }
 
     // ------------------------------------------------------------------ node configuration
 
     private Map<String, String> configOf(KafkaNode node) {
-        Map<String, String> config = new LinkedHashMap<>();
-        config.put("node.id", Integer.toString(node.id));
-        config.put("process.roles", node.role.processRoles);
-        config.put("controller.quorum.voters", controllerId() + "@" + HOST + ":" + controllerPort);
-        config.put("controller.listener.names", CONTROLLER_LISTENER);
-        config.put("listener.security.protocol.map", CLIENT_LISTENER + ":" + settings.clientSecurityProtocol + ","
-                + INTERNAL_LISTENER + ":PLAINTEXT," + CONTROLLER_LISTENER + ":PLAINTEXT");
-        config.put("log.dirs", node.dir.resolve("data").toString());
-        config.put("broker.session.timeout.ms", "2000");
-        config.put("broker.heartbeat.interval.ms", "200");
-        config.put("listeners", listeners(node));
-        if (settings.authorizer) {
-            config.put("authorizer.class.name", STANDARD_AUTHORIZER);
-            config.put("super.users", INTERNAL_PRINCIPAL);
-            config.put("allow.everyone.if.no.acl.found", "false");
-        }
-        if (node.role.isBroker()) {
-            brokerDefaults(node, config);
-            if (settings.clientSecurity != null) {
-                config.putAll(settings.clientSecurity.brokerConfigs());
-            }
-            config.putAll(settings.brokerConfigs);
-            config.putAll(settings.brokerOverrides.apply(node.id));
-        }
-        if (!node.role.isBroker() || node.role == KafkaNode.Role.COMBINED) {
-            config.putAll(settings.controllerConfigs);
-        }
-        return config;
+        return brokerConfigs.of(node, controllerId(), controllerPort, advertisedClientAddress(node));
     }
 
     private int controllerId() {
         return nodes.containsKey(CONTROLLER_ID) ? CONTROLLER_ID : brokerIds.get(0);
-    }
-
-    private String listeners(KafkaNode node) {
-        List<String> listeners = new ArrayList<>();
-        if (node.role.isBroker()) {
-            listeners.add(CLIENT_LISTENER + "://" + HOST + ":" + node.clientPort);
-            listeners.add(INTERNAL_LISTENER + "://" + HOST + ":" + node.internalPort);
-        }
-        if (node.role != KafkaNode.Role.BROKER) {
-            listeners.add(CONTROLLER_LISTENER + "://" + HOST + ":" + controllerPort);
-        }
-        return String.join(",", listeners);
-    }
-
-    private void brokerDefaults(KafkaNode node, Map<String, String> config) {
-        String rf = Integer.toString(Math.min(3, settings.brokers));
-        String minIsr = Integer.toString(Math.min(2, Math.min(3, settings.brokers)));
-        config.put("inter.broker.listener.name", INTERNAL_LISTENER);
-        String advertised = advertisedClientAddress(node);
-        if (advertised != null) {
-            config.put("advertised.listeners", CLIENT_LISTENER + "://" + advertised + ","
-                    + INTERNAL_LISTENER + "://" + HOST + ":" + node.internalPort);
-        }
-        config.put("auto.create.topics.enable", Boolean.toString(settings.autoCreateTopics));
-        config.put("offsets.topic.replication.factor", rf);
-        config.put("offsets.topic.num.partitions", "5");
-        config.put("transaction.state.log.replication.factor", rf);
-        config.put("transaction.state.log.min.isr", minIsr);
-        config.put("transaction.state.log.num.partitions", "5");
-        config.put("share.coordinator.state.topic.replication.factor", rf);
-        config.put("share.coordinator.state.topic.min.isr", minIsr);
-        config.put("share.coordinator.state.topic.num.partitions", "5");
-        config.put("group.initial.rebalance.delay.ms", "0");
-        config.put("log.cleaner.dedupe.buffer.size", "2097152");
-        config.put("num.network.threads", "2");
-        config.put("num.io.threads", "4");
-        config.put("background.threads", "4");
-        config.put("num.recovery.threads.per.data.dir", "1");
     }
 
     /** host:port the CLIENT listener advertises, or null for its own (bound) address. */
@@ -853,23 +635,8 @@ public final class KafkaCluster implements AutoCloseable {
 
     // ------------------------------------------------------------------ waiting
 
-    private void awaitTopic(String name, int partitions) {
-        awaitTopicMetadata(name, partitions);
-        awaitLeadersServe(name, partitions);
-    }
-
-    private void awaitTopicMetadata(String name, int partitions) {
-        awaitAllBrokers("topic " + name + " with " + partitions + " partitions, all led", List.of(name), answer -> {
-            MetadataProbe.TopicState topic = answer.topics().get(name);
-            return topic != null && topic.errorCode() == 0 && topic.partitions() == partitions
-                    && topic.leaderless() == 0;
-        });
-    }
-
     private void awaitBrokersSeeEachOther() {
-        Set<Integer> running = Set.copyOf(runningBrokerIds());
-        awaitAllBrokers("brokers " + running + " see each other", List.of(),
-                answer -> answer.brokers().containsAll(running));
+        readiness.awaitBrokersSeeEachOther();
     }
 
     /**
@@ -877,60 +644,7 @@ public final class KafkaCluster implements AutoCloseable {
      * asks only one broker; the others, the new leader among them, learn an election a little later).
      */
     public void awaitLeaderEverywhere(String topic, int partition, int leaderId) {
-        awaitAllBrokers("broker " + leaderId + " leads " + topic + "-" + partition + " for every broker",
-                List.of(topic), answer -> {
-                    MetadataProbe.TopicState t = answer.topics().get(topic);
-                    return t != null && Integer.valueOf(leaderId).equals(t.leaders().get(partition));
-                });
-    }
-
-    /** Polls every running broker (INTERNAL listener) until each answer satisfies the condition. */
-    private void awaitAllBrokers(String what, List<String> topics, Predicate<MetadataProbe.Answer> ok) {
-        Map<Integer, Object> last = new ConcurrentHashMap<>();
-        waitUntil(what, () -> {
-            boolean all = true;
-            for (int id : runningBrokerIds()) {
-                try {
-                    MetadataProbe.Answer answer = MetadataProbe.ask(
-                            new InetSocketAddress(LOOPBACK, broker(id).internalPort), topics);
-                    last.put(id, answer);
-                    all &= ok.test(answer);
-                } catch (IOException | RuntimeException e) {
-                    last.put(id, e.toString());
-                    all = false;
-                }
-            }
-            return all;
-        }, () -> "last answers: " + last);
-    }
-
-    private static void waitUntil(String what, BooleanSupplier condition, Supplier<String> evidence) {
-        long deadline = System.nanoTime() + OPERATION_TIMEOUT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("timed out after " + OPERATION_TIMEOUT.toSeconds()
-                        + " s waiting for " + what + "; " + evidence.get());
-            }
-            try {
-                TimeUnit.MILLISECONDS.sleep(POLL_MS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for " + what, e);
-            }
-        }
-    }
-
-    private static <T> T await(KafkaFuture<T> future, String what) {
-        try {
-            return future.get(OPERATION_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted: " + what, e);
-        } catch (ExecutionException e) {
-            throw new IllegalStateException(what + " failed: " + e.getCause(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new IllegalStateException(what + " timed out after " + OPERATION_TIMEOUT.toSeconds() + " s", e);
-        }
+        readiness.awaitLeaderEverywhere(topic, partition, leaderId);
     }
 
     // ------------------------------------------------------------------ stopping
@@ -1122,7 +836,7 @@ public final class KafkaCluster implements AutoCloseable {
     }
 
     /** Immutable copy of a builder's settings. */
-    private static final class Settings {
+    static final class Settings {
         final int brokers;
         final boolean autoCreateTopics;
         final boolean childProcesses;

@@ -1,38 +1,26 @@
 package dev.kmeta.metadata.internal;
 
 import dev.kmeta.cluster.Cluster;
-import dev.kmeta.cluster.ClusterDelta;
 import dev.kmeta.cluster.Node;
 import dev.kmeta.cluster.PartitionMetadata;
 import dev.kmeta.cluster.TopicMetadata;
 import dev.kmeta.cluster.internal.TopicUsage;
+import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.MetadataClient;
 import dev.kmeta.metadata.MetadataClosedException;
 import dev.kmeta.metadata.MetadataConfig;
-import dev.kmeta.metadata.MetadataFatalException;
-import dev.kmeta.metadata.MetadataInterruptedException;
-import dev.kmeta.metadata.MetadataTimeoutException;
 import dev.kmeta.metadata.RefreshState;
 import dev.kmeta.metadata.Ticker;
 import dev.kmeta.metadata.TooManyTopicsException;
-import dev.kmeta.metadata.TopicException;
-import org.jctools.queues.MessagePassingQueue;
-import org.jctools.queues.MpscUnboundedXaddArrayQueue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The metadata manager: the one writer of the {@link Cluster} snapshot, and the {@link MetadataClient} that
@@ -51,57 +39,31 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       wakes exactly the waiters whose topic the answer was about (and the version waiters).</li>
  * </ul>
  * Times passed to the driver methods are ms on the same {@link Ticker} the manager was made with.
+ *
+ * <h2>Rooms</h2>
+ * This class is the facade and keeps the cache hit (one volatile read of the snapshot, a usage stamp at most once a
+ * second; allocation-free) to itself. Past a miss the work is in three package-private rooms, one per kind of caller,
+ * sharing {@link ManagerState} (which this class extends, so the hit reads the snapshot without a hop):
+ * {@link ApplicationWaits} (the application's waits), {@link CommandInbox} (what application threads post to the
+ * sender, and its draining) and {@link AnswerBook} (the sender's bookkeeping of requests, answers and failures).
  */
-public final class MetadataManager implements MetadataClient {
+public final class MetadataManager extends ManagerState implements MetadataClient {
     private static final Logger log = LoggerFactory.getLogger(MetadataManager.class);
-    private static final long EXPIRY_SWEEP_INTERVAL_MS = 1_000;
 
-    private final String clientId;
-    private final Ticker ticker;
-    private final long maxIdleNs;
-    private final boolean allowAutoCreateTopics;
-    private final boolean leaderlessRefresh;
-    private final Counters counters = new Counters();
-    private final Subscriptions subscriptions;
-    private final MessagePassingQueue<Object> commands = new MpscUnboundedXaddArrayQueue<>(256);
-    private final AtomicBoolean fullRequested = new AtomicBoolean();
-    private final AtomicBoolean wakePending = new AtomicBoolean();
-    private final WaitQueue versionWaiters = new WaitQueue();
-    private volatile Waker waker = () -> { };
-    private volatile Cluster snapshot = Cluster.empty();
-    private volatile boolean closed;
-    private volatile Throwable fatal;
-    private volatile String lastFailure;
-    private final dev.kmeta.metadata.ConnectionEvidence connections = new dev.kmeta.metadata.ConnectionEvidence();
-    private volatile String previousClusterId;
-    /** The ticker's time at the sender's last poll: the usage stamp of a cache hit (idle expiry is coarse anyway). */
-    private volatile long coarseNowNs;
-    private volatile long clusterIdChangedNs = Long.MIN_VALUE;
-    /** Ticker ms when the manager was made: what the metadata age counts from before the first full answer. */
-    private final long startedMs;
-    /** Sender-written: ticker ms of the last applied answer to a FULL request, or {@link TopicEntry#NEVER_MS}. */
-    private volatile long lastFullRefreshMs = TopicEntry.NEVER_MS;
-
-    // Sender thread only.
     private final RefreshStateMachine machine;
-    private final ResponseMerger merger;
-    private final Set<String> leaderless = new HashSet<>();
-    private long lastSweepMs = Long.MIN_VALUE / 4;
+    private final CommandInbox inbox;
+    private final ApplicationWaits waits;
+    private final AnswerBook answers;
 
     /** A manager for one client; {@code ticker} is the clock of every wait and of the driver methods' times. */
     public MetadataManager(MetadataConfig config, Ticker ticker) {
-        this.clientId = config.clientId();
-        this.ticker = Objects.requireNonNull(ticker, "ticker");
-        this.maxIdleNs = config.metadataMaxIdleMs() * 1_000_000L;
-        this.allowAutoCreateTopics = config.allowAutoCreateTopics();
-        this.leaderlessRefresh = config.leaderlessRefreshMs() > 0;
-        this.subscriptions = new Subscriptions(config.maxTopics(), counters);
-        this.coarseNowNs = ticker.nanoTime();
-        this.startedMs = ticker.milliTime();
+        super(config, ticker);
         Backoff retry = new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs(), config.jitter());
         Backoff fast = new Backoff(config.leaderlessRefreshMs(), config.retryBackoffMaxMs(), config.jitter());
         this.machine = new RefreshStateMachine(clientId, config.metadataMaxAgeMs(), retry, fast);
-        this.merger = new ResponseMerger(config.epochRewindAcceptCount());
+        this.inbox = new CommandInbox(this, machine);
+        this.waits = new ApplicationWaits(this, inbox);
+        this.answers = new AnswerBook(this, machine, config);
     }
 
     // ---------------------------------------------------------------- application threads
@@ -116,54 +78,24 @@ public final class MetadataManager implements MetadataClient {
         // The version is read before the request is posted: read after, it could already be the answer to this very
         // request, and the caller's awaitUpdate(version) would wait past it for one that nobody asked for.
         int version = snapshot.version();
-        if (fullRequested.compareAndSet(false, true)) {
-            wakeSender();
-        } else {
-            counters.requestsCoalesced.increment();
-        }
+        inbox.requestFull();
         return version;
     }
 
     @Override
     public void awaitUpdate(int lastVersion, long maxBlockMs) {
-        if (maxBlockMs < 0) {
-            throw new IllegalArgumentException("maxBlockMs must be >= 0: " + maxBlockMs);
-        }
-        Deadline deadline = Deadline.after(maxBlockMs, ticker);
-        long startNs = ticker.nanoTime();
-        counters.waitersNow.increment();
-        try {
-            while (snapshot.version() <= lastVersion) {
-                throwIfUnusable();
-                long remainingNs = deadline.remainingNs();
-                if (remainingNs <= 0) {
-                    counters.waitTimeouts.increment();
-                    Diagnosis d = diagnose(null, ANY_PARTITION, maxBlockMs, null, deadline);
-                    counters.recordTimeout(d.cause());
-                    throw new MetadataTimeoutException("Metadata version did not move past " + lastVersion
-                            + " within " + maxBlockMs + " ms" + lastFailureSuffix() + " [" + d.message() + "]", d);
-                }
-                if (Thread.currentThread().isInterrupted()) {
-                    throw interrupted("a metadata version past " + lastVersion);
-                }
-                versionWaiters.park(this, remainingNs,
-                        () -> snapshot.version() <= lastVersion && !closed && fatal == null);
-            }
-        } finally {
-            counters.waitersNow.decrement();
-            counters.waitTimeNsTotal.add(ticker.nanoTime() - startNs);
-        }
+        waits.awaitUpdate(lastVersion, maxBlockMs);
     }
 
     @Override
     public Cluster awaitTopic(String topic, int partition, Deadline deadline) {
         Cluster c = snapshot;
         TopicMetadata t = c.topic(topic);
-        if (t != null && answers(t, partition)) {
+        if (t != null && ApplicationWaits.answers(t, partition)) {
             stampHit(topic, t);
             return c;
         }
-        return awaitTopicSlowly(topic, partition, deadline);
+        return waits.awaitTopic(topic, partition, deadline);
     }
 
     @Override
@@ -181,7 +113,7 @@ public final class MetadataManager implements MetadataClient {
         if (partition < 0) {
             throw new IllegalArgumentException("partition must be >= 0: " + partition);
         }
-        return awaitTopicSlowly(topic, partition, deadline).leader(topic, partition);
+        return waits.awaitTopic(topic, partition, deadline).leader(topic, partition);
     }
 
     /**
@@ -199,11 +131,7 @@ public final class MetadataManager implements MetadataClient {
             stampHit(topic, t);
             return true;
         }
-        Objects.requireNonNull(topic, "topic");
-        throwIfUnusable();
-        TopicEntry e = subscriptions.subscribe(topic, ticker.nanoTime());
-        e.touch(ticker.nanoTime());
-        requestTopic(e);
+        waits.subscribe(topic);
         return false;
     }
 
@@ -254,146 +182,22 @@ public final class MetadataManager implements MetadataClient {
         }
     }
 
-    private static boolean answers(TopicMetadata t, int partition) {
-        if (partition == ANY_PARTITION) {
-            return t.partitionCount() > 0;
-        }
-        PartitionMetadata p = t.partition(partition);
-        return p != null && p.hasLeader();
-    }
-
-    private Cluster awaitTopicSlowly(String topic, int partition, Deadline deadline) {
-        Objects.requireNonNull(topic, "topic");
-        Objects.requireNonNull(deadline, "deadline");
-        if (partition < ANY_PARTITION) {
-            throw new IllegalArgumentException("partition must be >= 0 or ANY_PARTITION: " + partition);
-        }
-        throwIfUnusable();
-        long startNs = ticker.nanoTime();
-        TopicEntry e = subscriptions.subscribe(topic, startNs);
-        e.activeWaiters.incrementAndGet();
-        counters.waitersNow.increment();
-        boolean asked = false;
-        try {
-            for (;;) {
-                Cluster c = snapshot;
-                if (answer(c, topic, partition)) {
-                    e.touch(ticker.nanoTime());
-                    return c;
-                }
-                throwIfUnusable();
-                if (e.removed) {
-                    e.activeWaiters.decrementAndGet();
-                    e = subscriptions.subscribe(topic, ticker.nanoTime());
-                    e.activeWaiters.incrementAndGet();
-                    asked = false;
-                }
-                // Ask before looking at the budget: a zero-budget send must still make the topic known for the next.
-                // But not again once this wait has asked and its budget is spent: waking the sender takes the JDK
-                // selector's wakeup lock, and a holder waiting for a CPU (the sender, another waker) would keep this
-                // timed-out wait past its deadline.
-                e.touch(ticker.nanoTime());
-                if (!asked || !deadline.isExpired()) {
-                    requestTopic(e);
-                    asked = true;
-                }
-                long remainingNs = deadline.remainingNs();
-                if (remainingNs <= 0) {
-                    counters.waitTimeouts.increment();
-                    throw timeout(topic, partition, deadline, c, e);
-                }
-                if (Thread.currentThread().isInterrupted()) {
-                    throw interrupted(partition == ANY_PARTITION ? "topic " + topic
-                            : "partition " + partition + " of topic " + topic);
-                }
-                TopicEntry entry = e;
-                entry.waiters.park(this, remainingNs,
-                        () -> snapshot == c && !closed && fatal == null && !entry.removed);
-            }
-        } finally {
-            e.activeWaiters.decrementAndGet();
-            counters.waitersNow.decrement();
-            counters.waitTimeNsTotal.add(ticker.nanoTime() - startNs);
-        }
-    }
-
-    /** True when the snapshot answers; throws when the brokers refused the topic. */
-    private boolean answer(Cluster c, String topic, int partition) {
-        if (c.unauthorizedTopics().contains(topic)) {
-            Diagnosis d = diagnose(topic, partition, 0, subscriptions.get(topic), null);
-            throw new TopicException(topic, TopicException.Reason.NOT_AUTHORIZED, "Not authorized to describe topic "
-                    + topic + " (TOPIC_AUTHORIZATION_FAILED): grant Describe on it to this client's principal", d);
-        }
-        if (c.invalidTopics().contains(topic)) {
-            throw new TopicException(topic, TopicException.Reason.INVALID_TOPIC, "Invalid topic name '" + topic
-                    + "' (INVALID_TOPIC_EXCEPTION)");
-        }
-        TopicMetadata t = c.topic(topic);
-        return t != null && answers(t, partition);
-    }
-
-    private MetadataTimeoutException timeout(String topic, int partition, Deadline deadline, Cluster c,
-                                             TopicEntry e) {
-        String what = partition == ANY_PARTITION ? "Topic " + topic
-                : "Partition " + partition + " of topic " + topic;
-        Diagnosis d = diagnose(topic, partition, deadline.budgetMs(), e, deadline);
-        counters.recordTimeout(d.cause());
-        return new MetadataTimeoutException(what + " not present in metadata after " + deadline.budgetMs()
-                + " ms: " + d.cause() + ": " + d.seen() + ". Fix: " + d.fix(), d);
-    }
-
-    /** The diagnosis of a wait that ends now without an answer (or with a refusal). */
-    private Diagnosis diagnose(String topic, int partition, long budgetMs, TopicEntry e, Deadline deadline) {
-        Diagnoser.Facts f = new Diagnoser.Facts();
-        f.snapshot = snapshot;
-        f.topic = topic;
-        f.partition = partition;
-        f.budgetMs = budgetMs;
-        f.entry = e;
-        f.connections = connections;
-        f.fatal = fatal;
-        f.autoCreateAllowed = allowAutoCreateTopics;
-        f.previousClusterId = previousClusterId;
-        long changedNs = clusterIdChangedNs;
-        long startNs = deadline == null ? 0 : deadline.deadlineNs() - budgetMs * 1_000_000L;
-        f.clusterIdChangedDuringWait = changedNs != Long.MIN_VALUE && deadline != null && changedNs - startNs >= 0;
-        if (deadline != null) {
-            f.waitStartMs = startNs / 1_000_000L;
-        }
-        return Diagnoser.diagnose(f);
-    }
-
     /** What the sender saw of each broker address; the sender writes it, diagnoses read it. */
-    public dev.kmeta.metadata.ConnectionEvidence connections() {
+    public ConnectionEvidence connections() {
         return connections;
-    }
-
-    private String lastFailureSuffix() {
-        String f = lastFailure;
-        return f == null ? "" : " (last request failure: " + f + ")";
-    }
-
-    private void requestTopic(TopicEntry e) {
-        if (e.refreshRequested.compareAndSet(false, true)) {
-            commands.offer(e);
-            wakeSender();
-        } else {
-            counters.requestsCoalesced.increment();
-        }
     }
 
     @Override
     public void onLeaderHint(String topic, int partition, int leaderId, int leaderEpoch, Node endpoint) {
         Objects.requireNonNull(topic, "topic");
-        commands.offer(new LeaderHint(topic, partition, leaderId, leaderEpoch, endpoint));
-        wakeSender();
+        inbox.postLeaderHint(topic, partition, leaderId, leaderEpoch, endpoint);
     }
 
     @Override
     public void invalidate(String topic, int partition) {
         TopicEntry e = subscriptions.get(topic);
         if (e != null) {
-            requestTopic(e);
+            inbox.requestTopic(e);
         }
     }
 
@@ -411,8 +215,8 @@ public final class MetadataManager implements MetadataClient {
         log.debug("[{}] metadata closed; releasing every waiter", clientId);
         // The waiters first: waking the sender goes through the JDK selector's wakeup lock, which a descheduled
         // holder (the sender thread, another waker) can keep for as long as the machine does not run it.
-        wakeEveryWaiter();
-        wakeSender();
+        releaseEveryWaiter();
+        inbox.wakeSender();
     }
 
     /** True once {@link #close()} was called. */
@@ -420,46 +224,16 @@ public final class MetadataManager implements MetadataClient {
         return closed;
     }
 
-    private void throwIfUnusable() {
-        if (closed) {
-            throw new MetadataClosedException("The metadata client " + clientId + " is closed");
-        }
-        Throwable f = fatal;
-        if (f != null) {
-            Diagnosis d = diagnose(null, ANY_PARTITION, 0, null, null);
-            // The diagnosis's one line names the real problem (e.g. the TLS root cause: expired, untrusted, wrong
-            // host name), where the wire's error alone often says only "SSL handshake failed".
-            throw new MetadataFatalException("Metadata unavailable for client " + clientId + ": " + d.cause() + ": "
-                    + d.seen() + " (" + f + "). Fix: " + d.fix(), f, d);
-        }
-    }
-
-    /**
-     * What ends a wait whose thread was interrupted. The interrupt status is left set: the caller's code (and Kafka's
-     * {@code InterruptException}) expect it; and a parked thread that is interrupted returns from {@code parkNanos}
-     * at once, so a wait that did not check would spin until its deadline.
-     */
-    private static MetadataInterruptedException interrupted(String what) {
-        return new MetadataInterruptedException("Interrupted while waiting for metadata of " + what);
-    }
-
-    private void wakeSender() {
-        if (wakePending.compareAndSet(false, true)) {
-            waker.wakeup();
-        }
-    }
-
     /** Wakes every parked waiter so that it re-checks (close, fatal error, or a test that moved fake time). */
     public void wakeEveryWaiter() {
-        versionWaiters.wakeAll();
-        subscriptions.wakeAll();
+        releaseEveryWaiter();
     }
 
     // ---------------------------------------------------------------- sender thread
 
     /** Sets how application threads wake the sender. Call before the sender starts. */
     public void setWaker(Waker waker) {
-        this.waker = Objects.requireNonNull(waker, "waker");
+        inbox.setWaker(waker);
     }
 
     /** The clock the manager runs on. */
@@ -534,217 +308,30 @@ public final class MetadataManager implements MetadataClient {
      * {@link Long#MAX_VALUE} = nothing to do until woken or an answer arrives).
      */
     public long poll(long nowMs) {
-        wakePending.set(false);
+        inbox.senderLooked();
         coarseNowNs = ticker.nanoTime();
         if (closed) {
             machine.close();
             return Long.MAX_VALUE;
         }
-        drainCommands(nowMs);
-        expireIdleTopics(nowMs);
+        inbox.drain();
+        answers.expireIdleTopics(nowMs);
         return machine.timeToNextUpdate(nowMs);
     }
 
     /** Sender: the next request if one is due now (moving to IN_FLIGHT), else null. */
     public RefreshRequest beginRefresh(long nowMs) {
-        if (closed || machine.timeToNextUpdate(nowMs) > 0) {
-            return null;
-        }
-        RefreshRequest request = machine.begin(nowMs, subscriptions.names(), allowAutoCreateTopics);
-        for (String topic : request.topics()) {
-            TopicEntry e = subscriptions.get(topic);
-            if (e != null) {
-                e.asked = true;
-            }
-        }
-        counters.requestsSent.incrementAndGet();
-        return request;
+        return answers.beginRefresh(nowMs);
     }
 
     /** Sender: the answer to {@code request} arrived; merge it, publish, wake whoever it concerns. */
     public void onResponse(RefreshRequest request, RefreshResponse response, long nowMs) {
-        Cluster before = snapshot;
-        ResponseMerger.Result result = merger.merge(before, response, name -> subscriptions.get(name) != null);
-        if (result == null) {
-            counters.responsesRejected.incrementAndGet();
-            onFailure(request, "the answer listed no brokers", nowMs);
-            return;
-        }
-        Cluster next;
-        try {
-            next = before.apply(result.delta);
-        } catch (IllegalArgumentException bad) {
-            counters.responsesRejected.incrementAndGet();
-            onFailure(request, "unusable answer: " + bad.getMessage(), nowMs);
-            return;
-        }
-        if (result.clusterIdChanged) {
-            previousClusterId = before.clusterId();
-            clusterIdChangedNs = ticker.nanoTime();
-        }
-        // The ages first, then the snapshot: a reader that sees the new version also sees the ages it brought.
-        if (request.isFull()) {
-            lastFullRefreshMs = nowMs;
-        }
-        recordChangedAnswers(request, response, next, result.changedTopics, nowMs);
-        fatal = null;
-        lastFailure = null;
-        counters.responsesApplied.incrementAndGet();
-        counters.recordLatency(Math.max(0, nowMs - machine.inFlightSinceMs()));
-        counters.staleEpochsRejected.addAndGet(result.staleEpochsRejected);
-        snapshot = next;
-        // Wake first, then the sender's own bookkeeping: nothing below is what a woken waiter reads, and with 1,000
-        // topics asked it is most of this call (bench P6). Only the topics whose state changed (appeared, moved, vanished,
-        // refused): a waiter whose topic the answer asked for but left as it was would wake, find nothing and park
-        // again - with 1,000 missing topics in one request, a herd of 999 on every answer. Unanswered waits are
-        // re-asked by retryUnansweredWaits. (A thread woken here may see the state machine still IN_FLIGHT for the
-        // few microseconds until onSuccess below; whatever it asks goes through the command queue either way.)
-        wakeWaiters(result.changedTopics);
-        recordOtherAnswers(request, response, next, result.changedTopics, nowMs);
-        WorldChanges.log(log, clientId, before, next, result, counters);
-        trackLeaderless(request.topics(), result.changedTopics, next);
-        retryUnansweredWaits(request, next, result.changedTopics);
-        // News is what a producer routes by: topics, brokers, the cluster id. Not the controller id: KRaft brokers
-        // report a random live broker there, a different one from answer to answer on a multi-broker cluster, and
-        // taking that for news reset the backoff on most answers (issue 14: ~5 requests/s for a missing partition).
-        boolean news = changedAnyTopic(result.changedTopics, before, next) || result.clusterIdChanged
-                || !next.nodes().equals(before.nodes());
-        machine.onSuccess(request, news, nowMs);
-    }
-
-    /** True when a topic really differs once applied (a leader not in the broker list is no change twice over). */
-    private static boolean changedAnyTopic(Set<String> names, Cluster before, Cluster next) {
-        for (String name : names) {
-            if (!Objects.equals(before.topic(name), next.topic(name))
-                    || before.unauthorizedTopics().contains(name) != next.unauthorizedTopics().contains(name)
-                    || before.invalidTopics().contains(name) != next.invalidTopics().contains(name)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * A topic still missing while threads wait for it is asked again (after backoff), without relying on the
-     * waiters to wake up and ask: the retry loop of a send waiting for a topic that does not exist yet. So is a known
-     * topic the answer left unchanged while threads wait on it (a partition not there yet, or without a leader):
-     * its waiters were not woken (only changed topics wake theirs), so they cannot ask themselves.
-     */
-    private void retryUnansweredWaits(RefreshRequest request, Cluster next, Set<String> changed) {
-        for (String name : request.topics()) {
-            TopicEntry e = subscriptions.get(name);
-            if (e == null || e.activeWaiters.get() == 0 || next.unauthorizedTopics().contains(name)
-                    || next.invalidTopics().contains(name)) {
-                continue;
-            }
-            if (next.topic(name) == null) {
-                machine.addNew(name, false);
-            } else if (!changed.contains(name)) {
-                machine.addRefresh(name, false);
-            }
-        }
-    }
-
-    /**
-     * Records what the answer said of the asked topics it describes or changed (their errors for diagnoses, their
-     * ages), before the snapshot is published: a reader of the new version sees the ages it brought, and a waiter it
-     * wakes (its topic changed) sees what it said of that topic. The other asked topics - left as they were, with
-     * nothing but an error, 999 of them when 1,000 missing topics were asked (bench P6) - wait until after the wake.
-     */
-    private void recordChangedAnswers(RefreshRequest request, RefreshResponse response, Cluster next,
-                                      Set<String> changed, long nowMs) {
-        Set<String> asked = request.topics();
-        for (TopicMetadata answer : response.topics().values()) {
-            if (describes(answer) && asked.contains(answer.name())) {
-                recordAnswer(answer.name(), answer, next, nowMs);
-            }
-        }
-        for (String name : changed) {
-            TopicMetadata answer = response.topics().get(name);
-            if (!describes(answer) && asked.contains(name)) {
-                recordAnswer(name, answer, next, nowMs);
-            }
-        }
-    }
-
-    /** The rest of {@link #recordChangedAnswers}: the asked topics that neither changed nor came with partitions. */
-    private void recordOtherAnswers(RefreshRequest request, RefreshResponse response, Cluster next,
-                                    Set<String> changed, long nowMs) {
-        for (String name : request.topics()) {
-            TopicMetadata answer = response.topics().get(name);
-            if (!describes(answer) && !changed.contains(name)) {
-                recordAnswer(name, answer, next, nowMs);
-            }
-        }
-    }
-
-    /** True when the answer for a topic came with partitions (not only an error, and not missing). */
-    private static boolean describes(TopicMetadata answer) {
-        return answer != null && answer.partitionCount() > 0;
-    }
-
-    private void recordAnswer(String name, TopicMetadata answer, Cluster next, long nowMs) {
-        TopicEntry e = subscriptions.get(name);
-        if (e != null) {
-            e.recordError(answer == null ? 0 : answer.errorCode());
-            if (next.topic(name) != null) {
-                e.known = true;
-                if (answer != null) {
-                    e.refreshedMs = nowMs;
-                }
-            }
-        }
-    }
-
-    /** Notes which of the asked and changed topics lack a leader somewhere (refreshed on their own backoff). */
-    private void trackLeaderless(Set<String> asked, Set<String> changed, Cluster next) {
-        for (String name : asked) {
-            trackLeaderless(name, next);
-        }
-        for (String name : changed) {
-            if (!asked.contains(name)) { // most changed topics were asked: each once
-                trackLeaderless(name, next);
-            }
-        }
-        if (leaderlessRefresh) {
-            for (String name : leaderless) {
-                machine.addRefresh(name, true);
-            }
-        }
-    }
-
-    private void trackLeaderless(String name, Cluster next) {
-        TopicMetadata t = next.topic(name);
-        if (t != null && t.availablePartitions().size() < t.partitionCount()) {
-            leaderless.add(name);
-        } else {
-            leaderless.remove(name);
-        }
-    }
-
-    /**
-     * Wakes the waiters of the changed topics (and of any new version). Then, if it woke anyone, gives up the CPU
-     * once: Linux tends to queue a woken thread on its waker's CPU, where it would wait behind the bookkeeping that
-     * follows (bench P6: 0.5-0.8 ms from the wake to the waiter's return on an otherwise idle 2-CPU machine).
-     */
-    private void wakeWaiters(Set<String> topics) {
-        int woken = versionWaiters.wakeAll();
-        for (String name : topics) {
-            TopicEntry e = subscriptions.get(name);
-            if (e != null) {
-                woken += e.waiters.wakeAll();
-            }
-        }
-        if (woken > 0) {
-            Thread.yield();
-        }
+        answers.onResponse(request, response, nowMs);
     }
 
     /** Sender: the request failed (disconnect, timeout, unusable answer); it is retried after backoff. */
     public void onFailure(RefreshRequest request, String reason, long nowMs) {
-        counters.requestsFailed.incrementAndGet();
-        lastFailure = reason;
-        machine.onFailure(request, nowMs, snapshot.topicNames(), reason);
+        answers.onFailure(request, reason, nowMs);
     }
 
     /**
@@ -754,20 +341,7 @@ public final class MetadataManager implements MetadataClient {
      * @param request the request it ended, or null when none was in flight
      */
     public void onFatal(RefreshRequest request, Throwable error, long nowMs) {
-        Objects.requireNonNull(error, "error");
-        Throwable previous = fatal;
-        fatal = error;
-        if (request != null) {
-            onFailure(request, error.toString(), nowMs);
-        } else {
-            lastFailure = error.toString();
-        }
-        if (previous == null || !previous.toString().equals(error.toString())) {
-            log.error("[{}] metadata unavailable: {}", clientId, error.toString());
-        } else {
-            log.debug("[{}] metadata still unavailable: {}", clientId, error.toString());
-        }
-        wakeEveryWaiter();
+        answers.onFatal(request, error, nowMs);
     }
 
     /**
@@ -782,91 +356,6 @@ public final class MetadataManager implements MetadataClient {
 
     /** Sender: the connection to {@code nodeId} dropped; topics it leads are refreshed. */
     public void onNodeDisconnected(int nodeId, long nowMs) {
-        Set<String> topics = new LinkedHashSet<>();
-        for (PartitionMetadata p : snapshot.partitionsOnNode(nodeId)) {
-            topics.add(p.topic());
-        }
-        for (String t : topics) {
-            if (subscriptions.get(t) != null) {
-                machine.addRefresh(t, false);
-            }
-        }
-    }
-
-    private void drainCommands(long nowMs) {
-        if (fullRequested.getAndSet(false)) {
-            machine.requestFull("requestUpdate()");
-        }
-        List<LeaderHint> hints = null;
-        Object command;
-        while ((command = commands.relaxedPoll()) != null) {
-            if (command instanceof TopicEntry) {
-                takeTopicRequest((TopicEntry) command);
-            } else if (command instanceof LeaderHint) {
-                if (hints == null) {
-                    hints = new ArrayList<>();
-                }
-                hints.add((LeaderHint) command);
-            }
-        }
-        if (hints != null) {
-            applyHints(hints);
-        }
-    }
-
-    private void takeTopicRequest(TopicEntry e) {
-        e.refreshRequested.set(false);
-        if (e.removed) {
-            return;
-        }
-        if (snapshot.topic(e.name) != null) {
-            machine.addRefresh(e.name, false);
-        } else {
-            machine.addNew(e.name, !e.asked);
-        }
-    }
-
-    private void applyHints(List<LeaderHint> hints) {
-        Cluster before = snapshot;
-        LeaderHints batch = new LeaderHints(before);
-        for (LeaderHint h : hints) {
-            if (batch.apply(h)) {
-                counters.leaderHintsApplied.incrementAndGet();
-            } else {
-                counters.leaderHintsIgnored.incrementAndGet();
-                TopicEntry e = subscriptions.get(h.topic);
-                if (e != null && batch.wantsRefresh(h)) {
-                    machine.addRefresh(h.topic, false);
-                }
-            }
-        }
-        if (batch.isEmpty()) {
-            return;
-        }
-        snapshot = before.apply(batch.delta());
-        wakeWaiters(batch.topics());
-    }
-
-    private void expireIdleTopics(long nowMs) {
-        if (nowMs - lastSweepMs < EXPIRY_SWEEP_INTERVAL_MS) {
-            return;
-        }
-        lastSweepMs = nowMs;
-        List<TopicEntry> expired = subscriptions.expire(ticker.nanoTime(), maxIdleNs);
-        if (expired.isEmpty()) {
-            return;
-        }
-        ClusterDelta.Builder delta = ClusterDelta.builder();
-        Map<String, Boolean> names = new HashMap<>();
-        for (TopicEntry e : expired) {
-            machine.forget(e.name);
-            merger.forget(e.name);
-            leaderless.remove(e.name);
-            names.put(e.name, Boolean.TRUE);
-            delta.removeTopic(e.name);
-        }
-        counters.topicsExpired.addAndGet(expired.size());
-        snapshot = snapshot.apply(delta.build());
-        log.debug("[{}] {} idle topics expired: {}", clientId, expired.size(), names.keySet());
+        answers.onNodeDisconnected(nodeId);
     }
 }

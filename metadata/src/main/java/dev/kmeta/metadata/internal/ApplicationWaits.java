@@ -1,0 +1,198 @@
+package dev.kmeta.metadata.internal;
+
+import dev.kmeta.cluster.Cluster;
+import dev.kmeta.cluster.PartitionMetadata;
+import dev.kmeta.cluster.TopicMetadata;
+import dev.kmeta.metadata.Deadline;
+import dev.kmeta.metadata.Diagnosis;
+import dev.kmeta.metadata.MetadataClosedException;
+import dev.kmeta.metadata.MetadataFatalException;
+import dev.kmeta.metadata.MetadataInterruptedException;
+import dev.kmeta.metadata.MetadataTimeoutException;
+import dev.kmeta.metadata.TopicException;
+
+import java.util.Objects;
+
+import static dev.kmeta.metadata.MetadataClient.ANY_PARTITION;
+
+/**
+ * The application's waits past a cache miss: for a version ({@code awaitUpdate}) or for a topic or partition
+ * ({@code awaitTopic}, {@code awaitLeader}, {@code subscribe}): subscribe, ask the sender through the
+ * {@link CommandInbox}, park on the topic's (or the version's) {@link WaitQueue} until the sender publishes what was
+ * asked, and end with the snapshot, a refusal, a fatal error, close, an interrupt or a diagnosed timeout. The cache
+ * hit itself is {@link MetadataManager}'s.
+ *
+ * <p>Concurrency: any number of application threads; no lock. Lost wake-ups are ruled out by {@link WaitQueue}'s
+ * protocol: a waiter queues itself before it re-reads the snapshot.
+ */
+final class ApplicationWaits {
+    private final ManagerState state;
+    private final CommandInbox inbox;
+
+    ApplicationWaits(ManagerState state, CommandInbox inbox) {
+        this.state = state;
+        this.inbox = inbox;
+    }
+
+    /** Until the snapshot's version is past {@code lastVersion}; see {@link MetadataManager#awaitUpdate}. */
+    void awaitUpdate(int lastVersion, long maxBlockMs) {
+        if (maxBlockMs < 0) {
+            throw new IllegalArgumentException("maxBlockMs must be >= 0: " + maxBlockMs);
+        }
+        Deadline deadline = Deadline.after(maxBlockMs, state.ticker);
+        long startNs = state.ticker.nanoTime();
+        state.counters.waitersNow.increment();
+        try {
+            while (state.snapshot.version() <= lastVersion) {
+                throwIfUnusable();
+                long remainingNs = deadline.remainingNs();
+                if (remainingNs <= 0) {
+                    throw versionTimeout(lastVersion, maxBlockMs, deadline);
+                }
+                if (Thread.currentThread().isInterrupted()) {
+                    throw interrupted("a metadata version past " + lastVersion);
+                }
+                state.versionWaiters.park(state, remainingNs,
+                        () -> state.snapshot.version() <= lastVersion && !state.closed && state.fatal == null);
+            }
+        } finally {
+            state.counters.waitersNow.decrement();
+            state.counters.waitTimeNsTotal.add(state.ticker.nanoTime() - startNs);
+        }
+    }
+
+    private MetadataTimeoutException versionTimeout(int lastVersion, long maxBlockMs, Deadline deadline) {
+        state.counters.waitTimeouts.increment();
+        Diagnosis d = state.diagnose(null, ANY_PARTITION, maxBlockMs, null, deadline);
+        state.counters.recordTimeout(d.cause());
+        return new MetadataTimeoutException("Metadata version did not move past " + lastVersion
+                + " within " + maxBlockMs + " ms" + lastFailureSuffix() + " [" + d.message() + "]", d);
+    }
+
+    /** {@code subscribe} past a miss: the topic is subscribed and asked for (one request however many callers). */
+    void subscribe(String topic) {
+        Objects.requireNonNull(topic, "topic");
+        throwIfUnusable();
+        TopicEntry e = state.subscriptions.subscribe(topic, state.ticker.nanoTime());
+        e.touch(state.ticker.nanoTime());
+        inbox.requestTopic(e);
+    }
+
+    /** The wait of {@code awaitTopic}/{@code awaitLeader} past a miss; returns the snapshot that answers. */
+    Cluster awaitTopic(String topic, int partition, Deadline deadline) {
+        Objects.requireNonNull(topic, "topic");
+        Objects.requireNonNull(deadline, "deadline");
+        if (partition < ANY_PARTITION) {
+            throw new IllegalArgumentException("partition must be >= 0 or ANY_PARTITION: " + partition);
+        }
+        throwIfUnusable();
+        long startNs = state.ticker.nanoTime();
+        TopicEntry e = state.subscriptions.subscribe(topic, startNs);
+        e.activeWaiters.incrementAndGet();
+        state.counters.waitersNow.increment();
+        boolean asked = false;
+        try {
+            for (;;) {
+                Cluster c = state.snapshot;
+                if (answer(c, topic, partition)) {
+                    e.touch(state.ticker.nanoTime());
+                    return c;
+                }
+                throwIfUnusable();
+                if (e.removed) {
+                    e.activeWaiters.decrementAndGet();
+                    e = state.subscriptions.subscribe(topic, state.ticker.nanoTime());
+                    e.activeWaiters.incrementAndGet();
+                    asked = false;
+                }
+                // Ask before looking at the budget: a zero-budget send must still make the topic known for the next.
+                // But not again once this wait has asked and its budget is spent: waking the sender takes the JDK
+                // selector's wakeup lock, and a holder waiting for a CPU (the sender, another waker) would keep this
+                // timed-out wait past its deadline.
+                e.touch(state.ticker.nanoTime());
+                if (!asked || !deadline.isExpired()) {
+                    inbox.requestTopic(e);
+                    asked = true;
+                }
+                long remainingNs = deadline.remainingNs();
+                if (remainingNs <= 0) {
+                    state.counters.waitTimeouts.increment();
+                    throw timeout(topic, partition, deadline, e);
+                }
+                if (Thread.currentThread().isInterrupted()) {
+                    throw interrupted(partition == ANY_PARTITION ? "topic " + topic
+                            : "partition " + partition + " of topic " + topic);
+                }
+                TopicEntry entry = e;
+                entry.waiters.park(state, remainingNs,
+                        () -> state.snapshot == c && !state.closed && state.fatal == null && !entry.removed);
+            }
+        } finally {
+            e.activeWaiters.decrementAndGet();
+            state.counters.waitersNow.decrement();
+            state.counters.waitTimeNsTotal.add(state.ticker.nanoTime() - startNs);
+        }
+    }
+
+    /** True when the snapshot answers; throws when the brokers refused the topic. */
+    private boolean answer(Cluster c, String topic, int partition) {
+        if (c.unauthorizedTopics().contains(topic)) {
+            Diagnosis d = state.diagnose(topic, partition, 0, state.subscriptions.get(topic), null);
+            throw new TopicException(topic, TopicException.Reason.NOT_AUTHORIZED, "Not authorized to describe topic "
+                    + topic + " (TOPIC_AUTHORIZATION_FAILED): grant Describe on it to this client's principal", d);
+        }
+        if (c.invalidTopics().contains(topic)) {
+            throw new TopicException(topic, TopicException.Reason.INVALID_TOPIC, "Invalid topic name '" + topic
+                    + "' (INVALID_TOPIC_EXCEPTION)");
+        }
+        TopicMetadata t = c.topic(topic);
+        return t != null && answers(t, partition);
+    }
+
+    /** True when the topic answers a wait for {@code partition}: has partitions, or has that one with a leader. */
+    static boolean answers(TopicMetadata t, int partition) {
+        if (partition == ANY_PARTITION) {
+            return t.partitionCount() > 0;
+        }
+        PartitionMetadata p = t.partition(partition);
+        return p != null && p.hasLeader();
+    }
+
+    private MetadataTimeoutException timeout(String topic, int partition, Deadline deadline, TopicEntry e) {
+        String what = partition == ANY_PARTITION ? "Topic " + topic
+                : "Partition " + partition + " of topic " + topic;
+        Diagnosis d = state.diagnose(topic, partition, deadline.budgetMs(), e, deadline);
+        state.counters.recordTimeout(d.cause());
+        return new MetadataTimeoutException(what + " not present in metadata after " + deadline.budgetMs()
+                + " ms: " + d.cause() + ": " + d.seen() + ". Fix: " + d.fix(), d);
+    }
+
+    private String lastFailureSuffix() {
+        String f = state.lastFailure;
+        return f == null ? "" : " (last request failure: " + f + ")";
+    }
+
+    /** Throws when no wait can succeed now: the client is closed, or a fatal error holds until an answer arrives. */
+    void throwIfUnusable() {
+        if (state.closed) {
+            throw new MetadataClosedException("The metadata client " + state.clientId + " is closed");
+        }
+        Throwable f = state.fatal;
+        if (f != null) {
+            Diagnosis d = state.diagnose(null, ANY_PARTITION, 0, null, null);
+            // The diagnosis's one line names the real problem (e.g. the TLS root cause: expired, untrusted, wrong
+            // host name), where the wire's error alone often says only "SSL handshake failed".
+            throw new MetadataFatalException("Metadata unavailable for client " + state.clientId + ": " + d.cause()
+                    + ": " + d.seen() + " (" + f + "). Fix: " + d.fix(), f, d);
+        }
+    }
+
+    /**
+     * What ends a wait whose thread was interrupted. The interrupt status is left set: the caller's code (and Kafka's
+     * {@code InterruptException}) expect it; and a parked thread that is interrupted returns from {@code parkNanos}
+     * at once, so a wait that did not check would spin until its deadline.
+     */
+    private static MetadataInterruptedException interrupted(String what) {
+        return new MetadataInterruptedException("Interrupted while waiting for metadata of " + what);
+    }
+}
