@@ -43,6 +43,12 @@ class WakeupRaceTest {
     private static final int ROUNDS = Integer.getInteger("kmeta.wakeup.rounds", 2_000);
     private static final long BUDGET_MS = Long.getLong("kmeta.wakeup.budget.ms", 10_000);
     private static final int SPIN = Integer.getInteger("kmeta.wakeup.spin", 100);
+    /**
+     * A race stops starting rounds after this long once it has {@link #MIN_ROUNDS}: on a starved machine (2 cores at
+     * load 20) a round can take tens of ms while its two threads wait for CPUs, and 2,000 of them outlast any timeout.
+     */
+    private static final long SOFT_LIMIT_MS = Long.getLong("kmeta.wakeup.soft.limit.ms", 20_000);
+    private static final int MIN_ROUNDS = Math.min(ROUNDS, 200);
     /** Far below the budget: a woken waiter returns in micro- to milliseconds, a lost one only at 10 s. */
     private static final long SLOWEST_ALLOWED_MS = Math.min(2_000, BUDGET_MS / 2);
     private static final MetadataConfig CONFIG = MetadataConfig.from(Map.of("client.id", "race",
@@ -120,10 +126,10 @@ class WakeupRaceTest {
             System.out.printf("WakeupRaceTest %s: %d rounds (%d with the waiter in before the answer), %d slow,"
                     + " slowest wait %.3f ms, mean %.3f ms%n", race, rounds, waiterFirst, slow, slowestNs / 1e6,
                     totalNs / 1e6 / rounds);
-            assertEquals(ROUNDS, rounds);
+            assertTrue(rounds >= MIN_ROUNDS, race + ": " + rounds + " rounds");
             // 1 in 200: on 2 cores at load 20 (other builds) the two threads overlap less often (25 of 2,000 seen in
             // one race); still proof that the interleaving under test happened, and 0 when the harness is broken.
-            assertTrue(waiterFirst >= ROUNDS / 200, race + ": the waiter came in before the answer in only "
+            assertTrue(waiterFirst >= Math.max(1, rounds / 200), race + ": the waiter came in before the answer in only "
                     + waiterFirst + " rounds; the race is not exercised");
             assertTrue(slowestNs < TimeUnit.MILLISECONDS.toNanos(SLOWEST_ALLOWED_MS),
                     race + ": a waiter took " + slowestNs / 1_000_000 + " ms; a woken waiter returns in ms, so a wait"
@@ -135,14 +141,22 @@ class WakeupRaceTest {
     private record Race(Runnable waiter, Runnable other) {
     }
 
-    /** Spins until {@code condition} holds; false if it did not within the budget + 5 s. */
-    private static boolean spinUntil(BooleanSupplier condition) {
+    /**
+     * Spins until {@code condition} holds, yielding after {@code tightSpins} (a thread spinning for long holds the
+     * CPU the other side needs on a starved machine); false if it did not within the budget + 5 s.
+     */
+    private static boolean spinUntil(BooleanSupplier condition, int tightSpins) {
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BUDGET_MS + 5_000);
+        int spins = 0;
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() - end > 0) {
                 return false;
             }
-            Thread.onSpinWait();
+            if (++spins < tightSpins) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
         }
         return true;
     }
@@ -156,6 +170,8 @@ class WakeupRaceTest {
     private static Stats run(IntFunction<Race> setup) throws Exception {
         AtomicInteger go = new AtomicInteger(-1);
         AtomicInteger done = new AtomicInteger(-1);
+        AtomicInteger rounds = new AtomicInteger(ROUNDS);
+        long softEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SOFT_LIMIT_MS);
         AtomicReference<Race> current = new AtomicReference<>();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         long[] waiterStart = new long[ROUNDS];
@@ -164,9 +180,12 @@ class WakeupRaceTest {
         Future<?> waiter = pool.submit(() -> {
             for (int i = 0; i < ROUNDS; i++) {
                 int round = i;
-                if (!spinUntil(() -> go.get() >= round)) {
+                if (!spinUntil(() -> go.get() >= round || rounds.get() <= round, 1 << 20)) {
                     failure.compareAndSet(null, new AssertionError("round " + round + " never started"));
                     return;
+                }
+                if (go.get() < round) {
+                    return; // the other side stopped at the soft limit
                 }
                 Race r = current.get();
                 waiterStart[i] = System.nanoTime();
@@ -184,6 +203,10 @@ class WakeupRaceTest {
         });
         Future<?> other = pool.submit(() -> {
             for (int i = 0; i < ROUNDS && failure.get() == null; i++) {
+                if (i >= MIN_ROUNDS && System.nanoTime() - softEnd > 0) {
+                    rounds.set(i);
+                    return;
+                }
                 int round = i;
                 Race r = setup.apply(i);
                 current.set(r);
@@ -191,7 +214,7 @@ class WakeupRaceTest {
                 spin(SPIN);
                 otherStart[i] = System.nanoTime();
                 r.other.run();
-                if (!spinUntil(() -> done.get() >= round)) {
+                if (!spinUntil(() -> done.get() >= round, 1 << 10)) {
                     failure.compareAndSet(null, new AssertionError("round " + round + ": the waiter never returned"));
                     return;
                 }
@@ -203,7 +226,7 @@ class WakeupRaceTest {
             throw new AssertionError(failure.get().getMessage(), failure.get().getCause());
         }
         Stats stats = new Stats();
-        for (int i = 0; i < ROUNDS; i++) {
+        for (int i = 0; i < rounds.get(); i++) {
             stats.add(wait[i], waiterStart[i] - otherStart[i] < 0);
         }
         return stats;
@@ -258,7 +281,7 @@ class WakeupRaceTest {
             FakeBroker broker = new FakeBroker();
             step(m, broker);
             return new Race(() -> m.awaitUpdate(m.requestUpdate(), BUDGET_MS),
-                    () -> spinUntil(() -> step(m, broker) != null));
+                    () -> spinUntil(() -> step(m, broker) != null, 1 << 20));
         }).check("requestUpdate + awaitUpdate vs sender rounds");
     }
 
