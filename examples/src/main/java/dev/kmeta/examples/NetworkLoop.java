@@ -190,6 +190,16 @@ final class NetworkLoop implements Runnable {
         }
     }
 
+    /** kmeta's reason a record of the partition expired (never null while kmeta is open), or null if closed. */
+    private Diagnosis undelivered(PartitionQueue q) {
+        try {
+            return metadata.diagnoseUndelivered(q.topic, q.partition);
+        } catch (RuntimeException e) {
+            log.debug("no diagnosis for {}-{}", q.topic, q.partition, e);
+            return null;
+        }
+    }
+
     /** One pass: take new records, expire, send what may go, poll (package-private: tests drive it). */
     void runOnce() {
         passes++;
@@ -238,7 +248,7 @@ final class NetworkLoop implements Runnable {
                 List<PendingRecord> expired = q.expire(nowMs);
                 if (!expired.isEmpty()) {
                     fail(expired, RecordFailures.expired(q, expired.size(), settings.deliveryTimeoutMs(),
-                            diagnosis(q)));
+                            undelivered(q)));
                 }
                 List<PendingRecord> unsendable = q.expireUnreachable(nowMs, maxBlockMs);
                 if (!unsendable.isEmpty()) {

@@ -35,7 +35,12 @@ public final class Diagnosis {
         /** The bootstrap now leads to another cluster than before. */
         CLUSTER_ID_CHANGED,
         /** Brokers answer, but the answer did not come within the budget (a slow or overloaded cluster). */
-        NO_ANSWER_IN_TIME
+        NO_ANSWER_IN_TIME,
+        /**
+         * A record was not acknowledged in time although its partition's leader is known and nothing kmeta recorded
+         * speaks against it (a slow or stuck broker, or a path only the producer's own connections take).
+         */
+        LEADER_NOT_RESPONDING
     }
 
     private final Cause cause;

@@ -224,6 +224,19 @@ public final class KafkaMetadata implements MetadataClient {
     }
 
     /**
+     * Why a record for this partition was not delivered in time (its producer gave up on it, e.g. at
+     * {@code delivery.timeout.ms}): what {@link #diagnose} says, or, when nothing kmeta recorded speaks against the
+     * partition's leader, {@code LEADER_NOT_RESPONDING} naming the leader and kmeta's last contact with it (a slow or
+     * stuck broker, or a path only the producer's own connections take). Never null: every expired record can carry
+     * a reason. Any thread.
+     *
+     * @param partition the partition, >= 0
+     */
+    public Diagnosis diagnoseUndelivered(String topic, int partition) {
+        return core.manager().diagnoseUndelivered(topic, partition);
+    }
+
+    /**
      * Ms since the last successful full refresh (kafka-clients' {@code metadata-age}, in ms); before the first one,
      * ms since the instance started.
      */

@@ -72,7 +72,9 @@ public final class DiagnosingInterceptor implements ProducerInterceptor<Object, 
             Exception reason = bridge.keptTimeout(record.topic());
             if (reason == null) {
                 int partition = record.partition() >= 0 ? record.partition() : MetadataClient.ANY_PARTITION;
-                Diagnosis d = bridge.metadata().diagnose(record.topic(), partition);
+                Diagnosis d = record.partition() >= 0
+                        ? bridge.metadata().diagnoseUndelivered(record.topic(), partition)
+                        : bridge.metadata().diagnose(record.topic(), partition);
                 reason = d == null ? null : new MetadataTimeoutException(d.message(), d);
             }
             if (reason != null && exception.getCause() == null) {

@@ -67,8 +67,27 @@ final class Diagnoser {
 
     static Diagnosis diagnose(Facts f) {
         Collection<Record> records = f.connections.records();
+        return build(f, records, decide(f, records));
+    }
+
+    /**
+     * A record its producer could not deliver although its partition's leader looks healthy to kmeta (known, at
+     * the address the snapshot names, nothing failing recorded): LEADER_NOT_RESPONDING, with kmeta's last contact.
+     */
+    static Diagnosis undelivered(Facts f, Node leader, long nowMs) {
+        Record r = f.connections.broker(leader.id());
+        String contact = r == null || !r.everAnswered() ? "kmeta has had no reason to ask it anything"
+                : "its last answer to kmeta came " + Math.max(0, nowMs - r.lastAnswerMs()) + " ms ago";
+        return build(f, f.connections.records(), new Decision(Cause.LEADER_NOT_RESPONDING, "broker " + leader.id()
+                + " at " + leader.host() + ":" + leader.port() + " leads partition " + f.partition + " and nothing "
+                + "recorded speaks against it (" + contact + "), yet the record was not acknowledged in time",
+                "look at broker " + leader.id() + "'s health and request latency (request queue, disks, in-sync "
+                        + "replicas with acks=all) and at the network path from this client to it; "
+                        + "request.timeout.ms and delivery.timeout.ms bound how long a record waits"));
+    }
+
+    private static Diagnosis build(Facts f, Collection<Record> records, Decision d) {
         List<String> evidence = evidence(f, records);
-        Decision d = decide(f, records);
         TopicMetadata t = f.topic == null ? null : f.snapshot.topic(f.topic);
         return new Diagnosis(d.cause, f.topic, f.partition, f.budgetMs, d.seen, d.fix, evidence,
                 t == null ? -1 : t.partitionCount(), f.snapshot.clusterId(), f.previousClusterId);

@@ -56,6 +56,11 @@ abstract class ManagerState {
 
     /** The diagnosis of a wait that ends now without an answer (or with a refusal). Any thread. */
     final Diagnosis diagnose(String topic, int partition, long budgetMs, TopicEntry e, Deadline deadline) {
+        return Diagnoser.diagnose(facts(topic, partition, budgetMs, e, deadline));
+    }
+
+    /** What a diagnosis is decided from, as recorded now. */
+    final Diagnoser.Facts facts(String topic, int partition, long budgetMs, TopicEntry e, Deadline deadline) {
         Diagnoser.Facts f = new Diagnoser.Facts();
         f.snapshot = snapshot;
         f.topic = topic;
@@ -72,7 +77,7 @@ abstract class ManagerState {
         if (deadline != null) {
             f.waitStartMs = startNs / 1_000_000L;
         }
-        return Diagnoser.diagnose(f);
+        return f;
     }
 
     /**

@@ -159,6 +159,23 @@ public final class MetadataManager extends ManagerState implements MetadataClien
     }
 
     /**
+     * Why a record for this partition was not delivered (it expired): {@link #diagnosePartition}'s answer, or, when
+     * the partition has a leader that nothing recorded speaks against, LEADER_NOT_RESPONDING naming it and kmeta's
+     * last contact with it. Never null. Any thread.
+     */
+    public Diagnosis diagnoseUndelivered(String topic, int partition) {
+        Diagnosis d = diagnosePartition(topic, partition);
+        if (d != null) {
+            return d;
+        }
+        Cluster c = snapshot;
+        PartitionMetadata p = c.partition(topic, partition);
+        Node leader = p == null || !p.hasLeader() ? null : c.node(p.leaderId());
+        Diagnoser.Facts f = facts(topic, partition, 0, subscriptions.get(topic), null);
+        return leader == null ? Diagnoser.diagnose(f) : Diagnoser.undelivered(f, leader, ticker.milliTime());
+    }
+
+    /**
      * A cache hit's usage stamp. No clock read: the sender's last poll time is precise enough. And no subscription
      * lookup while the topic object says it was used within the touch granularity.
      */

@@ -78,4 +78,32 @@ class DiagnosePartitionTest {
             assertNull(h.manager.diagnosePartition("orders", 0));
         }
     }
+
+    /** An expired record always gets a reason: the partition's own, else its healthy-looking leader named. */
+    @Test
+    void anUndeliveredRecordAlwaysGetsAReasonNamingItsLeader() throws Exception {
+        try (Harness h = new Harness()) {
+            h.broker.topic("orders", 2, 0);
+            h.learn("orders");
+            bootstrapAnswered(h);
+            ConnectionEvidence evidence = h.manager.connections();
+            ConnectionEvidence.Record zero = evidence.record("0", "127.0.0.1:9092", false);
+            evidence.connected(zero, h.now());
+            evidence.answer(zero, h.now());
+            h.ticker.advanceMs(1_500);
+
+            assertNull(h.manager.diagnosePartition("orders", 0), "nothing speaks against leader 0");
+            Diagnosis slow = h.manager.diagnoseUndelivered("orders", 0);
+            assertEquals(Cause.LEADER_NOT_RESPONDING, slow.cause(), slow.message());
+            assertTrue(slow.seen().startsWith("broker 0 at 127.0.0.1:9092 leads partition 0 and nothing recorded "
+                    + "speaks against it (its last answer to kmeta came 1500 ms ago)"), slow.seen());
+            assertTrue(slow.message().contains("for partition 0 of topic orders"), slow.message());
+            Diagnosis never = h.manager.diagnoseUndelivered("orders", 1);
+            assertEquals(Cause.LEADER_NOT_RESPONDING, never.cause());
+            assertTrue(never.seen().contains("kmeta has had no reason to ask it anything"), never.seen());
+
+            // A partition kmeta has a reason for keeps that reason.
+            assertEquals(Cause.PARTITION_OUT_OF_RANGE, h.manager.diagnoseUndelivered("orders", 5).cause());
+        }
+    }
 }
