@@ -21,9 +21,9 @@ import static dev.kmeta.testkit.KafkaCluster.STANDARD_AUTHORIZER;
  * <p>Immutable and thread-safe (the settings are; the per-broker overrides function is the builder's).
  */
 final class BrokerConfigs {
-    private final KafkaCluster.Settings settings;
+    private final ClusterSettings settings;
 
-    BrokerConfigs(KafkaCluster.Settings settings) {
+    BrokerConfigs(ClusterSettings settings) {
         this.settings = settings;
     }
 

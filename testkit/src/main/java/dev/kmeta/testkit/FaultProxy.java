@@ -1,8 +1,6 @@
 package dev.kmeta.testkit;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -11,17 +9,12 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +31,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A proxy may be created without a target ({@link #create()}): until {@link #retarget(String, int)} it
  * resets every connection it accepts. All threads are daemon threads named {@code faultproxy-<port>-...}.
+ *
+ * <p>This class owns the listening socket and the mode; each connection is pumped by a {@link ProxyConnection}, the
+ * counters are a {@link ProxyTraffic}, fed by a {@link FrameCounter} per client stream.
  *
  * <p>Thread-safe: every method may be called from any thread, at any time; mode switches apply at once to new
  * connections and, as documented per mode, to existing ones.
@@ -57,17 +53,11 @@ public final class FaultProxy implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(FaultProxy.class);
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
     private static final int CONNECT_TIMEOUT_MS = 2_000;
-    private static final int BUFFER_SIZE = 16 * 1024;
 
     private final Object lock = new Object();
     private final int port;
-    private final Set<Link> links = ConcurrentHashMap.newKeySet();
-    private final Map<Short, AtomicLong> requestCounts = new ConcurrentHashMap<>();
-    /** Per api key, the highest request version clients sent (the version they negotiated). */
-    private final Map<Short, Short> maxVersions = new ConcurrentHashMap<>();
-    private final AtomicLong accepted = new AtomicLong();
-    private final AtomicLong bytesFromClients = new AtomicLong();
-    private final AtomicLong bytesToClients = new AtomicLong();
+    private final Set<ProxyConnection> links = ConcurrentHashMap.newKeySet();
+    private final ProxyTraffic traffic = new ProxyTraffic();
     private final AtomicInteger linkIds = new AtomicInteger();
 
     private volatile Mode mode = Mode.PASS;
@@ -164,7 +154,7 @@ public final class FaultProxy implements AutoCloseable {
 
     /** Resets (TCP RST) every open connection, both the client's and the target's side. The mode is unchanged. */
     public FaultProxy resetAll() {
-        for (Link link : new ArrayList<>(links)) {
+        for (ProxyConnection link : new ArrayList<>(links)) {
             link.abort();
         }
         return this;
@@ -172,7 +162,7 @@ public final class FaultProxy implements AutoCloseable {
 
     /** Connections accepted since start (or {@link #resetCounters()}). */
     public long acceptedConnections() {
-        return accepted.get();
+        return traffic.acceptedConnections();
     }
 
     /** Connections open now. */
@@ -182,25 +172,22 @@ public final class FaultProxy implements AutoCloseable {
 
     /** Bytes received from clients (forwarded or not). */
     public long bytesFromClients() {
-        return bytesFromClients.get();
+        return traffic.bytesFromClients();
     }
 
     /** Bytes forwarded from targets to clients. */
     public long bytesToClients() {
-        return bytesToClients.get();
+        return traffic.bytesToClients();
     }
 
     /** Kafka request frames with this api key that clients sent through this proxy. */
     public long requestCount(short apiKey) {
-        AtomicLong count = requestCounts.get(apiKey);
-        return count == null ? 0 : count.get();
+        return traffic.requestCount(apiKey);
     }
 
     /** All request frame counts by api key (a copy, sorted by key). */
     public Map<Short, Long> requestCounts() {
-        Map<Short, Long> copy = new TreeMap<>();
-        requestCounts.forEach((key, count) -> copy.put(key, count.get()));
-        return Collections.unmodifiableMap(copy);
+        return traffic.requestCounts();
     }
 
     /**
@@ -208,16 +195,12 @@ public final class FaultProxy implements AutoCloseable {
      * broker negotiated through ApiVersions), or -1 if none was sent.
      */
     public short maxRequestVersion(short apiKey) {
-        return maxVersions.getOrDefault(apiKey, (short) -1);
+        return traffic.maxRequestVersion(apiKey);
     }
 
     /** Zeroes every counter (frames already half-parsed are still counted when complete). */
     public void resetCounters() {
-        accepted.set(0);
-        bytesFromClients.set(0);
-        bytesToClients.set(0);
-        requestCounts.clear();
-        maxVersions.clear();
+        traffic.reset();
     }
 
     /** Stops accepting, resets every connection and releases the port. Idempotent. */
@@ -239,6 +222,16 @@ public final class FaultProxy implements AutoCloseable {
     @Override
     public String toString() {
         return "FaultProxy[" + address() + " -> " + target + ", " + mode + "]";
+    }
+
+    /** The configured latency, for connections' writers. */
+    long latencyNanos() {
+        return latencyNanos;
+    }
+
+    /** A connection that ended or was reset: no longer open. */
+    void forget(ProxyConnection link) {
+        links.remove(link);
     }
 
     private FaultProxy switchTo(Mode next) {
@@ -294,7 +287,7 @@ public final class FaultProxy implements AutoCloseable {
                     abortQuietly(client);
                     return;
                 }
-                accepted.incrementAndGet();
+                traffic.accepted();
                 onAccept(client);
             } catch (IOException e) {
                 if (!server.isClosed()) {
@@ -332,7 +325,7 @@ public final class FaultProxy implements AutoCloseable {
     }
 
     private void startLink(Socket client, Socket upstream) {
-        Link link = new Link(linkIds.incrementAndGet(), client, upstream);
+        ProxyConnection link = new ProxyConnection(this, traffic, linkIds.incrementAndGet(), client, upstream);
         links.add(link);
         if (closed) {
             link.abort();
@@ -403,211 +396,5 @@ public final class FaultProxy implements AutoCloseable {
             LOG.trace("setSoLinger failed", e);
         }
         closeQuietly(socket);
-    }
-
-    private void countFrame(short apiKey, short apiVersion) {
-        requestCounts.computeIfAbsent(apiKey, key -> new AtomicLong()).incrementAndGet();
-        maxVersions.merge(apiKey, apiVersion, (a, b) -> a >= b ? a : b);
-    }
-
-    /** One proxied connection: a client socket, an optional upstream socket, and a pipe each way. */
-    private final class Link {
-        private final int id;
-        private final Socket client;
-        private final Socket upstream;
-        private final AtomicInteger openDirections = new AtomicInteger(2);
-        private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
-        private volatile boolean aborted;
-
-        Link(int id, Socket client, Socket upstream) {
-            this.id = id;
-            this.client = client;
-            this.upstream = upstream;
-        }
-
-        void start() {
-            try {
-                client.setTcpNoDelay(true);
-                if (upstream == null) {
-                    InputStream in = client.getInputStream();
-                    spawn("drain", () -> drain(in));
-                    return;
-                }
-                startPipe("c2s", client.getInputStream(), upstream, new FrameCounter(), null);
-                startPipe("s2c", upstream.getInputStream(), client, null, bytesToClients);
-            } catch (IOException e) {
-                abort();
-            }
-        }
-
-        /** A reader thread queues what it reads (counting frames if asked); a writer forwards it when due. */
-        private void startPipe(String name, InputStream in, Socket to, FrameCounter frames, AtomicLong written)
-                throws IOException {
-            LinkedBlockingQueue<Chunk> queue = new LinkedBlockingQueue<>();
-            OutputStream out = to.getOutputStream();
-            spawn(name + "-read", () -> read(in, queue, frames));
-            spawn(name + "-write", () -> write(queue, out, to, written));
-        }
-
-        private void spawn(String name, Runnable body) {
-            Thread thread = new Thread(() -> {
-                try {
-                    body.run();
-                } finally {
-                    threads.remove(Thread.currentThread());
-                }
-            }, "faultproxy-" + port + "-" + id + "-" + name);
-            thread.setDaemon(true);
-            threads.add(thread);
-            thread.start();
-        }
-
-        /** Blackholed at accept: read and count, never forward. */
-        private void drain(InputStream in) {
-            FrameCounter frames = new FrameCounter();
-            byte[] buffer = new byte[BUFFER_SIZE];
-            try {
-                for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
-                    bytesFromClients.addAndGet(n);
-                    frames.feed(buffer, 0, n);
-                }
-            } catch (IOException e) {
-                LOG.trace("faultproxy {}-{} drain ended", port, id, e);
-            }
-            abort();
-        }
-
-        private void read(InputStream in, LinkedBlockingQueue<Chunk> queue, FrameCounter frames) {
-            byte[] buffer = new byte[BUFFER_SIZE];
-            try {
-                for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
-                    if (frames != null) {
-                        frames.feed(buffer, 0, n);
-                        bytesFromClients.addAndGet(n);
-                    }
-                    if (mode != Mode.BLACKHOLE) {
-                        queue.add(new Chunk(System.nanoTime(), Arrays.copyOf(buffer, n)));
-                    }
-                }
-                queue.add(Chunk.EOF);
-            } catch (IOException e) {
-                LOG.trace("faultproxy {}-{} read ended", port, id, e);
-                abort();
-            }
-        }
-
-        private void write(LinkedBlockingQueue<Chunk> queue, OutputStream out, Socket to, AtomicLong written) {
-            try {
-                while (!aborted) {
-                    Chunk chunk = queue.take();
-                    if (chunk == Chunk.EOF) {
-                        to.shutdownOutput();
-                        directionDone();
-                        return;
-                    }
-                    awaitDue(chunk.readNanos + latencyNanos);
-                    if (mode == Mode.BLACKHOLE) {
-                        continue;
-                    }
-                    if (written != null) {
-                        written.addAndGet(chunk.bytes.length);
-                    }
-                    out.write(chunk.bytes);
-                    out.flush();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (IOException e) {
-                LOG.trace("faultproxy {}-{} write ended", port, id, e);
-                abort();
-            }
-        }
-
-        private void awaitDue(long dueNanos) throws InterruptedException {
-            long wait = dueNanos - System.nanoTime();
-            while (wait > 0) {
-                TimeUnit.NANOSECONDS.sleep(wait);
-                wait = dueNanos - System.nanoTime();
-            }
-        }
-
-        private void directionDone() {
-            if (openDirections.decrementAndGet() == 0) {
-                links.remove(this);
-                closeQuietly(client);
-                closeQuietly(upstream);
-            }
-        }
-
-        void abort() {
-            aborted = true;
-            links.remove(this);
-            abortQuietly(client);
-            abortQuietly(upstream);
-            for (Thread thread : threads) {
-                if (thread != Thread.currentThread()) {
-                    thread.interrupt();
-                }
-            }
-        }
-    }
-
-    /** Bytes read at a given time; {@link #EOF} marks the end of a direction. */
-    private static final class Chunk {
-        static final Chunk EOF = new Chunk(0, new byte[0]);
-        final long readNanos;
-        final byte[] bytes;
-
-        Chunk(long readNanos, byte[] bytes) {
-            this.readNanos = readNanos;
-            this.bytes = bytes;
-        }
-    }
-
-    /**
-     * Splits a client's byte stream into Kafka frames (int32 size, then the header: int16 api key, int16 api
-     * version first) and counts them by api key, keeping the highest version seen. Stops counting on a stream that is evidently not Kafka.
-     */
-    private final class FrameCounter {
-        private static final int HEADER = 8;
-        private static final int MIN_FRAME = 8;
-        private static final int MAX_FRAME = 256 * 1024 * 1024;
-        private final byte[] header = new byte[HEADER];
-        private int filled;
-        private long toSkip;
-        private boolean broken;
-
-        void feed(byte[] bytes, int offset, int length) {
-            int pos = offset;
-            int end = offset + length;
-            while (pos < end && !broken) {
-                if (toSkip > 0) {
-                    int n = (int) Math.min(toSkip, end - pos);
-                    toSkip -= n;
-                    pos += n;
-                    continue;
-                }
-                int n = Math.min(HEADER - filled, end - pos);
-                System.arraycopy(bytes, pos, header, filled, n);
-                filled += n;
-                pos += n;
-                if (filled == HEADER) {
-                    onHeader();
-                }
-            }
-        }
-
-        private void onHeader() {
-            filled = 0;
-            int size = ((header[0] & 0xff) << 24) | ((header[1] & 0xff) << 16)
-                    | ((header[2] & 0xff) << 8) | (header[3] & 0xff);
-            if (size < MIN_FRAME || size > MAX_FRAME) {
-                broken = true;
-                return;
-            }
-            countFrame((short) (((header[4] & 0xff) << 8) | (header[5] & 0xff)),
-                    (short) (((header[6] & 0xff) << 8) | (header[7] & 0xff)));
-            toSkip = size - (HEADER - 4L);
-        }
     }
 }

@@ -79,4 +79,15 @@ final class InProcessNode extends KafkaNode {
                     + " (Kafka internals changed?)", e);
         }
     }
+
+    /** This JVM's kafka_2.13 version, from its jar's name (e.g. kafka_2.13-4.4.0.jar), or "unknown". */
+    static String kafkaVersion() {
+        try {
+            String jar = kafka.Kafka.class.getProtectionDomain().getCodeSource().getLocation().getPath();
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("kafka_2\\.13-([^/]+)\\.jar$").matcher(jar);
+            return m.find() ? m.group(1) : "unknown";
+        } catch (RuntimeException | LinkageError e) {
+            return "unknown";
+        }
+    }
 }

@@ -1,7 +1,5 @@
 package dev.kmeta.testkit;
 
-import java.io.IOException;
-import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -13,15 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
@@ -63,10 +52,11 @@ import org.slf4j.LoggerFactory;
  * for clusters left open. Kafka's non-daemon threads keep a JVM alive until the cluster is closed: always close
  * it (try-with-resources, or {@link KafkaClusterExtension}).
  *
- * <p>This class owns the lifecycle (nodes, ports, storage, proxies) and is the facade over the package-private
- * rooms that do the rest: {@link BrokerConfigs} (each node's {@code server.properties}), {@link AdminOperations}
- * (topics, SCRAM users, ACLs through the shared Admin), {@link Readiness} (the waits that ask every broker) and
- * {@link PortRace} (telling a taken port from other start failures).
+ * <p>This class is the facade (its state: new, running, closed) over package-private rooms: {@link ClusterNodes}
+ * (the node lifecycle: nodes, ports, storage, proxies, the shared Admin), {@link BrokerConfigs} (each node's
+ * {@code server.properties}), {@link AdminOperations} (topics, SCRAM users, ACLs through the shared Admin),
+ * {@link Readiness} (the waits that ask every broker) and {@link PortRace} (telling a taken port from other start
+ * failures).
  *
  * <p>Thread-safe: lifecycle methods (start, stop, kill, close) are serialized; queries may run concurrently.
  */
@@ -89,38 +79,27 @@ public final class KafkaCluster implements AutoCloseable {
     public static final String INTERNAL_PRINCIPAL = "User:ANONYMOUS";
 
     private static final Logger LOG = LoggerFactory.getLogger(KafkaCluster.class);
-    private static final Set<KafkaCluster> OPEN = ConcurrentHashMap.newKeySet();
-    private static final AtomicInteger THREAD_IDS = new AtomicInteger();
     static final int START_ATTEMPTS = 3;
 
-    static {
-        Runtime.getRuntime().addShutdownHook(new Thread(KafkaCluster::closeLeftovers, "kmeta-testkit-shutdown"));
-    }
-
-    private final Settings settings;
+    private final ClusterSettings settings;
     private final String clusterId = Uuid.randomUuid().toString();
     private final List<Integer> brokerIds;
-    private final Map<Integer, KafkaNode> nodes = new LinkedHashMap<>();
-    private final Map<Integer, FaultProxy> proxies = new LinkedHashMap<>();
-    private volatile Path storage;
-    private volatile Admin admin;
-    private volatile State state = State.NEW;
-    private int controllerPort;
-    private final BrokerConfigs brokerConfigs;
+    private final ClusterNodes nodes;
     private final Readiness readiness;
     private final AdminOperations operations;
+    private volatile State state = State.NEW;
 
     private enum State { NEW, RUNNING, CLOSED }
 
-    private KafkaCluster(Settings settings) {
+    private KafkaCluster(ClusterSettings settings) {
         this.settings = settings;
         List<Integer> ids = new ArrayList<>();
         for (int i = 0; i < settings.brokers; i++) {
             ids.add(i);
         }
         this.brokerIds = Collections.unmodifiableList(ids);
-        this.brokerConfigs = new BrokerConfigs(settings);
-        this.readiness = new Readiness(this::runningBrokerIds, this::internalAddress, this::brokerAddress);
+        this.nodes = new ClusterNodes(settings, clusterId, brokerIds);
+        this.readiness = nodes.readiness();
         this.operations = new AdminOperations(this::admin, readiness);
     }
 
@@ -145,17 +124,17 @@ public final class KafkaCluster implements AutoCloseable {
         if (settings.distribution == null) {
             KafkaExit.installThrowingProcedures(); // nodes in this JVM: their Exit calls must not end it
         }
-        OPEN.add(this);
+        OpenClusters.add(this);
         long begin = System.nanoTime();
         try {
-            startWithRetries();
+            nodes.startAll();
             state = State.RUNNING;
         } catch (RuntimeException | Error e) {
             close();
             throw e;
         }
-        LOG.info("Kafka cluster {} started in {} ms: {}, bootstrap {}", clusterId, millisSince(begin), shape(),
-                bootstrapServers());
+        LOG.info("Kafka cluster {} started in {} ms: {}, bootstrap {}", clusterId, ClusterNodes.millisSince(begin),
+                shape(), bootstrapServers());
         return this;
     }
 
@@ -168,21 +147,18 @@ public final class KafkaCluster implements AutoCloseable {
         if (state == State.CLOSED) {
             return;
         }
-        boolean started = state == State.RUNNING || storage != null;
+        boolean started = state == State.RUNNING || nodes.hasStorage();
         state = State.CLOSED;
         if (!started) {
             return;
         }
         long begin = System.nanoTime();
         try {
-            closeAdmin();
-            stopAllNodes();
+            nodes.closeAll();
         } finally {
-            proxies.values().forEach(FaultProxy::close);
-            deleteStorage();
-            OPEN.remove(this);
+            OpenClusters.remove(this);
         }
-        LOG.info("Kafka cluster {} closed in {} ms", clusterId, millisSince(begin));
+        LOG.info("Kafka cluster {} closed in {} ms", clusterId, ClusterNodes.millisSince(begin));
     }
 
     /**
@@ -190,17 +166,14 @@ public final class KafkaCluster implements AutoCloseable {
      * single-node cluster this stops the controller too.
      */
     public synchronized void stopBroker(int brokerId) {
-        KafkaNode node = runningBroker(brokerId);
-        long begin = System.nanoTime();
-        node.stop();
-        LOG.info("broker {} stopped in {} ms", brokerId, millisSince(begin));
+        requireRunning();
+        nodes.stopBroker(brokerId);
     }
 
     /** Kills a broker hard ({@code kill -9}); needs {@link Builder#childProcesses(boolean) child processes}. */
     public synchronized void killBroker(int brokerId) {
-        KafkaNode node = runningBroker(brokerId);
-        node.kill();
-        LOG.info("broker {} killed", brokerId);
+        requireRunning();
+        nodes.killBroker(brokerId);
     }
 
     /**
@@ -210,74 +183,9 @@ public final class KafkaCluster implements AutoCloseable {
      * combined node's CONTROLLER port included, whose failed bind Kafka reports by halting.
      */
     public synchronized void startBroker(int brokerId) {
-        KafkaNode node = broker(brokerId);
+        nodes.broker(brokerId);
         requireRunning();
-        if (node.isRunning()) {
-            throw new IllegalStateException("broker " + brokerId + " is running");
-        }
-        long begin = System.nanoTime();
-        try {
-            startOnFormerPorts(node);
-        } catch (Exception e) {
-            throw new IllegalStateException("broker " + brokerId + " did not start", e);
-        }
-        awaitBrokersSeeEachOther();
-        LOG.info("broker {} started in {} ms", brokerId, millisSince(begin));
-    }
-
-    /**
-     * Starts a broker on its former ports and, each time its start failed in a way a taken port explains (see
-     * {@link PortRace#mayBePortRace}), on new ones, up to {@value #START_ATTEMPTS} starts in all.
-     */
-    private void startOnFormerPorts(KafkaNode node) throws Exception {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                startNode(node);
-                if (attempt > 1) {
-                    followMovedPorts(node);
-                }
-                return;
-            } catch (Exception | Error e) {
-                if (attempt == START_ATTEMPTS || !PortRace.mayBePortRace(e)) {
-                    throw e;
-                }
-                LOG.warn("broker {} did not start, maybe a port was taken ({}); starting on new ports", node.id,
-                        e.toString());
-                choosePorts(node);
-            }
-        }
-    }
-
-    /** Points the broker's proxy (if any) and the shared Admin at its ports, which may have changed. */
-    private void followMovedPorts(KafkaNode node) {
-        FaultProxy proxy = proxies.get(node.id);
-        if (proxy != null) {
-            proxy.retarget(HOST, node.clientPort);
-        }
-        renewAdmin();
-    }
-
-    /**
-     * New ports for each of a node's listeners (a combined node's CONTROLLER listener too), chosen before it
-     * starts: the controller's is named in every node's {@code controller.quorum.voters}, and a restarted broker
-     * binds its former ports again. They come from {@link Settings#portPicker}, by default {@link FreePorts#next()}:
-     * outside the ephemeral range, where no outgoing connection takes them.
-     */
-    private void choosePorts(KafkaNode node) {
-        if (node.role.isBroker()) {
-            node.clientPort = settings.portPicker.pick(node.id, CLIENT_LISTENER);
-            node.internalPort = settings.portPicker.pick(node.id, INTERNAL_LISTENER);
-        }
-        if (node.role != KafkaNode.Role.BROKER) {
-            controllerPort = settings.portPicker.pick(node.id, CONTROLLER_LISTENER);
-            node.controllerPort = controllerPort;
-        }
-    }
-
-    /** A new shared Admin: its bootstrap list names the INTERNAL ports, which may have changed. */
-    private void renewAdmin() {
-        closeAdmin();
-        admin = Admin.create(adminConfig());
+        nodes.startBroker(brokerId);
     }
 
     /** {@link #stopBroker(int)} then {@link #startBroker(int)}. */
@@ -294,23 +202,11 @@ public final class KafkaCluster implements AutoCloseable {
      */
     public synchronized void restartController() {
         requireRunning();
-        KafkaNode controller = nodes.get(CONTROLLER_ID);
-        if (controller == null) {
+        if (nodes.hasController()) {
+            nodes.restartController();
+        } else {
             restartBroker(brokerIds.get(0));
-            return;
         }
-        long begin = System.nanoTime();
-        controller.stop();
-        long stopped = System.nanoTime();
-        try {
-            startNode(controller); // on its former port: the brokers' controller.quorum.voters name it
-        } catch (Exception e) {
-            throw new IllegalStateException("the controller did not start again", e);
-        }
-        readiness.awaitQuorumLeader(this::admin, CONTROLLER_ID);
-        awaitBrokersSeeEachOther();
-        LOG.info("controller stopped in {} ms, serving again {} ms later", TimeUnit.NANOSECONDS.toMillis(
-                stopped - begin), millisSince(stopped));
     }
 
     // ------------------------------------------------------------------ topics
@@ -385,7 +281,8 @@ public final class KafkaCluster implements AutoCloseable {
 
     /** {@code 127.0.0.1:port,...} of every broker's CLIENT listener (real ports, never proxies). */
     public String bootstrapServers() {
-        return brokerIds.stream().map(id -> HOST + ":" + broker(id).clientPort).collect(Collectors.joining(","));
+        return brokerIds.stream().map(id -> HOST + ":" + nodes.broker(id).clientPort)
+                .collect(Collectors.joining(","));
     }
 
     /**
@@ -434,13 +331,13 @@ public final class KafkaCluster implements AutoCloseable {
 
     /** The CLIENT listener of one broker (real port, whatever it advertises). */
     public InetSocketAddress brokerAddress(int brokerId) {
-        return new InetSocketAddress(LOOPBACK, broker(brokerId).clientPort);
+        return nodes.brokerAddress(brokerId);
     }
 
     /** The proxy in front of a broker; needs {@link Builder#withProxies()}. */
     public FaultProxy proxy(int brokerId) {
-        broker(brokerId);
-        FaultProxy proxy = proxies.get(brokerId);
+        nodes.broker(brokerId);
+        FaultProxy proxy = nodes.proxy(brokerId);
         if (proxy == null) {
             throw new IllegalStateException("no proxies: build the cluster with withProxies()");
         }
@@ -459,7 +356,7 @@ public final class KafkaCluster implements AutoCloseable {
 
     /** Ids of the brokers running now. */
     public List<Integer> runningBrokerIds() {
-        return brokerIds.stream().filter(id -> broker(id).isRunning()).collect(Collectors.toUnmodifiableList());
+        return nodes.runningBrokerIds();
     }
 
     /** The cluster id the storage was formatted with. */
@@ -469,7 +366,7 @@ public final class KafkaCluster implements AutoCloseable {
 
     /** The cluster's storage directory ({@code <root>/kafka-<random>}); null before start. */
     public Path storageDirectory() {
-        return storage;
+        return nodes.storage();
     }
 
     /**
@@ -477,7 +374,7 @@ public final class KafkaCluster implements AutoCloseable {
      * with the cluster. Do not close it.
      */
     public Admin admin() {
-        Admin current = admin;
+        Admin current = nodes.admin();
         if (current == null) {
             throw new IllegalStateException("cluster " + clusterId + " is not running (" + state + ")");
         }
@@ -489,303 +386,12 @@ public final class KafkaCluster implements AutoCloseable {
         return "KafkaCluster[" + clusterId + ", " + shape() + ", " + state + "]";
     }
 
-    // ------------------------------------------------------------------ starting
-
-    /**
-     * Starts the cluster, and again from scratch on new ports each time a start failed in a way a taken port
-     * explains, up to {@value #START_ATTEMPTS} starts; the last failure carries the earlier ones as suppressed.
-     */
-    private void startWithRetries() {
-        List<RuntimeException> earlier = new ArrayList<>();
-        for (int attempt = 1; ; attempt++) {
-            try {
-                startOnce();
-                return;
-            } catch (RuntimeException e) {
-                if (!PortRace.mayBePortRace(e)) {
-                    throw e;
-                }
-                if (attempt == START_ATTEMPTS) {
-                    throw gaveUp(e, earlier);
-                }
-                LOG.warn("cluster {} did not start, maybe a port was taken ({}); starting again on new ports",
-                        clusterId, e.toString());
-                earlier.add(e);
-                stopAllNodes();
-                nodes.clear();
-                deleteStorage();
-            }
-        }
-    }
-
-    private static IllegalStateException gaveUp(RuntimeException last, List<RuntimeException> earlier) {
-        IllegalStateException failure = new IllegalStateException("the cluster did not start in " + START_ATTEMPTS
-                + " attempts, each on new ports; the last attempt: " + last.getMessage(), last);
-        earlier.forEach(failure::addSuppressed);
-        return failure;
-    }
-
-    private void startOnce() {
-        storage = Storage.create(settings.storageRoot);
-        createNodes();
-        createProxies();
-        List<KafkaNode> all = new ArrayList<>(nodes.values());
-        inParallel("start", all, node -> {
-            long begin = System.nanoTime();
-            node.format(configOf(node), clusterId);
-            long formatted = System.nanoTime();
-            startNode(node);
-            LOG.debug("node {}: formatted in {} ms, started in {} ms", node.id,
-                    TimeUnit.NANOSECONDS.toMillis(formatted - begin), millisSince(formatted));
-            return null;
-        }, settings.startTimeout);
-        proxies.forEach((id, proxy) -> proxy.retarget(HOST, broker(id).clientPort));
-        admin = Admin.create(adminConfig());
-        awaitBrokersSeeEachOther();
-    }
-
-    private void createNodes() {
-        boolean combined = settings.brokers == 1 && !settings.childProcesses;
-        KafkaDistribution dist = settings.distribution;
-        if (!combined) {
-            KafkaNode controller = dist != null
-                    ? new ChildProcessNode(CONTROLLER_ID, KafkaNode.Role.CONTROLLER, nodeDir(CONTROLLER_ID), dist)
-                    : new InProcessNode(CONTROLLER_ID, KafkaNode.Role.CONTROLLER, nodeDir(CONTROLLER_ID));
-            choosePorts(controller);
-            nodes.put(CONTROLLER_ID, controller);
-        }
-        KafkaNode.Role role = combined ? KafkaNode.Role.COMBINED : KafkaNode.Role.BROKER;
-        for (int id : brokerIds) {
-            KafkaNode node = settings.childProcesses || dist != null
-                    ? new ChildProcessNode(id, role, nodeDir(id), dist)
-                    : new InProcessNode(id, role, nodeDir(id));
-            choosePorts(node);
-            nodes.put(id, node);
-        }
-    }
-
-    private void createProxies() {
-        if (settings.proxies && proxies.isEmpty()) {
-            for (int id : brokerIds) {
-                proxies.put(id, FaultProxy.create());
-            }
-        }
-    }
-
-    private Path nodeDir(int id) {
-        return storage.resolve("node-" + id);
-    }
-
-    /**
-     * Starts a node; a failed start is rethrown with the evidence of its ports. Kafka's controller reports a
-     * failed bind to a fault handler, which logs it and halts ({@link KafkaExit.Called}, without the cause), and a
-     * broker buries it a few causes deep. So after a failure (the node is stopped by now) each of the node's ports
-     * is bound once: if a port is taken, or the start halted, the failure is wrapped in one that says so in its
-     * message, with each taken port attached as a suppressed {@link BindException} naming it.
-     */
-    private void startNode(KafkaNode node) throws Exception {
-        try {
-            node.start(configOf(node), settings.startTimeout);
-        } catch (Exception | Error e) {
-            Map<String, Integer> ports = portsOf(node);
-            List<BindException> taken = PortRace.takenPorts(node, ports);
-            if (taken.isEmpty() && !PortRace.anyInChain(e, t -> t instanceof KafkaExit.Called)) {
-                throw e;
-            }
-            IllegalStateException explained = new IllegalStateException(PortRace.explanation(node, ports, taken), e);
-            taken.forEach(explained::addSuppressed);
-            throw explained;
-        }
-    }
-
-    /** The ports the node's listeners are configured with, by listener name. */
-    private Map<String, Integer> portsOf(KafkaNode node) {
-        return PortRace.portsOf(node, controllerPort);
-    }
-
-    private Map<String, Object> adminConfig() {
-        return AdminOperations.adminConfig(brokerIds.stream().map(id -> HOST + ":" + broker(id).internalPort)
-                .collect(Collectors.joining(",")));
-    }
-
-    /** The INTERNAL listener of one broker: the cluster's own checks and Admin, untouched by faults. */
-    private InetSocketAddress internalAddress(int brokerId) {
-        return new InetSocketAddress(LOOPBACK, broker(brokerId).internalPort);
-    }
-
-    // ------------------------------------------------------------------ node configuration
-
-    private Map<String, String> configOf(KafkaNode node) {
-        return brokerConfigs.of(node, controllerId(), controllerPort, advertisedClientAddress(node));
-    }
-
-    private int controllerId() {
-        return nodes.containsKey(CONTROLLER_ID) ? CONTROLLER_ID : brokerIds.get(0);
-    }
-
-    /** host:port the CLIENT listener advertises, or null for its own (bound) address. */
-    private String advertisedClientAddress(KafkaNode node) {
-        FaultProxy proxy = proxies.get(node.id);
-        if (proxy != null) {
-            return HOST + ":" + proxy.port();
-        }
-        InetSocketAddress advertised = settings.advertised.get(node.id);
-        return advertised == null ? null : advertised.getHostString() + ":" + advertised.getPort();
-    }
-
-    // ------------------------------------------------------------------ waiting
-
-    private void awaitBrokersSeeEachOther() {
-        readiness.awaitBrokersSeeEachOther();
-    }
-
     /**
      * Waits until every running broker's metadata names {@code leaderId} as the partition's leader (the Admin client
      * asks only one broker; the others, the new leader among them, learn an election a little later).
      */
     public void awaitLeaderEverywhere(String topic, int partition, int leaderId) {
         readiness.awaitLeaderEverywhere(topic, partition, leaderId);
-    }
-
-    // ------------------------------------------------------------------ stopping
-
-    private void closeAdmin() {
-        Admin current = admin;
-        admin = null;
-        if (current != null) {
-            try {
-                current.close(Duration.ofSeconds(2));
-            } catch (RuntimeException e) {
-                LOG.warn("cluster {}: closing the admin client failed", clusterId, e);
-            }
-        }
-    }
-
-    /** Brokers first (in parallel, each cleanly; child JVMs are killed), then the controller. */
-    private void stopAllNodes() {
-        List<KafkaNode> brokers = new ArrayList<>();
-        List<KafkaNode> controllers = new ArrayList<>();
-        for (KafkaNode node : nodes.values()) {
-            (node.role == KafkaNode.Role.CONTROLLER ? controllers : brokers).add(node);
-        }
-        stopQuietly(brokers);
-        stopQuietly(controllers);
-    }
-
-    private void stopQuietly(List<KafkaNode> group) {
-        try {
-            inParallel("stop", group, node -> {
-                if (node instanceof ChildProcessNode) {
-                    node.kill();
-                } else {
-                    node.stop();
-                }
-                return null;
-            }, Duration.ofSeconds(60));
-        } catch (RuntimeException e) {
-            LOG.warn("cluster {}: stopping nodes failed", clusterId, e);
-        }
-    }
-
-    private void deleteStorage() {
-        Path dir = storage;
-        if (dir == null) {
-            return;
-        }
-        try {
-            Storage.deleteRecursively(dir);
-        } catch (IOException e) {
-            LOG.warn("cluster {}: cannot delete {}", clusterId, dir, e);
-        }
-    }
-
-    /**
-     * JVM shutdown hook: closes clusters left open (e.g. Ctrl-C in a demo), each from a daemon thread, and gives
-     * up after a bounded time so that a cluster stuck in start() cannot hang the JVM's exit.
-     */
-    private static void closeLeftovers() {
-        List<Thread> closers = new ArrayList<>();
-        for (KafkaCluster cluster : new ArrayList<>(OPEN)) {
-            LOG.warn("closing {} left open at JVM exit", cluster);
-            Thread closer = new Thread(cluster::close, "kmeta-testkit-close-" + cluster.clusterId);
-            closer.setDaemon(true);
-            closer.start();
-            closers.add(closer);
-        }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        for (Thread closer : closers) {
-            try {
-                closer.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------ helpers
-
-    /** A task on one node that may throw. */
-    private interface NodeTask {
-        Void run(KafkaNode node) throws Exception;
-    }
-
-    /** Runs a task on every node in parallel (daemon threads); the first failure is rethrown. */
-    private void inParallel(String what, List<KafkaNode> group, NodeTask task, Duration timeout) {
-        if (group.isEmpty()) {
-            return;
-        }
-        ExecutorService pool = Executors.newFixedThreadPool(group.size(), runnable -> {
-            Thread thread = new Thread(runnable, "kmeta-testkit-" + what + "-" + THREAD_IDS.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        });
-        try {
-            List<Future<Void>> futures = new ArrayList<>();
-            for (KafkaNode node : group) {
-                futures.add(pool.submit(() -> task.run(node)));
-            }
-            long deadline = System.nanoTime() + timeout.toNanos();
-            for (int i = 0; i < futures.size(); i++) {
-                awaitNode(futures.get(i), group.get(i), what, deadline);
-            }
-        } finally {
-            pool.shutdownNow();
-        }
-    }
-
-    private static void awaitNode(Future<Void> future, KafkaNode node, String what, long deadlineNanos) {
-        try {
-            future.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            throw new IllegalStateException(what + " of node " + node.id + " failed: " + cause, cause);
-        } catch (TimeoutException e) {
-            throw new IllegalStateException(what + " of node " + node.id + " timed out", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted during " + what + " of node " + node.id, e);
-        }
-    }
-
-    private KafkaNode broker(int brokerId) {
-        if (brokerId < 0 || brokerId >= settings.brokers) {
-            throw new IllegalArgumentException("no broker " + brokerId + "; brokers are " + brokerIds);
-        }
-        KafkaNode node = nodes.get(brokerId);
-        if (node == null) {
-            throw new IllegalStateException("cluster " + clusterId + " is not started");
-        }
-        return node;
-    }
-
-    private KafkaNode runningBroker(int brokerId) {
-        requireRunning();
-        KafkaNode node = broker(brokerId);
-        if (!node.isRunning()) {
-            throw new IllegalStateException("broker " + brokerId + " is not running");
-        }
-        return node;
     }
 
     private void requireRunning() {
@@ -797,34 +403,19 @@ public final class KafkaCluster implements AutoCloseable {
     private String shape() {
         String where = settings.distribution != null ? " (" + settings.distribution + ", child JVMs)"
                 : settings.childProcesses ? " (child JVMs)" : "";
-        return nodes.containsKey(CONTROLLER_ID)
+        return nodes.hasController()
                 ? settings.brokers + " brokers + 1 controller" + where
                 : "1 combined broker+controller" + where;
     }
 
     /** The Kafka version the nodes run: their distribution's, or this JVM's kafka_2.13 (in-process). */
     public String kafkaVersion() {
-        return settings.distribution != null ? settings.distribution.version() : inProcessVersion();
-    }
-
-    /** This JVM's kafka_2.13 version, from its jar's name (e.g. kafka_2.13-4.4.0.jar), or "unknown". */
-    private static String inProcessVersion() {
-        try {
-            String jar = kafka.Kafka.class.getProtectionDomain().getCodeSource().getLocation().getPath();
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("kafka_2\\.13-([^/]+)\\.jar$").matcher(jar);
-            return m.find() ? m.group(1) : "unknown";
-        } catch (RuntimeException | LinkageError e) {
-            return "unknown";
-        }
+        return settings.distribution != null ? settings.distribution.version() : InProcessNode.kafkaVersion();
     }
 
     /** The distribution the nodes run, or null when they run on this JVM's own class path. */
     public KafkaDistribution distribution() {
         return settings.distribution;
-    }
-
-    private static long millisSince(long beginNanos) {
-        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - beginNanos);
     }
 
     // ------------------------------------------------------------------ builder
@@ -835,67 +426,27 @@ public final class KafkaCluster implements AutoCloseable {
         int pick(int nodeId, String listener);
     }
 
-    /** Immutable copy of a builder's settings. */
-    static final class Settings {
-        final int brokers;
-        final boolean autoCreateTopics;
-        final boolean childProcesses;
-        final boolean proxies;
-        final boolean authorizer;
-        final String clientSecurityProtocol;
-        final ClientSecurity clientSecurity;
-        final Path storageRoot;
-        final Duration startTimeout;
-        final Map<String, String> brokerConfigs;
-        final Map<String, String> controllerConfigs;
-        final Map<Integer, InetSocketAddress> advertised;
-        final Function<Integer, Map<String, String>> brokerOverrides;
-        final PortPicker portPicker;
-        final KafkaDistribution distribution;
-
-        Settings(Builder b) {
-            brokers = b.brokers;
-            autoCreateTopics = b.autoCreateTopics;
-            childProcesses = b.childProcesses;
-            proxies = b.proxies;
-            authorizer = b.authorizer;
-            clientSecurityProtocol = b.clientSecurity != null
-                    ? b.clientSecurity.protocol() : b.clientSecurityProtocol;
-            // null: a protocol configured by hand (clientSecurityProtocol + brokerConfig), unknown to the testkit
-            clientSecurity = b.clientSecurity != null ? b.clientSecurity
-                    : "PLAINTEXT".equals(b.clientSecurityProtocol) ? ClientSecurity.plaintext() : null;
-            storageRoot = b.storageRoot;
-            startTimeout = b.startTimeout;
-            brokerConfigs = Map.copyOf(b.brokerConfigs);
-            controllerConfigs = Map.copyOf(b.controllerConfigs);
-            advertised = Map.copyOf(b.advertised);
-            brokerOverrides = b.brokerOverrides;
-            portPicker = b.portPicker;
-            distribution = b.distributionSet ? b.distribution : KafkaDistribution.fromDefaultProperty();
-        }
-    }
-
     /**
      * Configures a {@link KafkaCluster}. Not thread-safe; {@link #build()} copies the settings, so one builder
      * may build several clusters.
      */
     public static final class Builder {
-        private int brokers = 1;
-        private boolean autoCreateTopics;
-        private boolean childProcesses;
-        private boolean proxies;
-        private boolean authorizer;
-        private String clientSecurityProtocol = "PLAINTEXT";
-        private ClientSecurity clientSecurity;
-        private Path storageRoot = Paths.get("target");
-        private Duration startTimeout = Duration.ofSeconds(60);
-        private final Map<String, String> brokerConfigs = new LinkedHashMap<>();
-        private final Map<String, String> controllerConfigs = new LinkedHashMap<>();
-        private final Map<Integer, InetSocketAddress> advertised = new LinkedHashMap<>();
-        private Function<Integer, Map<String, String>> brokerOverrides = id -> Map.of();
-        private PortPicker portPicker = (nodeId, listener) -> FreePorts.next();
-        private KafkaDistribution distribution;
-        private boolean distributionSet;
+        int brokers = 1;
+        boolean autoCreateTopics;
+        boolean childProcesses;
+        boolean proxies;
+        boolean authorizer;
+        String clientSecurityProtocol = "PLAINTEXT";
+        ClientSecurity clientSecurity;
+        Path storageRoot = Paths.get("target");
+        Duration startTimeout = Duration.ofSeconds(60);
+        final Map<String, String> brokerConfigs = new LinkedHashMap<>();
+        final Map<String, String> controllerConfigs = new LinkedHashMap<>();
+        final Map<Integer, InetSocketAddress> advertised = new LinkedHashMap<>();
+        Function<Integer, Map<String, String>> brokerOverrides = id -> Map.of();
+        PortPicker portPicker = (nodeId, listener) -> FreePorts.next();
+        KafkaDistribution distribution;
+        boolean distributionSet;
 
         private Builder() {
         }
@@ -1041,7 +592,7 @@ public final class KafkaCluster implements AutoCloseable {
             if (proxies && !advertised.isEmpty()) {
                 throw new IllegalArgumentException("withProxies() and advertise() both set advertised addresses");
             }
-            return new KafkaCluster(new Settings(this));
+            return new KafkaCluster(new ClusterSettings(this));
         }
     }
 }

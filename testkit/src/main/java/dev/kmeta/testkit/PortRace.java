@@ -43,6 +43,24 @@ final class PortRace {
         return taken;
     }
 
+    /**
+     * The evidence of its ports for a node's failed start (the node is stopped by now). Kafka's controller reports a
+     * failed bind to a fault handler, which logs it and halts ({@link KafkaExit.Called}, without the cause), and a
+     * broker buries it a few causes deep. So each of the node's ports is bound once: if a port is taken, or the start
+     * halted, the result wraps the failure in one that says so in its message, with each taken port attached as a
+     * suppressed {@link BindException} naming it; otherwise it is null (rethrow the failure as it is).
+     */
+    static IllegalStateException explained(KafkaNode node, int controllerPort, Throwable failure) {
+        Map<String, Integer> ports = portsOf(node, controllerPort);
+        List<BindException> taken = takenPorts(node, ports);
+        if (taken.isEmpty() && !anyInChain(failure, t -> t instanceof KafkaExit.Called)) {
+            return null;
+        }
+        IllegalStateException explained = new IllegalStateException(explanation(node, ports, taken), failure);
+        taken.forEach(explained::addSuppressed);
+        return explained;
+    }
+
     /** The message of a failed start that a taken port, or a halt, may explain. */
     static String explanation(KafkaNode node, Map<String, Integer> ports, List<BindException> taken) {
         if (taken.isEmpty()) {

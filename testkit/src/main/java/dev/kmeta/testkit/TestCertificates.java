@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
@@ -14,7 +13,6 @@ import java.security.SecureRandom;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -54,7 +52,6 @@ public final class TestCertificates implements AutoCloseable {
     public static final List<String> BROKER_NAMES = List.of("localhost", "127.0.0.1");
 
     private static final Logger LOG = LoggerFactory.getLogger(TestCertificates.class);
-    private static final long KEYTOOL_TIMEOUT_S = 60;
     private static final String CA = "ca";
     private static final String OTHER_CA = "other-ca";
     private static final String BROKER = "broker";
@@ -115,27 +112,7 @@ public final class TestCertificates implements AutoCloseable {
         }
         Keytool keytool = new Keytool(dir, password);
         try {
-            CompletableFuture<Void> ca = keytool.async(CA,
-                    "-genkeypair", "-alias", CA, "-dname", "CN=kmeta test CA", "-ext", "bc:c",
-                    "-ext", "ku:c=keyCertSign,cRLSign");
-            CompletableFuture<Void> otherCa = keytool.async(OTHER_CA,
-                    "-genkeypair", "-alias", OTHER_CA, "-dname", "CN=kmeta untrusted CA", "-ext", "bc:c",
-                    "-ext", "ku:c=keyCertSign,cRLSign");
-            CompletableFuture<Void> brokerKey = keytool.async(BROKER,
-                    "-genkeypair", "-alias", BROKER, "-dname", "CN=localhost")
-                    .thenRun(() -> keytool.run(BROKER, "-certreq", "-alias", BROKER, "-file", "broker.csr"));
-            CompletableFuture<Void> clientKey = !clients ? CompletableFuture.completedFuture(null)
-                    : keytool.async(CLIENT, "-genkeypair", "-alias", CLIENT, "-dname", "CN=kmeta-client")
-                    .thenRun(() -> keytool.run(CLIENT, "-certreq", "-alias", CLIENT, "-file", "client.csr"));
-            CompletableFuture.allOf(ca, brokerKey).join();
-            keytool.run(CA, "-gencert", "-alias", CA, "-infile", "broker.csr", "-outfile", "broker.pem",
-                    "-ext", "san=dns:localhost,ip:127.0.0.1", "-ext", "ku:c=digitalSignature",
-                    "-ext", "eku=serverAuth,clientAuth");
-            otherCa.join();
-            if (clients) {
-                clientKey.join();
-                signClientAndExpired(keytool);
-            }
+            makeWithKeytool(keytool, clients);
         } catch (CompletionException e) {
             deleteQuietly(dir);
             throw e.getCause() instanceof RuntimeException r ? r : e;
@@ -254,6 +231,34 @@ public final class TestCertificates implements AutoCloseable {
                     + "TestCertificates.createWithClientCertificates");
         }
         return dir.resolve(file);
+    }
+
+    /**
+     * The keys and certificates, with keytool: both CAs, the broker key and its certificate by the CA, and (if
+     * {@code clients}) the client key and the other certificates. Runs that do not depend on each other run at once.
+     */
+    private static void makeWithKeytool(Keytool keytool, boolean clients) {
+        CompletableFuture<Void> ca = keytool.async(CA,
+                "-genkeypair", "-alias", CA, "-dname", "CN=kmeta test CA", "-ext", "bc:c",
+                "-ext", "ku:c=keyCertSign,cRLSign");
+        CompletableFuture<Void> otherCa = keytool.async(OTHER_CA,
+                "-genkeypair", "-alias", OTHER_CA, "-dname", "CN=kmeta untrusted CA", "-ext", "bc:c",
+                "-ext", "ku:c=keyCertSign,cRLSign");
+        CompletableFuture<Void> brokerKey = keytool.async(BROKER,
+                "-genkeypair", "-alias", BROKER, "-dname", "CN=localhost")
+                .thenRun(() -> keytool.run(BROKER, "-certreq", "-alias", BROKER, "-file", "broker.csr"));
+        CompletableFuture<Void> clientKey = !clients ? CompletableFuture.completedFuture(null)
+                : keytool.async(CLIENT, "-genkeypair", "-alias", CLIENT, "-dname", "CN=kmeta-client")
+                .thenRun(() -> keytool.run(CLIENT, "-certreq", "-alias", CLIENT, "-file", "client.csr"));
+        CompletableFuture.allOf(ca, brokerKey).join();
+        keytool.run(CA, "-gencert", "-alias", CA, "-infile", "broker.csr", "-outfile", "broker.pem",
+                "-ext", "san=dns:localhost,ip:127.0.0.1", "-ext", "ku:c=digitalSignature",
+                "-ext", "eku=serverAuth,clientAuth");
+        otherCa.join();
+        if (clients) {
+            clientKey.join();
+            signClientAndExpired(keytool);
+        }
     }
 
     /** The client certificate by the CA, by the other CA, expired; the broker's expired certificate (keytool). */
@@ -387,66 +392,6 @@ public final class TestCertificates implements AutoCloseable {
             Storage.deleteRecursively(dir);
         } catch (IOException e) {
             LOG.warn("cannot delete {}", dir, e);
-        }
-    }
-
-    /** Runs the JDK's keytool in a directory; each key store {@code <name>.p12} is protected by the password. */
-    private static final class Keytool {
-        private final Path dir;
-        private final String password;
-        private final Path executable = Path.of(System.getProperty("java.home"), "bin", "keytool");
-
-        Keytool(Path dir, String password) {
-            this.dir = dir;
-            this.password = password;
-        }
-
-        CompletableFuture<Void> async(String store, String... args) {
-            return CompletableFuture.runAsync(() -> run(store, args));
-        }
-
-        /** Runs one keytool command on key store {@code <store>.p12}. */
-        void run(String store, String... args) {
-            List<String> command = new ArrayList<>();
-            command.add(executable.toString());
-            // A short-lived JVM: skip the optimizing compiler, small heap.
-            command.add("-J-XX:TieredStopAtLevel=1");
-            command.add("-J-XX:+UseSerialGC");
-            command.add("-J-Xmx64m");
-            command.addAll(List.of(args));
-            boolean dated = List.of(args).contains("-validity");
-            if (args[0].equals("-genkeypair")) {
-                command.addAll(List.of("-keyalg", "EC", "-groupname", "secp256r1"));
-            }
-            if (args[0].equals("-gencert")) {
-                command.add("-rfc");
-            }
-            if (!dated && (args[0].equals("-genkeypair") || args[0].equals("-gencert"))) {
-                command.addAll(List.of("-validity", "30", "-startdate", "-1d"));
-            }
-            command.addAll(List.of("-keystore", store + ".p12", "-storetype", STORE_TYPE, "-noprompt"));
-            // The password goes through the environment, never on a command line other processes could see.
-            command.addAll(List.of("-storepass:env", "KMETA_KS_PASSWORD"));
-            ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
-            pb.environment().put("KMETA_KS_PASSWORD", password);
-            try {
-                Process process = pb.start();
-                byte[] output = process.getInputStream().readAllBytes();
-                if (!process.waitFor(KEYTOOL_TIMEOUT_S, TimeUnit.SECONDS)) {
-                    process.destroyForcibly();
-                    throw new IllegalStateException("keytool " + args[0] + " did not finish within "
-                            + KEYTOOL_TIMEOUT_S + " s");
-                }
-                if (process.exitValue() != 0) {
-                    throw new IllegalStateException("keytool " + String.join(" ", args) + " failed ("
-                            + process.exitValue() + "): " + new String(output, StandardCharsets.UTF_8).strip());
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot run " + executable, e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while running keytool", e);
-            }
         }
     }
 }

@@ -15,7 +15,7 @@ class BrokerConfigsTest {
     private static final Path DIR = Path.of("target", "broker-configs-test");
 
     private static BrokerConfigs configs(KafkaCluster.Builder builder) {
-        return new BrokerConfigs(new KafkaCluster.Settings(builder.distribution(null)));
+        return new BrokerConfigs(new ClusterSettings(builder.distribution(null)));
     }
 
     private static KafkaNode node(int id, KafkaNode.Role role, int clientPort, int internalPort) {
