@@ -25,7 +25,6 @@ import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -66,8 +65,8 @@ public final class ProducerBridge {
     private final long giveUpEarlyMs;
     private final String logPrefix;
     private final AtomicBoolean closed = new AtomicBoolean();
-    /** How many sending threads hold a kept timeout (fetch() looks at its thread's only when some do). */
-    private final AtomicInteger keptTimeouts = new AtomicInteger();
+    /** The wait timeouts kept for KafkaProducer's next call on each sending thread. */
+    final KeptTimeouts kept = new KeptTimeouts(this);
     private final LeaderHold holds;
     /** The kmeta version the producer's network thread asked to see passed; written by that thread only. */
     private volatile int wantedVersion = -1;
@@ -107,8 +106,8 @@ public final class ProducerBridge {
 
     /** {@code fetch()}: the Kafka Cluster view of kmeta's current snapshot, built once per snapshot per instance. */
     public Cluster fetch() {
-        if (keptTimeouts.get() != 0) {
-            throwKeptTimeout();
+        if (kept.any()) {
+            kept.throwIfKept(INTENT.get()); // KafkaProducer calls fetch() right after awaitUpdate
         }
         if (holds.pending() && holds.hidesTopic(INTENT.get())) {
             return Cluster.empty(); // waitOnMetadata's first look: the topic is not sendable yet
@@ -149,7 +148,7 @@ public final class ProducerBridge {
             return OptionalInt.empty();
         }
         SendIntent i = INTENT.get();
-        drop(i);
+        KeptTimeouts.drop(i);
         i.bridge = this;
         i.topic = null;
         return OptionalInt.of(version);
@@ -158,7 +157,7 @@ public final class ProducerBridge {
     /** {@code requestUpdateForTopic(topic)}: notes the topic this thread waits for; kmeta asks for it on its own. */
     public int requestUpdateForTopic(String topic) {
         SendIntent i = INTENT.get();
-        drop(i);
+        KeptTimeouts.drop(i);
         if (i.bridge != this || !topic.equals(i.topic)) {
             i.bridge = this;
             i.topic = topic;
@@ -205,7 +204,7 @@ public final class ProducerBridge {
             }
         } catch (TimeoutException e) {
             if (i.bridge == this && i.topic != null) {
-                keep(i, e); // thrown by the fetch() KafkaProducer makes next, before it reads its own clock
+                kept.keep(i, e); // thrown by the fetch() KafkaProducer makes next, before it reads its own clock
             } else {
                 throw e;
             }
@@ -219,43 +218,10 @@ public final class ProducerBridge {
 
     /** Throws kmeta's timeout for {@code topic} kept by this thread's last awaitUpdate, once. */
     public void maybeThrowExceptionForTopic(String topic) {
-        TimeoutException e = keptTimeout(topic);
+        TimeoutException e = kept.take(INTENT.get(), topic);
         if (e != null) {
             throw e;
         }
-    }
-
-    /**
-     * KafkaProducer's waitOnMetadata calls fetch() right after awaitUpdate returns, outside the catch that replaces
-     * a wait's TimeoutException with its fixed message and before it compares its own clock with max.block.ms: kmeta's
-     * kept timeout is thrown there, so a sending thread that got no CPU for a while still gets the diagnosis.
-     */
-    private void throwKeptTimeout() {
-        SendIntent i = INTENT.get();
-        if (i.error != null && i.bridge == this) {
-            throw take(i);
-        }
-    }
-
-    private void keep(SendIntent i, TimeoutException e) {
-        if (i.error == null) {
-            keptTimeouts.incrementAndGet();
-        }
-        i.error = e;
-    }
-
-    /** Forgets the thread's kept timeout, whichever bridge kept it. */
-    private static void drop(SendIntent i) {
-        if (i.error != null) {
-            i.bridge.take(i);
-        }
-    }
-
-    private TimeoutException take(SendIntent i) {
-        TimeoutException e = i.error;
-        i.error = null;
-        keptTimeouts.decrementAndGet();
-        return e;
     }
 
     /**
@@ -289,8 +255,7 @@ public final class ProducerBridge {
 
     /** kmeta's timeout this thread's last awaitUpdate kept for {@code topic} and KafkaProducer did not throw. */
     TimeoutException keptTimeout(String topic) {
-        SendIntent i = INTENT.get();
-        return i.error == null || i.bridge != this || !topic.equals(i.topic) ? null : take(i);
+        return kept.take(INTENT.get(), topic);
     }
 
     // ------------------------------------------------------------ the producer's network thread
