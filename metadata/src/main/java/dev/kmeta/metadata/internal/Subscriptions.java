@@ -100,7 +100,7 @@ final class Subscriptions {
          */
         Set<String> stableCopy() {
             long before = changes.get();
-            if (before == copyChanges && copy.size() == entries.size()) {
+            if (before == copyChanges) {
                 return copy;
             }
             Set<String> fresh = Set.copyOf(entries.keySet());
