@@ -202,6 +202,18 @@ public class FullAnswer {
         return sum;
     }
 
+    /**
+     * kmeta's translation of the answer alone ({@code ResponseTranslator.translate} against the current snapshot,
+     * which this benchmark does not move): the part of {@link #answer} that reads the whole answer. kmeta only.
+     */
+    @Benchmark
+    public Object translateOnly() {
+        if (kmeta == null) {
+            throw new IllegalStateException("translateOnly is kmeta's: run it with -p impl=kmeta");
+        }
+        return dev.kmeta.sender.internal.ResponseTranslator.translate(nextResponse(), kmeta.metadata.fetch());
+    }
+
     /** Bringing the answer up to date and wrapping it, alone (the same for both). */
     @Benchmark
     public Object wireOnly() {

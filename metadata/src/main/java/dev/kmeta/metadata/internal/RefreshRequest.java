@@ -23,10 +23,23 @@ public final class RefreshRequest {
      * @param allowAutoTopicCreation the request's auto-creation flag ({@code allow.auto.create.topics})
      */
     public RefreshRequest(long id, boolean full, Set<String> topics, boolean allowAutoTopicCreation) {
+        this(id, full, allowAutoTopicCreation, Collections.unmodifiableSet(new LinkedHashSet<>(topics)));
+    }
+
+    private RefreshRequest(long id, boolean full, boolean allowAutoTopicCreation, Set<String> topics) {
         this.id = id;
         this.full = full;
-        this.topics = Collections.unmodifiableSet(new LinkedHashSet<>(topics));
+        this.topics = topics;
         this.allowAutoTopicCreation = allowAutoTopicCreation;
+    }
+
+    /**
+     * A request holding {@code topics} itself, not a copy: the state machine's, which nothing changes afterwards (a
+     * full request's set is the subscriptions' stable copy, the same object while they do not change).
+     */
+    static RefreshRequest holding(long id, boolean full, Set<String> unmodifiableTopics,
+                                  boolean allowAutoTopicCreation) {
+        return new RefreshRequest(id, full, allowAutoTopicCreation, unmodifiableTopics);
     }
 
     /** The request's number within its manager. */

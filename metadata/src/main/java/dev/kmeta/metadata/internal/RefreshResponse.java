@@ -1,5 +1,6 @@
 package dev.kmeta.metadata.internal;
 
+import dev.kmeta.cluster.Cluster;
 import dev.kmeta.cluster.Node;
 import dev.kmeta.cluster.TopicMetadata;
 
@@ -23,6 +24,8 @@ public final class RefreshResponse {
     private final Map<String, TopicMetadata> topics;
     private final boolean epochsTrusted;
     private final short topLevelErrorCode;
+    private final Cluster basedOn;
+    private final List<TopicMetadata> notFromBase;
 
     /**
      * @param clusterId         the cluster id, or null
@@ -34,12 +37,42 @@ public final class RefreshResponse {
      */
     public RefreshResponse(String clusterId, int controllerId, List<Node> brokers, Map<String, TopicMetadata> topics,
                            boolean epochsTrusted, short topLevelErrorCode) {
+        this(clusterId, controllerId, brokers, topics, epochsTrusted, topLevelErrorCode, null, null);
+    }
+
+    /**
+     * An answer translated against a snapshot: each topic in {@code topics} that is not in {@code notFromBase} is
+     * {@code basedOn}'s own object for that name (the answer repeats it exactly) and has no topic-level error (its
+     * error code is 0) and at least one partition, so that merging it into that same
+     * snapshot can skip it without a lookup (a full answer where one topic of 1,000 changed, bench FullAnswer).
+     *
+     * @param basedOn     the snapshot the topics were compared with
+     * @param notFromBase the topics of {@code topics} that are not {@code basedOn}'s objects, in the same order
+     */
+    public RefreshResponse(String clusterId, int controllerId, List<Node> brokers, Map<String, TopicMetadata> topics,
+                           boolean epochsTrusted, short topLevelErrorCode, Cluster basedOn,
+                           List<TopicMetadata> notFromBase) {
+        if ((basedOn == null) != (notFromBase == null)) {
+            throw new IllegalArgumentException("basedOn and notFromBase go together");
+        }
         this.clusterId = clusterId;
         this.controllerId = controllerId;
         this.brokers = Collections.unmodifiableList(brokers);
         this.topics = Collections.unmodifiableMap(topics);
         this.epochsTrusted = epochsTrusted;
         this.topLevelErrorCode = topLevelErrorCode;
+        this.basedOn = basedOn;
+        this.notFromBase = notFromBase == null ? null : Collections.unmodifiableList(notFromBase);
+    }
+
+    /** The snapshot whose own topic objects this answer reuses, or null when it does not say. */
+    public Cluster basedOn() {
+        return basedOn;
+    }
+
+    /** With {@link #basedOn}: the topics that are not that snapshot's objects, in answer order; else null. */
+    public List<TopicMetadata> notFromBase() {
+        return notFromBase;
     }
 
     /** The cluster id, or null. */

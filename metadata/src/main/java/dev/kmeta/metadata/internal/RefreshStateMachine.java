@@ -5,6 +5,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -170,18 +171,21 @@ final class RefreshStateMachine {
             throw new IllegalStateException("cannot send a metadata request in state " + state);
         }
         boolean full = needFull || lastFullSuccessMs == NEVER || lastFullSuccessMs + maxAgeMs <= nowMs;
-        Set<String> topics = new LinkedHashSet<>();
+        Set<String> topics;
         if (full) {
-            topics.addAll(subscribed);
+            topics = subscribed instanceof Subscriptions.Names
+                    ? ((Subscriptions.Names) subscribed).stableCopy() // the last one while nothing changed
+                    : Collections.unmodifiableSet(new LinkedHashSet<>(subscribed));
         } else {
-            topics.addAll(pendingNew);
-            topics.addAll(pendingRefresh);
+            Set<String> asked = new LinkedHashSet<>(pendingNew);
+            asked.addAll(pendingRefresh);
+            topics = Collections.unmodifiableSet(asked);
         }
         needFull = false;
         pendingNew.clear();
         pendingRefresh.clear();
         newTopicBypass = false;
-        RefreshRequest request = new RefreshRequest(nextRequestId++, full, topics, allowAutoTopicCreation);
+        RefreshRequest request = RefreshRequest.holding(nextRequestId++, full, topics, allowAutoTopicCreation);
         inFlight = request;
         inFlightSinceMs = nowMs;
         lastAttemptMs = nowMs;

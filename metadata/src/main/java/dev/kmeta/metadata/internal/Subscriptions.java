@@ -2,12 +2,15 @@ package dev.kmeta.metadata.internal;
 
 import dev.kmeta.metadata.TooManyTopicsException;
 
+import java.util.AbstractSet;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The subscribed topics: one {@link TopicEntry} per name, however often it is asked for (a subscription key is the
@@ -21,6 +24,12 @@ final class Subscriptions {
     private final ConcurrentHashMap<String, TopicEntry> entries = new ConcurrentHashMap<>();
     private final int maxTopics;
     private final Counters counters;
+    private final Names names = new Names();
+    /** Moves after each add or removal has completed (never before), so a copy made between two equal reads is whole. */
+    private final AtomicLong changes = new AtomicLong();
+    /** Sender only: the last copy {@link Names#stableCopy} made, and the {@link #changes} it is good for. */
+    private Set<String> copy = Set.of();
+    private long copyChanges;
 
     Subscriptions(int maxTopics, Counters counters) {
         this.maxTopics = maxTopics;
@@ -47,12 +56,60 @@ final class Subscriptions {
             throw new TooManyTopicsException("Cannot subscribe topic " + topic + ": already " + entries.size()
                     + " topics subscribed, the limit set by kmeta.metadata.max.topics is " + maxTopics);
         }
-        return entries.computeIfAbsent(topic, name -> new TopicEntry(name, nowNs));
+        boolean[] added = new boolean[1];
+        TopicEntry entry = entries.computeIfAbsent(topic, name -> {
+            added[0] = true;
+            return new TopicEntry(name, nowNs);
+        });
+        if (added[0]) {
+            changes.incrementAndGet();
+        }
+        return entry;
     }
 
-    /** The subscribed names (a live, unmodifiable view). */
-    Set<String> names() {
-        return Collections.unmodifiableSet(entries.keySet());
+    /** The subscribed names (a live, unmodifiable view; {@link Names#stableCopy} for a copy). */
+    Names names() {
+        return names;
+    }
+
+    /**
+     * The live view of the subscribed names, which also hands out an immutable copy that is made again only when the
+     * subscriptions changed: what a full request asks for, the same object from request to request while nothing was
+     * added or expired (the sender then builds nothing per full request, bench FullAnswer).
+     */
+    final class Names extends AbstractSet<String> {
+        @Override
+        public Iterator<String> iterator() {
+            return Collections.unmodifiableSet(entries.keySet()).iterator();
+        }
+
+        @Override
+        public int size() {
+            return entries.size();
+        }
+
+        @Override
+        public boolean contains(Object o) {
+            return o instanceof String && entries.containsKey(o);
+        }
+
+        /**
+         * Sender only: an immutable copy of the names now, the previous one when nothing changed since it was made. A
+         * name added while the copy is made moves {@link #changes} after it is in the map, so such a copy is never
+         * taken for a stable one.
+         */
+        Set<String> stableCopy() {
+            long before = changes.get();
+            if (before == copyChanges) {
+                return copy;
+            }
+            Set<String> fresh = Set.copyOf(entries.keySet());
+            if (changes.get() == before) {
+                copy = fresh;
+                copyChanges = before;
+            }
+            return fresh;
+        }
     }
 
     Collection<TopicEntry> all() {
@@ -71,6 +128,7 @@ final class Subscriptions {
         List<TopicEntry> expired = new ArrayList<>();
         for (TopicEntry e : entries.values()) {
             if (nowNs - e.lastUsedNs() > maxIdleNs && e.activeWaiters.get() == 0 && entries.remove(e.name, e)) {
+                changes.incrementAndGet();
                 e.removed = true;
                 e.waiters.wakeAll();
                 expired.add(e);

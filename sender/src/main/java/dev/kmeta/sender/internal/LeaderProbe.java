@@ -1,6 +1,8 @@
 package dev.kmeta.sender.internal;
 
 import dev.kmeta.cluster.Cluster;
+import dev.kmeta.cluster.PartitionMetadata;
+import dev.kmeta.cluster.TopicMetadata;
 import dev.kmeta.metadata.ConnectionEvidence;
 import org.apache.kafka.clients.KafkaClient;
 import org.apache.kafka.common.Node;
@@ -8,8 +10,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -26,7 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * probe would make is usually the producer's already.
  *
  * <p>The watch list is rebuilt from the snapshot when its version moved, at most every {@value #SCAN_INTERVAL_MS} ms
- * (the per-snapshot leader index it reads is built once per snapshot); between rebuilds a run is a few map lookups
+ * (it reads leader ids until every node is found, see {@link #leaders}); between rebuilds a run is a few map lookups
  * per watched leader, and nothing when none is watched. Connections it opens stay open like the sender's own.
  *
  * <p>Confined to the thread that polls the client; {@link #probes()} may be read from any thread.
@@ -109,13 +113,35 @@ final class LeaderProbe {
         return client.connectionDelay(n, netNowMs);
     }
 
+    /**
+     * The ids of the nodes that lead a partition of the snapshot. It reads leader ids only, and stops as soon as every
+     * node is found (in a healthy cluster, after a few topics): the snapshot's per-leader index
+     * ({@code Cluster.partitionsOnNode}) would cost a full pass and a list of every partition, per snapshot - at
+     * 100k partitions the largest allocation of a full answer's step (bench FullAnswer).
+     */
+    static Set<Integer> leaders(Cluster snapshot) {
+        int nodes = snapshot.nodes().size();
+        Set<Integer> found = new HashSet<>();
+        for (String name : snapshot.topicNames()) {
+            TopicMetadata t = snapshot.topic(name);
+            for (int i = 0, n = t.partitionCount(); i < n; i++) {
+                PartitionMetadata p = t.partition(i);
+                if (p.hasLeader() && found.add(p.leaderId()) && found.size() == nodes) {
+                    return found; // a leader is always one of the snapshot's nodes (Cluster's input rules)
+                }
+            }
+        }
+        return found;
+    }
+
     /** Rebuilds the watch list: the snapshot's leaders not proven at their current address. */
     private void scan(Cluster snapshot, long nowMs) {
         scannedVersion = snapshot.version();
         lastScanMs = nowMs;
-        watched.keySet().removeIf(id -> snapshot.partitionsOnNode(id).isEmpty());
+        Set<Integer> leaders = leaders(snapshot);
+        watched.keySet().removeIf(id -> !leaders.contains(id));
         for (dev.kmeta.cluster.Node n : snapshot.nodes()) {
-            if (n.id() < 0 || snapshot.partitionsOnNode(n.id()).isEmpty()) {
+            if (n.id() < 0 || !leaders.contains(n.id())) {
                 continue;
             }
             ConnectionEvidence.Record r = evidence.broker(n.id());

@@ -66,6 +66,10 @@ public final class MetadataDriver implements NodeProvider.Listener {
     private KafkaClient client;
 
     private RefreshRequest inFlight;
+    /** The last wire request made, and what it was made from ({@link #builderFor}). */
+    private MetadataRequest.Builder lastBuilder;
+    private Set<String> lastBuilderTopics;
+    private boolean lastBuilderAutoCreate;
     private long wantingSinceMs = -1;
     /** Sends the client refused in a row: only the first of a run is logged at WARN. */
     private int refusedSends;
@@ -167,8 +171,7 @@ public final class MetadataDriver implements NodeProvider.Listener {
         if (request == null) {
             return;
         }
-        MetadataRequest.Builder builder = new MetadataRequest.Builder(new ArrayList<>(request.topics()),
-                request.allowAutoTopicCreation());
+        MetadataRequest.Builder builder = builderFor(request);
         inFlight = request;
         try {
             ClientRequest cr = client.newClientRequest(node.idString(), builder, clientNowMs, true,
@@ -178,6 +181,23 @@ public final class MetadataDriver implements NodeProvider.Listener {
         } catch (RuntimeException e) {
             refused(request, node, e, nowMs);
         }
+    }
+
+    /**
+     * The wire request for {@code request}: the last one again when it asks for the very same set of topics (a full
+     * request while the subscriptions did not change: the state machine hands out one set object), so that a
+     * periodic refresh of 1,000 topics does not build 1,000 request topics each time. A builder is never changed
+     * after it is made (kafka-clients' {@code build(version)} only reads it), so reusing it is safe.
+     */
+    private MetadataRequest.Builder builderFor(RefreshRequest request) {
+        if (lastBuilder == null || request.topics() != lastBuilderTopics
+                || request.allowAutoTopicCreation() != lastBuilderAutoCreate) {
+            lastBuilder = new MetadataRequest.Builder(new ArrayList<>(request.topics()),
+                    request.allowAutoTopicCreation());
+            lastBuilderTopics = request.topics();
+            lastBuilderAutoCreate = request.allowAutoTopicCreation();
+        }
+        return lastBuilder;
     }
 
     /**

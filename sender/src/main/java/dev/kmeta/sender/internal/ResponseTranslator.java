@@ -16,9 +16,7 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -50,19 +48,28 @@ public final class ResponseTranslator {
         MetadataResponseData data = response.data();
         boolean epochsTrusted = response.hasReliableLeaderEpochs();
         List<Node> brokers = brokers(data, previous);
-        Map<String, TopicMetadata> topics = new LinkedHashMap<>(Math.max(16, data.topics().size() * 4 / 3 + 1));
+        TopicsByName topics = new TopicsByName(data.topics().size());
+        List<TopicMetadata> notFromPrevious = new ArrayList<>();
         for (MetadataResponseTopic t : data.topics()) {
             String name = t.name();
             if (name == null || name.isEmpty() || topics.containsKey(name)) {
                 continue;
             }
-            TopicMetadata topic = topic(name, t, epochsTrusted, previous);
+            List<MetadataResponsePartition> wire = t.partitions();
+            // An error-only topic (unknown, refused; most of a 1,000-topic miss answer) needs no lookup.
+            TopicMetadata known = wire.isEmpty() ? null : previous.topic(name);
+            TopicMetadata topic = wire.isEmpty() ? of(name, t, List.of())
+                    : topic(name, t, wire, known, epochsTrusted);
             if (topic != null) {
-                topics.put(name, topic);
+                topics.add(name, topic);
+                if (topic != known || topic.errorCode() != PartitionMetadata.NONE) {
+                    notFromPrevious.add(topic); // what the merge must look at (RefreshResponse.notFromBase)
+                }
             }
         }
         String clusterId = data.clusterId();
-        return new RefreshResponse(clusterId, data.controllerId(), brokers, topics, epochsTrusted, data.errorCode());
+        return new RefreshResponse(clusterId, data.controllerId(), brokers, topics, epochsTrusted, data.errorCode(),
+                previous, notFromPrevious);
     }
 
     private static List<Node> brokers(MetadataResponseData data, Cluster previous) {
@@ -88,13 +95,8 @@ public final class ResponseTranslator {
      * holds exactly as the wire says (a periodic refresh of an unchanged cluster then allocates next to nothing per
      * partition, bench P2; the merge keeps them anyway).
      */
-    private static TopicMetadata topic(String name, MetadataResponseTopic t, boolean epochsTrusted,
-                                       Cluster previous) {
-        List<MetadataResponsePartition> wire = t.partitions();
-        if (wire.isEmpty()) { // an error-only topic (unknown, refused): most of a 1,000-topic miss answer
-            return of(name, t, List.of());
-        }
-        TopicMetadata known = previous.topic(name);
+    private static TopicMetadata topic(String name, MetadataResponseTopic t, List<MetadataResponsePartition> wire,
+                                       TopicMetadata known, boolean epochsTrusted) {
         if (known != null && sameTopic(known, t, wire, epochsTrusted)) {
             return known;
         }
@@ -142,13 +144,12 @@ public final class ResponseTranslator {
                 || known.isInternal() != t.isInternal() || !sameId(known.topicId(), t.topicId())) {
             return false;
         }
-        int index = 0;
-        for (MetadataResponsePartition p : wire) {
+        for (int index = 0, n = wire.size(); index < n; index++) { // by index: the decoder's lists are ArrayLists
+            MetadataResponsePartition p = wire.get(index);
             int epoch = epochsTrusted ? p.leaderEpoch() : PartitionMetadata.NO_EPOCH;
             if (p.partitionIndex() != index || !sameAs(known.partition(index), p, epoch)) {
                 return false;
             }
-            index++;
         }
         return true;
     }

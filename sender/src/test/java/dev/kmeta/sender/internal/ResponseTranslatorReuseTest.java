@@ -144,6 +144,69 @@ class ResponseTranslatorReuseTest {
         }
     }
 
+    /**
+     * The hint the merge skips by ({@code RefreshResponse.notFromBase}): exactly the topics that are not the
+     * snapshot's own objects, or that carry a topic error. A topic missing from it is skipped by the merge, so a
+     * changed topic missing from it would be a change lost.
+     */
+    @Test
+    void theMergeHintListsExactlyTheTopicsThatAreNotTheSnapshotsOwn() {
+        Cluster previous = snapshotOf(v13(data()));
+        Map<String, Consumer<MetadataResponseData>> all = new LinkedHashMap<>(changes());
+        all.put("partitions reordered", d -> Collections.reverse(d.topics().find("orders").partitions()));
+        all.put("topic added", d -> d.topics().add(new MetadataResponseTopic().setName("added")
+                .setTopicId(new Uuid(5, 5)).setPartitions(new ArrayList<>(List.of(partition(0, 2, 1))))));
+        all.put("topic deleted", d -> d.topics().find("orders").setPartitions(new ArrayList<>())
+                .setErrorCode(Errors.UNKNOWN_TOPIC_OR_PARTITION.code()));
+        for (Map.Entry<String, Consumer<MetadataResponseData>> change : all.entrySet()) {
+            MetadataResponseData changed = data();
+            change.getValue().accept(changed);
+            RefreshResponse r = ResponseTranslator.translate(v13(changed), previous);
+            String what = change.getKey();
+            assertSame(previous, r.basedOn(), what);
+            List<String> expected = List.of(what.equals("topic added") ? "added" : "orders");
+            assertEquals(expected, names(r.notFromBase()), what);
+            assertHintHolds(previous, r, what);
+        }
+
+        RefreshResponse same = ResponseTranslator.translate(v13(data()), previous);
+        assertEquals(List.of(), names(same.notFromBase()), "nothing changed: nothing to merge");
+        MetadataResponseData without = data();
+        without.topics().remove(without.topics().find("other"));
+        RefreshResponse left = ResponseTranslator.translate(v13(without), previous);
+        assertEquals(List.of(), names(left.notFromBase()), "a topic left out of the answer");
+        assertEquals(List.of("orders"), new ArrayList<>(left.topics().keySet()));
+    }
+
+    /** A topic whose error the snapshot already holds is its own object, and still goes to the merge. */
+    @Test
+    void aReusedTopicWithAnErrorIsStillMerged() {
+        Consumer<MetadataResponseData> error = d -> d.topics().find("orders")
+                .setErrorCode(Errors.LEADER_NOT_AVAILABLE.code());
+        MetadataResponseData first = data();
+        error.accept(first);
+        Cluster previous = snapshotOf(v13(first));
+        MetadataResponseData again = data();
+        error.accept(again);
+        RefreshResponse r = ResponseTranslator.translate(v13(again), previous);
+        assertSame(previous.topic("orders"), r.topics().get("orders"));
+        assertEquals(List.of("orders"), names(r.notFromBase()));
+        assertHintHolds(previous, r, "error");
+    }
+
+    private static void assertHintHolds(Cluster previous, RefreshResponse r, String what) {
+        for (TopicMetadata t : r.topics().values()) {
+            boolean own = t == previous.topic(t.name()) && t.errorCode() == PartitionMetadata.NONE;
+            assertEquals(!own, r.notFromBase().contains(t), what + ": " + t.name());
+        }
+    }
+
+    private static List<String> names(List<TopicMetadata> topics) {
+        List<String> names = new ArrayList<>();
+        topics.forEach(t -> names.add(t.name()));
+        return names;
+    }
+
     @Test
     void aChangedTopicStillReusesItsUnchangedPartitions() {
         Cluster previous = snapshotOf(v13(data()));
