@@ -5,12 +5,11 @@ import dev.kmeta.cluster.Node;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.MetadataClient;
-import dev.kmeta.metadata.MetadataClosedException;
+import dev.kmeta.metadata.internal.Failures;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.metadata.MetadataException;
 import dev.kmeta.metadata.RefreshState;
 import dev.kmeta.metadata.Ticker;
-import dev.kmeta.metadata.internal.Counters;
 import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.sender.internal.KafkaClusterView;
 import dev.kmeta.sender.internal.SenderCore;
@@ -259,9 +258,13 @@ public final class KafkaMetadata implements MetadataClient {
         return core.clusterView().of(fetch());
     }
 
-    /** The instance's counters (requests, waits, epochs, hints...). */
-    public Counters counters() {
-        return core.manager().counters();
+    /**
+     * What the instance has done since it started, read now: requests, answers and latency, waits and timeouts by
+     * cause, rejected epochs, leader hints, rebootstraps, the threads waiting now ({@link MetadataStats}). A new
+     * immutable snapshot each call; for metrics, not for the send path.
+     */
+    public MetadataStats stats() {
+        return MetadataStats.of(core.manager().counters(), core.rebootstraps());
     }
 
     /**
@@ -278,11 +281,6 @@ public final class KafkaMetadata implements MetadataClient {
     /** What the sender saw of each broker address (attempts, answers, last error). */
     public ConnectionEvidence evidence() {
         return core.evidence();
-    }
-
-    /** How many times the sender went back to the bootstrap addresses. */
-    public long rebootstraps() {
-        return core.rebootstraps();
     }
 
     /**
@@ -324,7 +322,7 @@ public final class KafkaMetadata implements MetadataClient {
 
     private void checkOpen() {
         if (closed.get()) {
-            throw new MetadataClosedException("This kmeta handle for " + core.config().clientId() + " is closed");
+            throw Failures.make().closed("This kmeta handle for " + core.config().clientId() + " is closed");
         }
     }
 

@@ -50,7 +50,7 @@ class DrivenModeTest {
             assertEquals(cluster.leader("driven", 2), c.leader("driven", 2).id());
             assertFalse(Thread.getAllStackTraces().keySet().stream()
                     .anyMatch(t -> t.getName().startsWith("kmeta-metadata-sender")), "no thread of kmeta's");
-            assertTrue(metadata.counters().requestsSent() >= 1);
+            assertTrue(metadata.stats().requestsSent() >= 1);
         }
     }
 

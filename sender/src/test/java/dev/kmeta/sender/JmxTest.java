@@ -181,7 +181,7 @@ class JmxTest {
             assertTrue(bean.getRequestLatencyMaxMs() >= bean.getRequestLatencyAvgMs());
             assertTrue(bean.getRequestLatencyAvgMs() >= 0);
             assertEquals(0, bean.getRebootstraps());
-            assertEquals(m.rebootstraps(), bean.getRebootstraps());
+            assertEquals(m.stats().rebootstraps(), bean.getRebootstraps());
         }
     }
 

@@ -277,7 +277,7 @@ public final class ProducerBridge {
             if (reason == null) {
                 int partition = record.partition() >= 0 ? record.partition() : MetadataClient.ANY_PARTITION;
                 Diagnosis d = metadata.diagnose(record.topic(), partition);
-                reason = d == null ? null : new MetadataTimeoutException(d.message(), d);
+                reason = d == null ? null : MetadataTimeoutException.of(d);
             }
             if (reason != null && exception.getCause() == null) {
                 exception.initCause(reason);

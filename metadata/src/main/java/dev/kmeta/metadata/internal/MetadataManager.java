@@ -72,7 +72,7 @@ public final class MetadataManager implements MetadataClient {
     private volatile boolean closed;
     private volatile Throwable fatal;
     private volatile String lastFailure;
-    private final dev.kmeta.metadata.ConnectionEvidence connections = new dev.kmeta.metadata.ConnectionEvidence();
+    private final EvidenceRecorder connections = new EvidenceRecorder();
     private volatile String previousClusterId;
     /** The ticker's time at the sender's last poll: the usage stamp of a cache hit (idle expiry is coarse anyway). */
     private volatile long coarseNowNs;
@@ -140,7 +140,7 @@ public final class MetadataManager implements MetadataClient {
                     counters.waitTimeouts.increment();
                     Diagnosis d = diagnose(null, ANY_PARTITION, maxBlockMs, null, deadline);
                     counters.recordTimeout(d.cause());
-                    throw new MetadataTimeoutException("Metadata version did not move past " + lastVersion
+                    throw Failures.make().timeout("Metadata version did not move past " + lastVersion
                             + " within " + maxBlockMs + " ms" + lastFailureSuffix() + " [" + d.message() + "]", d);
                 }
                 if (Thread.currentThread().isInterrupted()) {
@@ -321,12 +321,13 @@ public final class MetadataManager implements MetadataClient {
     private boolean answer(Cluster c, String topic, int partition) {
         if (c.unauthorizedTopics().contains(topic)) {
             Diagnosis d = diagnose(topic, partition, 0, subscriptions.get(topic), null);
-            throw new TopicException(topic, TopicException.Reason.NOT_AUTHORIZED, "Not authorized to describe topic "
-                    + topic + " (TOPIC_AUTHORIZATION_FAILED): grant Describe on it to this client's principal", d);
+            throw Failures.make().topic(topic, TopicException.Reason.NOT_AUTHORIZED, "Not authorized to describe "
+                    + "topic " + topic + " (TOPIC_AUTHORIZATION_FAILED): grant Describe on it to this client's principal",
+                    d);
         }
         if (c.invalidTopics().contains(topic)) {
-            throw new TopicException(topic, TopicException.Reason.INVALID_TOPIC, "Invalid topic name '" + topic
-                    + "' (INVALID_TOPIC_EXCEPTION)");
+            throw Failures.make().topic(topic, TopicException.Reason.INVALID_TOPIC, "Invalid topic name '" + topic
+                    + "' (INVALID_TOPIC_EXCEPTION)", null);
         }
         TopicMetadata t = c.topic(topic);
         return t != null && answers(t, partition);
@@ -338,7 +339,7 @@ public final class MetadataManager implements MetadataClient {
                 : "Partition " + partition + " of topic " + topic;
         Diagnosis d = diagnose(topic, partition, deadline.budgetMs(), e, deadline);
         counters.recordTimeout(d.cause());
-        return new MetadataTimeoutException(what + " not present in metadata after " + deadline.budgetMs()
+        return Failures.make().timeout(what + " not present in metadata after " + deadline.budgetMs()
                 + " ms: " + d.cause() + ": " + d.seen() + ". Fix: " + d.fix(), d);
     }
 
@@ -364,7 +365,7 @@ public final class MetadataManager implements MetadataClient {
     }
 
     /** What the sender saw of each broker address; the sender writes it, diagnoses read it. */
-    public dev.kmeta.metadata.ConnectionEvidence connections() {
+    public EvidenceRecorder connections() {
         return connections;
     }
 
@@ -422,14 +423,14 @@ public final class MetadataManager implements MetadataClient {
 
     private void throwIfUnusable() {
         if (closed) {
-            throw new MetadataClosedException("The metadata client " + clientId + " is closed");
+            throw Failures.make().closed("The metadata client " + clientId + " is closed");
         }
         Throwable f = fatal;
         if (f != null) {
             Diagnosis d = diagnose(null, ANY_PARTITION, 0, null, null);
             // The diagnosis's one line names the real problem (e.g. the TLS root cause: expired, untrusted, wrong
             // host name), where the wire's error alone often says only "SSL handshake failed".
-            throw new MetadataFatalException("Metadata unavailable for client " + clientId + ": " + d.cause() + ": "
+            throw Failures.make().fatal("Metadata unavailable for client " + clientId + ": " + d.cause() + ": "
                     + d.seen() + " (" + f + "). Fix: " + d.fix(), f, d);
         }
     }
@@ -440,7 +441,7 @@ public final class MetadataManager implements MetadataClient {
      * at once, so a wait that did not check would spin until its deadline.
      */
     private static MetadataInterruptedException interrupted(String what) {
-        return new MetadataInterruptedException("Interrupted while waiting for metadata of " + what);
+        return Failures.make().interrupted("Interrupted while waiting for metadata of " + what);
     }
 
     private void wakeSender() {
