@@ -70,7 +70,7 @@ class FakeTimeTest {
         for (int i = 0; i < keyValues.length; i += 2) {
             props.put((String) keyValues[i], keyValues[i + 1]);
         }
-        KafkaMetadata metadata = KafkaMetadata.builder(props).ticker(client::nanoTime).buildDriven();
+        DrivenKafkaMetadata metadata = KafkaMetadata.builder(props).ticker(client::nanoTime).buildDriven();
         opened.add(metadata);
         client.updater(metadata.metadataUpdater());
         metadata.attach(client);
