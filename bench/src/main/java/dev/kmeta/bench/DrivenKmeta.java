@@ -2,6 +2,7 @@ package dev.kmeta.bench;
 
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.MetadataClient;
+import dev.kmeta.sender.DrivenKafkaMetadata;
 import dev.kmeta.sender.KafkaMetadata;
 import java.util.HashMap;
 import java.util.Map;
@@ -49,7 +50,7 @@ final class DrivenKmeta implements AutoCloseable {
         props.put("kmeta.metadata.jitter", "0");
         // After an answer without news the next request waits out the leaderless-refresh backoff (100 ms by default).
         props.put("kmeta.metadata.leaderless.refresh.ms", "0");
-        KafkaMetadata metadata = KafkaMetadata.builder(props).buildDriven();
+        DrivenKafkaMetadata metadata = KafkaMetadata.builder(props).buildDriven();
         AnsweringClient client = new AnsweringClient(metadata.metadataUpdater());
         metadata.attach(client);
         DrivenKmeta k = new DrivenKmeta(metadata, client);

@@ -153,7 +153,7 @@ final class DemoCommand implements Callable<Integer> {
 
     private static int summary(ExampleProducer producer, DemoFailover failover, PrintWriter out) {
         ExampleProducer.Stats stats = producer.stats();
-        var kmeta = producer.metadata().counters();
+        var kmeta = producer.metadata().stats();
         print(out, "summary: sent %d, acked %d, failed %d; retries %d; leader hints fed back %d (kmeta applied %d); "
                         + "invalidations %d; metadata requests %d; metadata wait p50 %dus p99 %dus",
                 stats.recordsSent(), stats.recordsAcked(), stats.recordsFailed(), stats.retries(),

@@ -111,7 +111,7 @@ final class DemoKafkaProducers {
             print("summary: %d KafkaProducers on one kmeta instance: sent %d, acked %d, failed %d; Metadata requests "
                             + "the brokers received: %d (kmeta sent %d; the producers' own clients none); leader hints "
                             + "applied by kmeta %d", PRODUCERS, sent.get(), acked.get(), failed.get(), requests,
-                    shared.counters().requestsSent(), shared.counters().leaderHintsApplied());
+                    shared.stats().requestsSent(), shared.stats().leaderHintsApplied());
         } finally {
             shared.close();
         }

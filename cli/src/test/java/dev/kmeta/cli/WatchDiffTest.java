@@ -6,6 +6,7 @@ import dev.kmeta.cluster.Node;
 import dev.kmeta.cluster.PartitionMetadata;
 import dev.kmeta.cluster.TopicMetadata;
 import dev.kmeta.metadata.ConnectionEvidence;
+import dev.kmeta.metadata.internal.EvidenceRecorder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -92,7 +93,7 @@ class WatchDiffTest {
 
     @Test
     void brokersAreUnreachableWhenEveryAddressInUseFailsNow() {
-        ConnectionEvidence evidence = new ConnectionEvidence();
+        EvidenceRecorder evidence = new EvidenceRecorder();
         assertFalse(WatchCommand.allFailing(evidence), "nothing tried yet");
         ConnectionEvidence.Record bootstrap = evidence.record("-1", "10.0.0.1:9092", true);
         evidence.problem(bootstrap, ConnectionEvidence.Problem.CONNECT_FAILED, "refused", 1);

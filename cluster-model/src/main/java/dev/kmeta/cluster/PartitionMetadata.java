@@ -155,22 +155,22 @@ public final class PartitionMetadata {
     }
 
     /** The number of in-sync replicas. */
-    public int isrCount() {
+    public int inSyncReplicaCount() {
         return isr.length;
     }
 
     /** The i-th in-sync replica's broker id. */
-    public int isr(int i) {
+    public int inSyncReplica(int i) {
         return isr[i];
     }
 
     /** The number of offline replicas. */
-    public int offlineCount() {
+    public int offlineReplicaCount() {
         return offlineReplicas.length;
     }
 
     /** The i-th offline replica's broker id. */
-    public int offline(int i) {
+    public int offlineReplica(int i) {
         return offlineReplicas[i];
     }
 

@@ -29,8 +29,8 @@ class PartitionMetadataTest {
         assertArrayEquals(new int[] {6}, p.offlineReplicas());
         assertEquals(3, p.replicaCount());
         assertEquals(5, p.replica(1));
-        assertEquals(2, p.isrCount());
-        assertEquals(5, p.isr(1));
+        assertEquals(2, p.inSyncReplicaCount());
+        assertEquals(5, p.inSyncReplica(1));
     }
 
     @Test
@@ -41,7 +41,7 @@ class PartitionMetadataTest {
         assertEquals(PartitionMetadata.NO_EPOCH, p.leaderEpoch());
         assertEquals(6, p.errorCode());
         assertEquals(0, p.replicaCount());
-        assertEquals(0, p.isrCount());
+        assertEquals(0, p.inSyncReplicaCount());
         assertArrayEquals(new int[0], p.offlineReplicas());
     }
 

@@ -36,7 +36,7 @@ class SharedIsrTest {
         assertArrayEquals(isrShort, p.inSyncReplicas());
         PartitionMetadata q = new PartitionMetadata("t", 0, 1, 0, replicas, isrEqual, null, PartitionMetadata.NONE);
         assertArrayEquals(isrEqual, q.inSyncReplicas());
-        assertEquals(3, q.isrCount());
+        assertEquals(3, q.inSyncReplicaCount());
         assertEquals(new PartitionMetadata("t", 0, 1, 0, replicas, isrEqual.clone(), null, PartitionMetadata.NONE), q);
     }
 

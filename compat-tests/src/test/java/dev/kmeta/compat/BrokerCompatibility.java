@@ -252,19 +252,19 @@ abstract class BrokerCompatibility {
             short produceVersion = maxVersionThroughProxies(PRODUCE);
             System.out.println("[measured] Kafka " + kafka.kafkaVersion() + ": " + acks.size()
                     + " records acked across the leader move " + oldLeader + " -> " + newLeader + ", hints fed "
-                    + stats.leaderHintsFed() + ", hints applied by kmeta " + m.counters().leaderHintsApplied()
+                    + stats.leaderHintsFed() + ", hints applied by kmeta " + m.stats().leaderHintsApplied()
                     + ", invalidations " + stats.invalidations()
                     + ", Produce v" + produceVersion + ", Metadata v" + maxVersionThroughProxies(METADATA));
             assertEquals(0, stats.recordsFailed(), String.valueOf(stats));
             assertEquals(newLeader, lastLeader, "the last records were acked by the new leader");
             if (brokerAtLeast(3, 7)) {
                 assertTrue(stats.leaderHintsFed() > 0, "KIP-951 hints in the produce answers (3.7+): " + stats);
-                assertTrue(m.counters().leaderHintsApplied() > 0, "kmeta applied them");
+                assertTrue(m.stats().leaderHintsApplied() > 0, "kmeta applied them");
             } else {
                 // no hints before 3.7 (Produce v9): the producer tells kmeta the leader is in doubt, and kmeta's
                 // refresh of that topic finds the new leader
                 assertEquals(0, stats.leaderHintsFed(), String.valueOf(stats));
-                assertEquals(0, m.counters().leaderHintsApplied());
+                assertEquals(0, m.stats().leaderHintsApplied());
                 assertTrue(stats.invalidations() > 0, "the fallback: the partition invalidated, " + stats);
             }
             assertEquals(brokerAtLeast(4, 1) ? 13 : brokerAtLeast(3, 9) ? 11 : brokerAtLeast(3, 7) ? 10 : 9,
@@ -295,7 +295,7 @@ abstract class BrokerCompatibility {
                     m.requestUpdate();
                     return bootstrapAnswers(m) > before;
                 });
-                assertTrue(m.rebootstraps() >= 1, "rebootstraps: " + m.rebootstraps());
+                assertTrue(m.stats().rebootstraps() >= 1, "rebootstraps: " + m.stats().rebootstraps());
             } finally {
                 kafka.brokerIds().forEach(id -> kafka.proxy(id).pass());
             }

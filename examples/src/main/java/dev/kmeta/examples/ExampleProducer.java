@@ -2,6 +2,7 @@ package dev.kmeta.examples;
 
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.MetadataConfig;
+import dev.kmeta.sender.DrivenKafkaMetadata;
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.sender.internal.KafkaClientsCompat;
 import org.apache.kafka.clients.ApiVersions;
@@ -94,7 +95,7 @@ public final class ExampleProducer implements AutoCloseable {
      */
     static ExampleProducer create(Map<String, ?> props, ThreadFactory threads) {
         ProducerSettings settings = ProducerSettings.from(props);
-        KafkaMetadata metadata = KafkaMetadata.driven(props); // no thread of its own: our poll drives it
+        DrivenKafkaMetadata metadata = KafkaMetadata.driven(props); // no thread of its own: our poll drives it
         Metrics metrics = new Metrics();
         NetworkClient client = null;
         try {
@@ -114,7 +115,7 @@ public final class ExampleProducer implements AutoCloseable {
     }
 
     /** kafka-clients' NetworkClient with kmeta as its metadata source and DNS resolver. */
-    private static NetworkClient networkClient(KafkaMetadata metadata, Metrics metrics, ProducerSettings settings) {
+    private static NetworkClient networkClient(DrivenKafkaMetadata metadata, Metrics metrics, ProducerSettings settings) {
         MetadataConfig config = metadata.config();
         // kafka-clients' ClientUtils.createNetworkClient, as the version on the class path spells it (4.0-4.4)
         return KafkaClientsCompat.createNetworkClient(ProducerSettings.networkConfig(config),

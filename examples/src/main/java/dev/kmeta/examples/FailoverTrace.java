@@ -1,6 +1,6 @@
 package dev.kmeta.examples;
 
-import dev.kmeta.metadata.internal.Counters;
+import dev.kmeta.sender.MetadataStats;
 
 import java.util.Locale;
 
@@ -34,7 +34,7 @@ final class FailoverTrace {
     private long clientWaitNs;
 
     FailoverTrace(String topic, int partition, int oldLeaderId, long lastAckNs, long failedNs, String cause,
-                  Counters kmeta, long pass) {
+                  MetadataStats kmeta, long pass) {
         this.topic = topic;
         this.partition = partition;
         this.oldLeaderId = oldLeaderId;
@@ -59,7 +59,7 @@ final class FailoverTrace {
     }
 
     /** A pass of the network loop found this leader in kmeta's snapshot (recorded when it changes). */
-    void leaderInSnapshot(long nowNs, int leaderId, int version, Counters kmeta, long pass) {
+    void leaderInSnapshot(long nowNs, int leaderId, int version, MetadataStats kmeta, long pass) {
         if (leaderId == leaderSeen) {
             return;
         }

@@ -305,7 +305,7 @@ final class NetworkLoop implements Runnable {
         Node leader = leaderNode(cluster, q.topic, q.partition);
         if (q.trace != null && q.hasWaitingRecords()) {
             q.trace.leaderInSnapshot(time.nanoseconds(), leader == null ? -1 : leader.id(), cluster.version(),
-                    metadata.counters(), passes);
+                    metadata.stats(), passes);
         }
         if (leader == null) {
             q.leaderReachable();
@@ -559,7 +559,7 @@ final class NetworkLoop implements Runnable {
         q.lastFailure = why;
         if (q.trace == null) {
             q.trace = new FailoverTrace(q.topic, q.partition, b.leader.id(), q.lastAckNs, nowNs, why,
-                    metadata.counters(), passes);
+                    metadata.stats(), passes);
         } else {
             q.trace.failedAgain(nowNs, b.leader.id(), why);
         }

@@ -46,7 +46,7 @@ final class RecordFailures {
         String message = why + (q == null ? "" : " (partition " + q.topic + "-" + q.partition
                 + (d == null ? "" : ": " + said(d)) + ")");
         return d == null ? new KafkaException(message) : new KafkaException(message,
-                new MetadataTimeoutException(d.message(), d));
+                MetadataTimeoutException.of(d));
     }
 
     private static String said(Diagnosis d) {

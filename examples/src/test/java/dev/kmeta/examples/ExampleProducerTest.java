@@ -202,7 +202,7 @@ class ExampleProducerTest {
             // The new leader itself too: one still unaware that it leads would refuse the retry, and the example
             // then (rightly) asks for a refresh - not what this test is about.
             cluster.awaitLeaderEverywhere("moved", 0, newLeader);
-            long metadataRequestsBefore = producer.metadata().counters().requestsSent();
+            long metadataRequestsBefore = producer.metadata().stats().requestsSent();
 
             ExampleProducer.Ack ack = producer.send("moved", 0, null, bytes("after")).get(30, TimeUnit.SECONDS);
 
@@ -210,10 +210,10 @@ class ExampleProducerTest {
             // At least one: a metadata answer naming the old leader could land between the refusal and the hint
             // (then the old leader is asked again and hints again). The ack's leader shows the hint was followed.
             assertTrue(producer.stats().leaderHintsFed() >= 1, producer.stats().toString());
-            assertTrue(producer.metadata().counters().leaderHintsApplied() >= 1);
+            assertTrue(producer.metadata().stats().leaderHintsApplied() >= 1);
             // Ignoring the hint would mean an invalidation and a metadata request to find the new leader.
             assertEquals(0, producer.stats().invalidations(), producer.stats().toString());
-            assertEquals(metadataRequestsBefore, producer.metadata().counters().requestsSent());
+            assertEquals(metadataRequestsBefore, producer.metadata().stats().requestsSent());
             assertEquals(2, endOffset("moved", 0));
         }
     }

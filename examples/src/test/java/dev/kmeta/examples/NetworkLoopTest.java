@@ -2,6 +2,7 @@ package dev.kmeta.examples;
 
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.RefreshState;
+import dev.kmeta.sender.DrivenKafkaMetadata;
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.testkit.FakeKafkaClient;
 import org.apache.kafka.common.errors.TimeoutException;
@@ -29,7 +30,7 @@ class NetworkLoopTest {
     private static final long BACKOFF_MS = 100;
     private static final int MAX_PASSES = 1_000;
 
-    private KafkaMetadata metadata;
+    private DrivenKafkaMetadata metadata;
     private ThreeBrokers brokers;
     private NetworkLoop loop;
     private final ProducerStats stats = new ProducerStats();

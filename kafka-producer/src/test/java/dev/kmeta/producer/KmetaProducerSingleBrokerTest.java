@@ -123,8 +123,8 @@ class KmetaProducerSingleBrokerTest {
                 ProducerBridge b = bridge(producer);
                 // Metadata requests reach the proxy a moment after kmeta counts them sent.
                 await().atMost(Duration.ofSeconds(5)).until(() ->
-                        metadataRequests(KAFKA.cluster()) >= b.metadata().counters().requestsSent());
-                kmetaSeen.set(new long[] {metadataRequests(KAFKA.cluster()), b.metadata().counters().requestsSent()});
+                        metadataRequests(KAFKA.cluster()) >= b.metadata().stats().requestsSent());
+                kmetaSeen.set(new long[] {metadataRequests(KAFKA.cluster()), b.metadata().stats().requestsSent()});
             }
         }
         boolean inOrder = true;

@@ -246,9 +246,9 @@ class KmetaProducerThreeBrokersTest {
         Producer<String, String> kmeta = KmetaProducer.create(p);
         Producer<String, String> stock = Kind.STOCK.create(props(cluster.proxiedBootstrapServers()));
         ProducerBridge bridge = bridge(kmeta);
-        long hints0 = bridge.metadata().counters().leaderHintsApplied();
-        long ignored0 = bridge.metadata().counters().leaderHintsIgnored();
-        long sent0 = bridge.metadata().counters().requestsSent();
+        long hints0 = bridge.metadata().stats().leaderHintsApplied();
+        long ignored0 = bridge.metadata().stats().leaderHintsIgnored();
+        long sent0 = bridge.metadata().stats().requestsSent();
         AtomicLong kmetaAcked = new AtomicLong();
         AtomicLong kmetaFailed = new AtomicLong();
         AtomicLong stockAcked = new AtomicLong();
@@ -283,9 +283,9 @@ class KmetaProducerThreeBrokersTest {
             assertTrue(pacer.awaitTermination(10, TimeUnit.SECONDS));
             kmeta.flush();
             stock.flush();
-            long hints = bridge.metadata().counters().leaderHintsApplied() - hints0;
-            long ignored = bridge.metadata().counters().leaderHintsIgnored() - ignored0;
-            long kmetaRequests = bridge.metadata().counters().requestsSent() - sent0;
+            long hints = bridge.metadata().stats().leaderHintsApplied() - hints0;
+            long ignored = bridge.metadata().stats().leaderHintsIgnored() - ignored0;
+            long kmetaRequests = bridge.metadata().stats().requestsSent() - sent0;
             long all = metadataRequests(cluster);
             report("failover (leader %d of %s-0 stopped, restarted, %d ms from the stop to the end): kmeta-backed %d "
                             + "acked, %d failed, %d KIP-951 hints passed to kmeta (%d applied, %d older than kmeta's "
@@ -298,8 +298,8 @@ class KmetaProducerThreeBrokersTest {
             assertEquals(seq.get(), kmetaAcked.get(), "every record acknowledged");
             assertTrue(bridge.leaderHints() > 0, "the produce answers carried leader hints to the stand-in");
             await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertTrue(
-                    bridge.metadata().counters().leaderHintsApplied() - hints0
-                            + bridge.metadata().counters().leaderHintsIgnored() - ignored0 > 0,
+                    bridge.metadata().stats().leaderHintsApplied() - hints0
+                            + bridge.metadata().stats().leaderHintsIgnored() - ignored0 > 0,
                     "kmeta took the hints (applied or found older than what it knew)"));
         } finally {
             pacer.shutdownNow();

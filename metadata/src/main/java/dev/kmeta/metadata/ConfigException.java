@@ -46,7 +46,7 @@ public final class ConfigException extends IllegalArgumentException {
      * @param message the whole message, which must name the key (and never a secret)
      * @param cause   kafka-clients' failure, or the I/O error that shows the problem
      */
-    public ConfigException(String key, String message, Throwable cause) {
+    ConfigException(String key, String message, Throwable cause) {
         super(message, cause);
         this.key = key;
     }

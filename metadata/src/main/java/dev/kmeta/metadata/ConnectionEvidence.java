@@ -1,22 +1,19 @@
 package dev.kmeta.metadata;
 
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
-import java.util.List;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What the sender saw of each broker address: connection attempts, answers, the last error and when. The evidence
- * a timeout's explanation is built from ("bootstrap 127.0.0.1:9092 refused 5 connections").
+ * a timeout's explanation is built from ("bootstrap 127.0.0.1:9092 refused 5 connections"). A read-only view: only
+ * kmeta's sender writes it.
  *
  * <p>A learned broker's record is also found by its id without allocating ({@link #broker(int)}): what a per-record
  * check of a producer reads ("has the leader of this partition ever accepted a connection?").
  *
- * <p>Thread-safe: the sender thread writes, any thread reads. Each record's fields are volatile; a reader may see
- * one record's fields from two moments, which is fine for an explanation.
+ * <p>Thread-safe: the sender thread writes, any thread reads. A reader may see one record's fields from two moments,
+ * which is fine for an explanation.
  */
-public final class ConnectionEvidence {
+public interface ConnectionEvidence {
     /** What went wrong last on a connection. */
     public enum Problem {
         /** The TCP connection could not be made (refused, unreachable, setup timeout). */
@@ -33,281 +30,82 @@ public final class ConnectionEvidence {
         REQUEST_TIMEOUT
     }
 
-    /** One broker address as the sender knows it. */
-    public static final class Record {
-        private final String nodeId;
-        private final String address;
-        private final String host;
-        private final int port;
-        private final boolean bootstrap;
-        private volatile int attempts;
-        private volatile int answers;
-        private volatile int failures;
-        private volatile Problem lastProblem;
-        private volatile String lastDetail;
-        private volatile long lastProblemMs = Long.MIN_VALUE;
-        private volatile long lastAnswerMs = Long.MIN_VALUE;
-        private volatile long lastAttemptMs = Long.MIN_VALUE;
-        private volatile long lastConnectedMs = Long.MIN_VALUE;
-        private volatile boolean connected;
-
-        Record(String nodeId, String address, boolean bootstrap) {
-            this.nodeId = nodeId;
-            this.address = address;
-            this.bootstrap = bootstrap;
-            int colon = address.lastIndexOf(':');
-            this.host = colon < 0 ? address : address.substring(0, colon);
-            this.port = colon < 0 ? -1 : parsePort(address.substring(colon + 1));
-        }
-
-        private static int parsePort(String text) {
-            try {
-                return Integer.parseInt(text);
-            } catch (NumberFormatException e) {
-                return -1;
-            }
-        }
-
+    /** One broker address as the sender knows it: a live view, its values move as the sender records more. */
+    interface Record {
         /** The node id the connection is known by ({@code -1}, {@code -2}... for bootstrap addresses). */
-        public String nodeId() {
-            return nodeId;
-        }
+        String nodeId();
 
         /** {@code host:port}. */
-        public String address() {
-            return address;
-        }
+        String address();
 
         /** True when this record is about {@code host:port} (allocation-free). */
-        public boolean isAt(String host, int port) {
-            return this.port == port && this.host.equals(host);
-        }
+        boolean isAt(String host, int port);
 
         /** True for an address from {@code bootstrap.servers}. */
-        public boolean isBootstrap() {
-            return bootstrap;
-        }
+        boolean isBootstrap();
 
         /** Connection attempts made. */
-        public int attempts() {
-            return attempts;
-        }
+        int attempts();
 
         /** Metadata answers received through it. */
-        public int answers() {
-            return answers;
-        }
+        int answers();
 
         /** Failures seen (connect failures, drops, timeouts). */
-        public int failures() {
-            return failures;
-        }
+        int failures();
 
         /** The last problem, or null. */
-        public Problem lastProblem() {
-            return lastProblem;
-        }
+        Problem lastProblem();
 
         /** Words on the last problem, or null. */
-        public String lastDetail() {
-            return lastDetail;
-        }
+        String lastDetail();
 
         /** When the last problem happened (sender clock, ms), or {@link Long#MIN_VALUE}. */
-        public long lastProblemMs() {
-            return lastProblemMs;
-        }
+        long lastProblemMs();
 
         /** True once an answer came through this address. */
-        public boolean everAnswered() {
-            return answers > 0;
-        }
+        boolean everAnswered();
 
         /** When the last answer came through it (sender clock, ms), or {@link Long#MIN_VALUE}. */
-        public long lastAnswerMs() {
-            return lastAnswerMs;
-        }
+        long lastAnswerMs();
 
         /**
          * When a connection to it was last seen ready (handshakes done), sender clock ms, or {@link Long#MIN_VALUE}.
          */
-        public long lastConnectedMs() {
-            return lastConnectedMs;
-        }
+        long lastConnectedMs();
 
         /**
          * True once the address accepted a connection that became ready (TCP, TLS/SASL, ApiVersions) or an answer
          * came through it: the address works from here, or did.
          */
-        public boolean everConnected() {
-            return lastConnectedMs != Long.MIN_VALUE || answers > 0;
-        }
+        boolean everConnected();
 
         /** True when anything happened on this address (attempt, answer, problem) at or after {@code sinceMs}. */
-        public boolean activeSince(long sinceMs) {
-            return lastAttemptMs >= sinceMs || lastAnswerMs >= sinceMs || (lastProblem != null
-                    && lastProblemMs >= sinceMs);
-        }
+        boolean activeSince(long sinceMs);
 
         /** True when its last event is a problem: no answer came through it since, and no connection became ready. */
-        public boolean failingNow() {
-            return lastProblem != null && lastProblemMs >= lastAnswerMs && lastProblemMs >= lastConnectedMs;
-        }
+        boolean failingNow();
 
         /**
          * True when it is {@link #failingNow() failing} because the address could not be reached - a connection that
          * could not be made or made ready, a name that does not resolve, a request without an answer - rather than
          * because an established connection dropped (which a reconnect may mend) or a handshake was refused.
          */
-        public boolean unreachableNow() {
-            Problem p = lastProblem;
-            return failingNow() && (p == Problem.CONNECT_FAILED || p == Problem.DNS || p == Problem.REQUEST_TIMEOUT);
-        }
+        boolean unreachableNow();
 
-        /** One line, e.g. {@code bootstrap 127.0.0.1:1: 3 attempts, 0 answers, last CONNECT_FAILED (...)}. */
+        /** One line, e.g. {@code bootstrap 127.0.0.1:1: 3 attempt(s), 0 answer(s), last CONNECT_FAILED (...)}. */
         @Override
-        public String toString() {
-            return (bootstrap ? "bootstrap " : "broker " + nodeId + " at ") + address + ": " + attempts
-                    + " attempt(s), " + answers + " answer(s)" + (lastProblem == null ? ""
-                    : ", last " + lastProblem + (lastDetail == null ? "" : " (" + lastDetail + ")"));
-        }
+        String toString();
     }
 
-    private final ConcurrentHashMap<String, Record> records = new ConcurrentHashMap<>();
-    /** Learned brokers (ids >= 0), by id: sorted ids and their records, replaced whole by the one writer. */
-    private volatile BrokerIndex brokers = BrokerIndex.EMPTY;
+    /** Every address seen so far (a new list each call). */
+    Collection<Record> records();
 
-    /** An immutable sorted id -> record table: lookups by binary search, no boxing. */
-    private static final class BrokerIndex {
-        static final BrokerIndex EMPTY = new BrokerIndex(new int[0], new Record[0]);
-        final int[] ids;
-        final Record[] records;
-
-        BrokerIndex(int[] ids, Record[] records) {
-            this.ids = ids;
-            this.records = records;
-        }
-
-        Record get(int id) {
-            int i = Arrays.binarySearch(ids, id);
-            return i < 0 ? null : records[i];
-        }
-
-        BrokerIndex with(int id, Record r) {
-            int i = Arrays.binarySearch(ids, id);
-            if (i >= 0) {
-                Record[] rs = records.clone();
-                rs[i] = r;
-                return new BrokerIndex(ids, rs);
-            }
-            int at = -i - 1;
-            int[] newIds = new int[ids.length + 1];
-            Record[] newRecords = new Record[ids.length + 1];
-            System.arraycopy(ids, 0, newIds, 0, at);
-            System.arraycopy(records, 0, newRecords, 0, at);
-            newIds[at] = id;
-            newRecords[at] = r;
-            System.arraycopy(ids, at, newIds, at + 1, ids.length - at);
-            System.arraycopy(records, at, newRecords, at + 1, ids.length - at);
-            return new BrokerIndex(newIds, newRecords);
-        }
-    }
-
-    // The writers below are for the sender (the one writer); readers may call anything.
-
-    /** The record of this node id at this address: the existing one, or a new one when none or the address moved. */
-    public Record record(String nodeId, String address, boolean bootstrap) {
-        Record r = records.get(nodeId);
-        if (r == null || !r.address.equals(address)) {
-            r = new Record(nodeId, address, bootstrap);
-            records.put(nodeId, r);
-            int id = brokerId(nodeId, bootstrap);
-            if (id >= 0) {
-                brokers = brokers.with(id, r);
-            }
-        }
-        return r;
-    }
-
-    private static int brokerId(String nodeId, boolean bootstrap) {
-        if (bootstrap) {
-            return -1;
-        }
-        try {
-            return Integer.parseInt(nodeId);
-        } catch (NumberFormatException e) {
-            return -1;
-        }
-    }
-
-    /** A connection attempt to it starts now. */
-    public void attempt(Record r, long nowMs) {
-        r.attempts++;
-        r.lastAttemptMs = nowMs;
-    }
-
-    /**
-     * A connection attempt to it failed that no {@link #attempt} announced (one a producer's own client made, in
-     * driven mode): counted as one.
-     */
-    public void unannouncedAttemptFailed(Record r, long nowMs) {
-        if (!r.connected && (r.lastAttemptMs == Long.MIN_VALUE || r.lastAttemptMs < r.lastProblemMs)) {
-            attempt(r, nowMs);
-        }
-    }
-
-    /**
-     * A connection to it is ready (handshakes done) now. Only a new connection is stamped: a request sent on one
-     * that was already open says nothing of whether the address answers now (a blackholed broker keeps its idle
-     * connection "ready"), so it must not count as reachable during a wait.
-     */
-    public void connected(Record r, long nowMs) {
-        if (!r.connected) {
-            r.lastConnectedMs = nowMs;
-        }
-        r.connected = true;
-    }
-
-    public void answer(Record r, long nowMs) {
-        r.answers++;
-        r.lastAnswerMs = nowMs;
-        r.connected = true;
-    }
-
-    public void problem(Record r, Problem p, String detail, long nowMs) {
-        if (p == Problem.DISCONNECTED && !r.connected) {
-            p = Problem.CONNECT_FAILED;
-        }
-        r.connected = false;
-        r.failures++;
-        r.lastProblem = p;
-        r.lastDetail = detail;
-        r.lastProblemMs = nowMs;
-    }
-
-    /** Every address seen so far. */
-    public Collection<Record> records() {
-        return new ArrayList<>(records.values());
-    }
-
-    /** The record for a node id, or null. */
-    public Record get(String nodeId) {
-        return records.get(nodeId);
-    }
+    /** The record for a node id ({@code "-1"}, {@code "-2"}... for bootstrap addresses), or null. */
+    Record get(String nodeId);
 
     /** The record of learned broker {@code id} (its current address's), or null; allocation-free. */
-    public Record broker(int id) {
-        return brokers.get(id);
-    }
+    Record broker(int id);
 
     /** One line summing up the addresses that have problems, or null when none has. */
-    public String summary() {
-        List<String> parts = new ArrayList<>();
-        for (Record r : records.values()) {
-            if (r.lastProblem != null) {
-                parts.add(r.toString());
-            }
-        }
-        return parts.isEmpty() ? null : String.join("; ", parts);
-    }
+    String summary();
 }

@@ -1,5 +1,6 @@
 package dev.kmeta.metadata;
 
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -39,6 +40,29 @@ public final class Deadline {
     /** A deadline {@code budgetMs} from now on the system clock. */
     public static Deadline after(long budgetMs) {
         return after(budgetMs, Ticker.system());
+    }
+
+    /**
+     * A deadline {@code budget} from now on {@code ticker}, at ms precision (sub-ms parts dropped; a budget past
+     * {@code Long.MAX_VALUE} ms is taken as that).
+     *
+     * @throws IllegalArgumentException if the budget is negative
+     */
+    public static Deadline after(Duration budget, Ticker ticker) {
+        return after(toMillisSaturated(Objects.requireNonNull(budget, "budget")), ticker);
+    }
+
+    /** A deadline {@code budget} from now on the system clock, as {@link #after(Duration, Ticker)}. */
+    public static Deadline after(Duration budget) {
+        return after(budget, Ticker.system());
+    }
+
+    private static long toMillisSaturated(Duration budget) {
+        try {
+            return budget.toMillis();
+        } catch (ArithmeticException overflow) {
+            return budget.isNegative() ? -1 : Long.MAX_VALUE;
+        }
     }
 
     /** The whole budget this deadline was made with, in ms. */

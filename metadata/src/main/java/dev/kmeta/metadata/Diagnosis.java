@@ -1,5 +1,7 @@
 package dev.kmeta.metadata;
 
+import dev.kmeta.metadata.internal.Failures;
+
 import java.util.List;
 
 /**
@@ -10,6 +12,10 @@ import java.util.List;
  * <p>Immutable and thread-safe. Decided only from what the sender recorded, never guessed.
  */
 public final class Diagnosis {
+    static {
+        Failures.install(new Construction()); // kmeta's internals build diagnoses and exceptions through it
+    }
+
     /** The classic metadata failures, each with its own fix. */
     public enum Cause {
         /** No bootstrap address ever answered: connections refused, timed out or unreachable. */
@@ -66,7 +72,7 @@ public final class Diagnosis {
      * @param clusterId         the cluster id seen, or null
      * @param previousClusterId the cluster id before a change, or null when it did not change
      */
-    public Diagnosis(Cause cause, String topic, int partition, long budgetMs, String seen, String fix,
+    Diagnosis(Cause cause, String topic, int partition, long budgetMs, String seen, String fix,
                      List<String> evidence, int partitionCount, String clusterId, String previousClusterId) {
         this.cause = cause;
         this.topic = topic;

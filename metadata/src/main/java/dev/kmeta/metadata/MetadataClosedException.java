@@ -5,7 +5,7 @@ public final class MetadataClosedException extends MetadataException {
     private static final long serialVersionUID = 1L;
 
     /** With a message. */
-    public MetadataClosedException(String message) {
+    MetadataClosedException(String message) {
         super(message);
     }
 }

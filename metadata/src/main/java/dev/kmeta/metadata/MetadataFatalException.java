@@ -10,12 +10,12 @@ public final class MetadataFatalException extends MetadataException {
     private final transient Diagnosis diagnosis;
 
     /** With a message and the wire's error. */
-    public MetadataFatalException(String message, Throwable cause) {
+    MetadataFatalException(String message, Throwable cause) {
         this(message, cause, null);
     }
 
     /** With a message, the wire's error and the diagnosis. */
-    public MetadataFatalException(String message, Throwable cause, Diagnosis diagnosis) {
+    MetadataFatalException(String message, Throwable cause, Diagnosis diagnosis) {
         super(message, cause);
         this.diagnosis = diagnosis;
     }

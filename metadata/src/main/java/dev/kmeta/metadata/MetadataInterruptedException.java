@@ -9,7 +9,7 @@ public final class MetadataInterruptedException extends MetadataException {
     private static final long serialVersionUID = 1L;
 
     /** With a message saying what was waited for. */
-    public MetadataInterruptedException(String message) {
+    MetadataInterruptedException(String message) {
         super(message);
     }
 }

@@ -8,7 +8,7 @@ public final class TooManyTopicsException extends MetadataException {
     private static final long serialVersionUID = 1L;
 
     /** With a message naming the limit. */
-    public TooManyTopicsException(String message) {
+    TooManyTopicsException(String message) {
         super(message);
     }
 }

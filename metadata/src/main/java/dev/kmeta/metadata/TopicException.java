@@ -20,12 +20,12 @@ public final class TopicException extends MetadataException {
     private final transient Diagnosis diagnosis;
 
     /** For a topic and a reason. */
-    public TopicException(String topic, Reason reason, String message) {
+    TopicException(String topic, Reason reason, String message) {
         this(topic, reason, message, null);
     }
 
     /** For a topic and a reason, with the diagnosis and its evidence. */
-    public TopicException(String topic, Reason reason, String message, Diagnosis diagnosis) {
+    TopicException(String topic, Reason reason, String message, Diagnosis diagnosis) {
         super(message);
         this.topic = topic;
         this.reason = reason;

@@ -4,20 +4,14 @@ import dev.kmeta.cluster.Cluster;
 import dev.kmeta.cluster.Node;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.Diagnosis;
+import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.metadata.MetadataClient;
-import dev.kmeta.metadata.MetadataClosedException;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.metadata.MetadataException;
 import dev.kmeta.metadata.RefreshState;
 import dev.kmeta.metadata.Ticker;
-import dev.kmeta.metadata.internal.Counters;
-import dev.kmeta.metadata.ConnectionEvidence;
-import dev.kmeta.sender.internal.KafkaClusterView;
+import dev.kmeta.metadata.internal.Failures;
 import dev.kmeta.sender.internal.SenderCore;
-
-import org.apache.kafka.clients.HostResolver;
-import org.apache.kafka.clients.KafkaClient;
-import org.apache.kafka.clients.MetadataUpdater;
 
 import javax.management.ObjectName;
 import java.util.Map;
@@ -39,15 +33,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>{@link #create} makes a private instance; {@link #shared} hands out reference-counted handles to one instance
  * per cluster and security identity in this JVM, so that N producers make one stream of metadata requests, not N.
+ * {@link #driven} makes a {@link DrivenKafkaMetadata}: a {@code KafkaMetadata} without a thread of its own, which
+ * alone has the methods a producer's kafka-clients {@code NetworkClient} needs. Every signature here names only
+ * kmeta's types and Kafka's public ones ({@code org.apache.kafka.common.Cluster}, Kafka's exceptions).
  *
  * <p>Thread-safe: every method may be called from any thread (see {@link MetadataClient} for the concurrency
  * contract). {@link #close()} is idempotent; closing a shared handle closes the instance when the last handle goes.
  */
-public final class KafkaMetadata implements MetadataClient {
-    private final SenderCore core;
+public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaMetadata {
+    final SenderCore core;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private KafkaMetadata(SenderCore core) {
+    KafkaMetadata(SenderCore core) {
         this.core = core;
     }
 
@@ -76,11 +73,12 @@ public final class KafkaMetadata implements MetadataClient {
 
     /**
      * An instance without a thread of its own, for a producer that runs its own kafka-clients {@code NetworkClient}:
-     * kmeta becomes that client's metadata source ({@link #metadataUpdater()}), sends its metadata requests on it and
-     * does its work inside the producer's {@code poll}. The producer closes its client; {@link #close()} releases
-     * kmeta's waiters. Same as {@code builder(props).buildDriven()}, which takes a DNS hook too.
+     * kmeta becomes that client's metadata source ({@link DrivenKafkaMetadata#metadataUpdater()}), sends its metadata
+     * requests on it and does its work inside the producer's {@code poll}. The producer closes its client;
+     * {@link #close()} releases kmeta's waiters. Same as {@code builder(props).buildDriven()}, which takes a DNS hook
+     * and a clock too.
      */
-    public static KafkaMetadata driven(Map<String, ?> props) {
+    public static DrivenKafkaMetadata driven(Map<String, ?> props) {
         return builder(props).buildDriven();
     }
 
@@ -272,9 +270,13 @@ public final class KafkaMetadata implements MetadataClient {
         return core.clusterView().of(fetch());
     }
 
-    /** The instance's counters (requests, waits, epochs, hints...). */
-    public Counters counters() {
-        return core.manager().counters();
+    /**
+     * What the instance has done since it started, read now: requests, answers and latency, waits and timeouts by
+     * cause, rejected epochs, leader hints, rebootstraps, the threads waiting now ({@link MetadataStats}). A new
+     * immutable snapshot each call; for metrics, not for the send path.
+     */
+    public MetadataStats stats() {
+        return MetadataStats.of(core.manager().counters(), core.rebootstraps());
     }
 
     /**
@@ -293,38 +295,6 @@ public final class KafkaMetadata implements MetadataClient {
         return core.evidence();
     }
 
-    /** How many times the sender went back to the bootstrap addresses. */
-    public long rebootstraps() {
-        return core.rebootstraps();
-    }
-
-    /**
-     * Driven mode ({@link #driven}): the {@code MetadataUpdater} to build your {@code NetworkClient} with, e.g.
-     * {@code ClientUtils.createNetworkClient(config, ..., null, metadata.metadataUpdater(),
-     * metadata.hostResolver(), null, null)}; then {@link #attach} the client.
-     *
-     * @throws IllegalStateException if this instance runs its own sender thread
-     */
-    public MetadataUpdater metadataUpdater() {
-        return core.metadataUpdater();
-    }
-
-    /** The resolver kmeta uses (the {@link HostResolverHook} given, recording DNS failures as evidence). */
-    public HostResolver hostResolver() {
-        return core.hostResolver();
-    }
-
-    /**
-     * Driven mode: the client kmeta sends its metadata requests on. Call once, right after building the client; from
-     * then on every {@code client.poll} of your network thread also does kmeta's work (on that thread), and kmeta
-     * wakes that thread through {@code client.wakeup()} when a send needs metadata.
-     *
-     * @throws IllegalStateException if this instance runs its own sender thread, or a client is already attached
-     */
-    public void attach(KafkaClient client) {
-        core.attach(client);
-    }
-
     /** The configuration in force (of the first creator, for a shared instance). */
     public MetadataConfig config() {
         return core.config();
@@ -337,7 +307,7 @@ public final class KafkaMetadata implements MetadataClient {
 
     private void checkOpen() {
         if (closed.get()) {
-            throw new MetadataClosedException("This kmeta handle for " + core.config().clientId() + " is closed");
+            throw Failures.make().closed("This kmeta handle for " + core.config().clientId() + " is closed");
         }
     }
 
@@ -372,8 +342,8 @@ public final class KafkaMetadata implements MetadataClient {
 
         /**
          * Resolves broker host names (bootstrap and learned) with {@code hook} instead of the system resolver. In
-         * driven mode the hook takes effect through {@link KafkaMetadata#hostResolver()}, which the producer passes to
-         * its {@code NetworkClient}.
+         * driven mode the hook takes effect through {@link DrivenKafkaMetadata#hostResolver()}, which the producer
+         * passes to its {@code NetworkClient}.
          */
         public Builder hostResolver(HostResolverHook hook) {
             this.resolver = Objects.requireNonNull(hook, "hook");
@@ -400,13 +370,13 @@ public final class KafkaMetadata implements MetadataClient {
 
         /**
          * An instance without a thread of its own, as {@link KafkaMetadata#driven(Map)}, with this builder's options:
-         * build the producer's {@code NetworkClient} with its {@link KafkaMetadata#metadataUpdater()} and
-         * {@link KafkaMetadata#hostResolver()}, then {@link KafkaMetadata#attach} the client.
+         * build the producer's {@code NetworkClient} with its {@link DrivenKafkaMetadata#metadataUpdater()} and
+         * {@link DrivenKafkaMetadata#hostResolver()}, then {@link DrivenKafkaMetadata#attach} the client.
          *
          * @throws dev.kmeta.metadata.ConfigException if a value is bad (the message names the key)
          */
-        public KafkaMetadata buildDriven() {
-            return new KafkaMetadata(SenderCore.driven(MetadataConfig.from(props), resolver, ticker));
+        public DrivenKafkaMetadata buildDriven() {
+            return new DrivenKafkaMetadata(SenderCore.driven(MetadataConfig.from(props), resolver, ticker));
         }
     }
 }

@@ -26,13 +26,13 @@ public interface KafkaMetadataMXBean {
      * {@code metadata-age}. So no subscribed topic's metadata is older than this. Before the first full answer: the
      * seconds since the instance started (never seconds since the epoch).
      */
-    double getMetadataAge();
+    double getMetadataAgeSeconds();
 
     /**
      * Per subscribed topic, seconds (with ms precision) since an applied answer last described it, full or partial.
      * Topics no answer described yet (e.g. unknown to the brokers so far) are absent. A new map each read.
      */
-    Map<String, Double> getTopicAges();
+    Map<String, Double> getTopicAgesSeconds();
 
     /**
      * Seconds (with ms precision) since an applied answer last described {@code topic}; -1 when the topic is not

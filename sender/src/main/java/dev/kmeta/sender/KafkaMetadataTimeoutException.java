@@ -2,6 +2,7 @@ package dev.kmeta.sender;
 
 import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.MetadataTimeoutException;
+import dev.kmeta.metadata.internal.Failures;
 import org.apache.kafka.common.errors.TimeoutException;
 
 /**
@@ -26,7 +27,7 @@ public final class KafkaMetadataTimeoutException extends TimeoutException {
      * message, whose cause is a {@link MetadataTimeoutException} carrying the same diagnosis.
      */
     public KafkaMetadataTimeoutException(String message, Diagnosis diagnosis) {
-        this(new MetadataTimeoutException(message, java.util.Objects.requireNonNull(diagnosis, "diagnosis")));
+        this(Failures.make().timeout(message, java.util.Objects.requireNonNull(diagnosis, "diagnosis")));
     }
 
     /** Why the wait timed out, with the evidence. */

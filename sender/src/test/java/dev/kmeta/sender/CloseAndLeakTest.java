@@ -131,7 +131,7 @@ class CloseAndLeakTest {
                 m.awaitUpdate(version, 60_000);
                 return null;
             }));
-            await().atMost(Duration.ofSeconds(10)).until(() -> m.counters().waitersNow() == 6);
+            await().atMost(Duration.ofSeconds(10)).until(() -> m.stats().waitersNow() == 6);
             // the request for the new topics went out and is swallowed by the proxy
             await().atMost(Duration.ofSeconds(10)).until(
                     () -> m.state() == RefreshState.IN_FLIGHT && proxy.requestCount(METADATA) > metadataBefore);
@@ -148,7 +148,7 @@ class CloseAndLeakTest {
                     releasedMs);
             assertTrue(closeMs < 5_000, "close took " + closeMs + " ms");
             assertTrue(releasedMs < 5_000, "waiters released after " + releasedMs + " ms");
-            assertEquals(0, m.counters().waitersNow());
+            assertEquals(0, m.stats().waitersNow());
         } finally {
             m.close();
         }

@@ -223,7 +223,7 @@ class DiagnosisTest {
                 return b.clusterId().equals(m.fetch().clusterId());
             });
             assertNull(m.fetch().topic("a-only"), "the metadata of cluster A was dropped: " + m.fetch());
-            assertTrue(m.counters().clusterIdChanges() >= 1, "counted");
+            assertTrue(m.stats().clusterIdChanges() >= 1, "counted");
 
             KafkaMetadataTimeoutException e = timesOut(m, "a-only", -1, 2_000);
             Diagnosis d = e.diagnosis();
@@ -246,10 +246,10 @@ class DiagnosisTest {
             m.requestUpdate();
             await().atMost(Duration.ofSeconds(10)).until(() -> a.clusterId().equals(m.fetch().clusterId()));
             // A send waits for a topic that is to be created; meanwhile the bootstrap starts leading to cluster B.
-            long sent = m.counters().requestsSent();
+            long sent = m.stats().requestsSent();
             CompletableFuture<Cluster> send = onNewThread("changing-send",
                     () -> m.awaitTopic("coming-soon", Deadline.after(4_000)));
-            await().atMost(Duration.ofSeconds(3)).until(() -> m.counters().requestsSent() > sent);
+            await().atMost(Duration.ofSeconds(3)).until(() -> m.stats().requestsSent() > sent);
             for (int id : a.brokerIds()) {
                 a.proxy(id).retarget("127.0.0.1", bPort).resetAll();
             }

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,14 +44,14 @@ class DrivenModeTest {
         KafkaCluster cluster = KAFKA.cluster();
         cluster.createTopic("driven", 3, 1);
         Map<String, Object> props = Map.of("bootstrap.servers", cluster.bootstrapServers(), "client.id", "driven");
-        try (KafkaMetadata metadata = KafkaMetadata.driven(props); ProducerLoop loop = new ProducerLoop(metadata)) {
+        try (DrivenKafkaMetadata metadata = KafkaMetadata.driven(props); ProducerLoop loop = new ProducerLoop(metadata)) {
             assertThrows(IllegalStateException.class, () -> metadata.attach(loop.client), "attach once");
             Cluster c = metadata.awaitTopic("driven", 2, Deadline.after(30_000));
             assertEquals(3, c.partitionCount("driven"));
             assertEquals(cluster.leader("driven", 2), c.leader("driven", 2).id());
             assertFalse(Thread.getAllStackTraces().keySet().stream()
                     .anyMatch(t -> t.getName().startsWith("kmeta-metadata-sender")), "no thread of kmeta's");
-            assertTrue(metadata.counters().requestsSent() >= 1);
+            assertTrue(metadata.stats().requestsSent() >= 1);
         }
     }
 
@@ -72,7 +73,7 @@ class DrivenModeTest {
         };
         Map<String, Object> props = Map.of("bootstrap.servers", "kafka.driven.test:" + port,
                 "client.id", "driven-dns");
-        try (KafkaMetadata metadata = KafkaMetadata.builder(props).hostResolver(hook).buildDriven();
+        try (DrivenKafkaMetadata metadata = KafkaMetadata.builder(props).hostResolver(hook).buildDriven();
              ProducerLoop loop = new ProducerLoop(metadata)) {
             Cluster c = metadata.awaitTopic("driven-dns", 1, Deadline.after(30_000));
 
@@ -95,7 +96,7 @@ class DrivenModeTest {
         private final AtomicBoolean running = new AtomicBoolean(true);
         private final Thread thread;
 
-        ProducerLoop(KafkaMetadata metadata) {
+        ProducerLoop(DrivenKafkaMetadata metadata) {
             Map<String, Object> network = new HashMap<>(metadata.config().originals());
             network.put("bootstrap.resolve.timeout.ms", 0); // kmeta resolves bootstrap names itself
             client = ClientUtils.createNetworkClient(new AdminClientConfig(network),
@@ -125,7 +126,12 @@ class DrivenModeTest {
     void anInstanceWithItsOwnThreadHasNoUpdaterToGive() {
         Map<String, Object> props = Map.of("bootstrap.servers", KAFKA.cluster().bootstrapServers());
         try (KafkaMetadata own = KafkaMetadata.create(props)) {
-            assertThrows(IllegalStateException.class, own::metadataUpdater);
+            // was a run-time IllegalStateException; now own.metadataUpdater() does not compile
+            assertFalse(own instanceof DrivenKafkaMetadata, "a threaded instance is no driven one");
+            for (String driven : List.of("metadataUpdater", "hostResolver", "attach")) {
+                assertTrue(Arrays.stream(KafkaMetadata.class.getMethods()).noneMatch(m -> m.getName().equals(driven)),
+                        "KafkaMetadata has no " + driven + "()");
+            }
         }
     }
 }

@@ -166,11 +166,11 @@ class FailoverTest {
 
             CompletableFuture<Cluster> send = onNewThread("solo-send",
                     () -> m.awaitTopic("solo", 0, Deadline.after(60_000)));
-            await().atMost(Duration.ofSeconds(10)).until(() -> m.counters().waitersNow() == 1);
-            long sentBefore = m.counters().requestsSent();
+            await().atMost(Duration.ofSeconds(10)).until(() -> m.stats().waitersNow() == 1);
+            long sentBefore = m.stats().requestsSent();
             // It stays parked while the partition has no leader, and kmeta keeps asking (leaderless refresh).
             await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> !send.isDone());
-            long asked = m.counters().requestsSent() - sentBefore;
+            long asked = m.stats().requestsSent() - sentBefore;
             assertTrue(asked >= 2 && asked <= 25, "requests while leaderless for 2 s: " + asked);
 
             cluster.startBroker(owner);
@@ -251,15 +251,15 @@ class FailoverTest {
             }
             CompletableFuture<Cluster> send = onNewThread("reset-send",
                     () -> m.awaitTopic("reset-late", Deadline.after(60_000)));
-            await().atMost(Duration.ofSeconds(10)).until(() -> m.counters().waitersNow() == 1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> m.stats().waitersNow() == 1);
             await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
                     .until(() -> m.state() == RefreshState.IN_FLIGHT);
-            long failedBefore = m.counters().requestsFailed();
+            long failedBefore = m.stats().requestsFailed();
             leaderProxy.resetAll();
             for (int id : cluster.brokerIds()) {
                 cluster.proxy(id).resetAll(); // wherever the client's connections are
             }
-            await().atMost(Duration.ofSeconds(10)).until(() -> m.counters().requestsFailed() > failedBefore);
+            await().atMost(Duration.ofSeconds(10)).until(() -> m.stats().requestsFailed() > failedBefore);
             assertFalse(send.isDone(), "the send still waits: a reset is not its end");
 
             for (int id : cluster.brokerIds()) {

@@ -70,7 +70,7 @@ class FakeTimeTest {
         for (int i = 0; i < keyValues.length; i += 2) {
             props.put((String) keyValues[i], keyValues[i + 1]);
         }
-        KafkaMetadata metadata = KafkaMetadata.builder(props).ticker(client::nanoTime).buildDriven();
+        DrivenKafkaMetadata metadata = KafkaMetadata.builder(props).ticker(client::nanoTime).buildDriven();
         opened.add(metadata);
         client.updater(metadata.metadataUpdater());
         metadata.attach(client);
@@ -118,6 +118,25 @@ class FakeTimeTest {
     }
 
     @Test
+    void statsAreAnImmutableSnapshotAndMinusIsWhatHappenedBetween() {
+        KafkaMetadata metadata = start();
+        client.drops(id -> true); // every request is dropped by the node 1 ms after it arrives
+        runUntil(() -> client.sendCallsAtMs().size() == 2, 60_000);
+        MetadataStats earlier = metadata.stats();
+        runUntil(() -> client.sendCallsAtMs().size() == 5, 60_000);
+        MetadataStats later = metadata.stats();
+
+        assertEquals(2, earlier.requestsSent(), earlier.toString());
+        assertEquals(5, later.requestsSent(), "an earlier snapshot does not move: " + earlier);
+        assertEquals(3, later.minus(earlier).requestsSent());
+        assertEquals(later.requestsFailed() - earlier.requestsFailed(), later.minus(earlier).requestsFailed());
+        assertTrue(later.requestsFailed() >= 4, later.toString());
+        assertEquals(0, later.responsesApplied());
+        assertEquals(0, later.waitersNow());
+        assertEquals(Diagnosis.Cause.values().length, later.waitTimeoutsByCause().size(), "every cause, zeros too");
+    }
+
+    @Test
     void failedRequestsBackOffExponentiallyUpToRetryBackoffMax() {
         start();
         client.drops(id -> true); // every request is dropped by the node 1 ms after it arrives
@@ -142,7 +161,7 @@ class FakeTimeTest {
         while (rebootstrapAtMs < 0) {
             assertTrue(client.nowMs() < 3 * triggerMs, "no rebootstrap; sent to " + client.sentTo());
             client.poll(1, client.nowMs());
-            if (metadata.rebootstraps() == 1) {
+            if (metadata.stats().rebootstraps() == 1) {
                 rebootstrapAtMs = client.nowMs();
             }
         }

@@ -74,7 +74,7 @@ class JmxTest {
             assertTrue(SERVER.isRegistered(expected));
             assertTrue(JMX.isMXBeanInterface(KafkaMetadataMXBean.class));
             assertEquals("jmx-create", SERVER.getAttribute(expected, "ClientId"));
-            double age = (Double) SERVER.getAttribute(expected, "MetadataAge");
+            double age = (Double) SERVER.getAttribute(expected, "MetadataAgeSeconds");
             assertTrue(age >= 0 && age < 600, "seconds since start, never since the epoch: " + age);
             await().atMost(WAIT).until(() -> (Integer) SERVER.getAttribute(expected, "Version") >= 1);
             assertTrue((Long) SERVER.getAttribute(expected, "RequestsSent") > 0);
@@ -113,11 +113,11 @@ class JmxTest {
                 }
             }
             assertEquals(getters, attributes);
-            assertTrue(describe(info, "MetadataAge").startsWith("seconds (ms precision): since the last applied "
+            assertTrue(describe(info, "MetadataAgeSeconds").startsWith("seconds (ms precision): since the last applied "
                     + "answer to a full metadata request"));
             assertTrue(describe(info, "WaitTimeTotalMs").startsWith("ms: "));
             assertTrue(describe(info, "RequestsSent").startsWith("count: "));
-            assertTrue(describe(info, "TopicAges").startsWith("seconds (ms precision), per subscribed topic"));
+            assertTrue(describe(info, "TopicAgesSeconds").startsWith("seconds (ms precision), per subscribed topic"));
 
             MBeanOperationInfo op = java.util.Arrays.stream(info.getOperations())
                     .filter(o -> o.getName().equals("topicAgeSeconds")).findFirst().orElseThrow();
@@ -151,37 +151,37 @@ class JmxTest {
             m.awaitTopic("jmx-grow", Deadline.after(10_000));
             int v1 = bean.getVersion();
             assertEquals(1, bean.getSubscribedTopics());
-            assertEquals(Set.of("jmx-grow"), bean.getTopicAges().keySet());
+            assertEquals(Set.of("jmx-grow"), bean.getTopicAgesSeconds().keySet());
 
             // Partitions added: the wait for the new partition refreshes the topic (a partial request), so its age
             // starts again and the version grows, while the metadata age (full refreshes only) goes on.
             double topicAgeBefore = awaitAgeOver(() -> bean.topicAgeSeconds("jmx-grow"));
-            double metadataAgeBefore = bean.getMetadataAge();
+            double metadataAgeBefore = bean.getMetadataAgeSeconds();
             cluster.addPartitions("jmx-grow", 3);
             Cluster c = m.awaitTopic("jmx-grow", 2, Deadline.after(10_000));
             assertEquals(3, c.partitionCount("jmx-grow"));
             assertTrue(bean.getVersion() > v1, "version grew");
             assertTrue(bean.topicAgeSeconds("jmx-grow") < topicAgeBefore, "topic age reset");
-            assertTrue(bean.getMetadataAge() >= metadataAgeBefore, "a partial answer is no full refresh");
+            assertTrue(bean.getMetadataAgeSeconds() >= metadataAgeBefore, "a partial answer is no full refresh");
 
             // A full refresh resets the metadata age (kafka-clients' metadata-age) and every topic's age.
-            double metadataAgeNow = awaitAgeOver(bean::getMetadataAge);
+            double metadataAgeNow = awaitAgeOver(bean::getMetadataAgeSeconds);
             int v2 = m.requestUpdate();
             m.awaitUpdate(v2, 10_000);
-            assertTrue(bean.getMetadataAge() < metadataAgeNow, "metadata age reset by the full refresh");
+            assertTrue(bean.getMetadataAgeSeconds() < metadataAgeNow, "metadata age reset by the full refresh");
             assertTrue(bean.getVersion() > v2);
 
             cluster.createTopic("jmx-new", 2, 1);
             m.awaitTopic("jmx-new", Deadline.after(10_000));
             assertEquals(2, bean.getSubscribedTopics());
-            assertEquals(Set.of("jmx-grow", "jmx-new"), bean.getTopicAges().keySet());
+            assertEquals(Set.of("jmx-grow", "jmx-new"), bean.getTopicAgesSeconds().keySet());
 
             assertTrue(bean.getRequestsSent() >= 4, "first, partition, full, new topic: " + bean.getRequestsSent());
             assertTrue(bean.getResponsesApplied() >= 4);
             assertTrue(bean.getRequestLatencyMaxMs() >= bean.getRequestLatencyAvgMs());
             assertTrue(bean.getRequestLatencyAvgMs() >= 0);
             assertEquals(0, bean.getRebootstraps());
-            assertEquals(m.rebootstraps(), bean.getRebootstraps());
+            assertEquals(m.stats().rebootstraps(), bean.getRebootstraps());
         }
     }
 

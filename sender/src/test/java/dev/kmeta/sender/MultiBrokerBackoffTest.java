@@ -150,7 +150,7 @@ class MultiBrokerBackoffTest {
         }
         Set<Integer> controllerIds = new TreeSet<>();
         proxies().forEach(FaultProxy::resetCounters);
-        long sentBefore = m.counters().requestsSent();
+        long sentBefore = m.stats().requestsSent();
         long start = System.nanoTime();
         go.countDown();
         // Sampling what the snapshots report as the controller, at the test's pace (a bounded wait, not a sleep).
@@ -160,7 +160,7 @@ class MultiBrokerBackoffTest {
                     return millisSince(start) >= windowMs;
                 });
         long requests = metadataRequestsAtProxies();
-        long sent = m.counters().requestsSent() - sentBefore;
+        long sent = m.stats().requestsSent() - sentBefore;
         long elapsed = millisSince(start);
         over.set(true);
         m.close(); // releases every wait at once

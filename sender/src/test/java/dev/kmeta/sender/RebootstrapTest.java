@@ -72,7 +72,7 @@ class RebootstrapTest {
                     m.requestUpdate();
                     return m.evidence().get("-1").answers() > bootstrapAnswersBefore;
                 });
-                assertTrue(m.rebootstraps() >= 1, "rebootstraps: " + m.rebootstraps());
+                assertTrue(m.stats().rebootstraps() >= 1, "rebootstraps: " + m.stats().rebootstraps());
                 assertTrue(bootResolutions.get() > resolutionsBefore, "the bootstrap name was resolved again");
             } finally {
                 cluster.proxy(brokerId).pass();

@@ -266,7 +266,7 @@ class SecurityTest {
                     return new long[] {System.nanoTime(), deadline.remainingNs()};
                 }));
             }
-            await().atMost(Duration.ofSeconds(20)).until(() -> m.counters().waitersNow() == WAITERS);
+            await().atMost(Duration.ofSeconds(20)).until(() -> m.stats().waitersNow() == WAITERS);
             assertTrue(waits.stream().noneMatch(Future::isDone), "nobody fails while the broker is unreachable");
 
             long released = System.nanoTime();

@@ -86,7 +86,7 @@ class SingleBrokerTest {
             for (int round = 0; round < 5; round++) {
                 String topic = "never-interrupted-" + round;
                 latenciesUs.add(interruptedAfterUs(m, () -> m.awaitTopic(topic, Deadline.after(30_000))));
-                assertTrue(m.fetch().topic(topic) == null && m.counters().waitersNow() == 0);
+                assertTrue(m.fetch().topic(topic) == null && m.stats().waitersNow() == 0);
                 latenciesUs.add(interruptedAfterUs(m, () -> {
                     m.awaitUpdate(Integer.MAX_VALUE - 1, 30_000);
                     return null;
@@ -119,7 +119,7 @@ class SingleBrokerTest {
         }, "app-interrupted");
         t.start();
         await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(1))
-                .until(() -> m.counters().waitersNow() == 1 && t.getState() == Thread.State.TIMED_WAITING);
+                .until(() -> m.stats().waitersNow() == 1 && t.getState() == Thread.State.TIMED_WAITING);
         long interruptedAt = System.nanoTime();
         t.interrupt();
         long[] result = ended.get(1, TimeUnit.SECONDS);
@@ -135,7 +135,7 @@ class SingleBrokerTest {
         try (KafkaMetadata m = KafkaMetadata.create(props(cluster.bootstrapServers()))) {
             Deadline deadline = Deadline.after(30_000);
             CompletableFuture<Cluster> wait = CompletableFuture.supplyAsync(() -> m.awaitTopic("late", deadline));
-            await().atMost(Duration.ofSeconds(10)).until(() -> m.counters().requestsSent() >= 2);
+            await().atMost(Duration.ofSeconds(10)).until(() -> m.stats().requestsSent() >= 2);
             assertFalse(wait.isDone());
             cluster.createTopic("late", 3, 1);
             assertEquals(3, wait.get(30, TimeUnit.SECONDS).partitionCount("late"));
@@ -151,7 +151,7 @@ class SingleBrokerTest {
             assertEquals(2, m.awaitTopic("grows", Deadline.after(30_000)).partitionCount("grows"));
             CompletableFuture<Cluster> wait = CompletableFuture.supplyAsync(
                     () -> m.awaitTopic("grows", 4, Deadline.after(30_000)));
-            await().atMost(Duration.ofSeconds(10)).until(() -> m.counters().waitersNow() == 1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> m.stats().waitersNow() == 1);
             cluster.addPartitions("grows", 5);
             Cluster c = wait.get(30, TimeUnit.SECONDS);
             assertEquals(5, c.partitionCount("grows"));
@@ -220,7 +220,7 @@ class SingleBrokerTest {
             String topic = "never-" + i;
             waits.add(CompletableFuture.supplyAsync(() -> m.awaitTopic(topic, Deadline.after(60_000))));
         }
-        await().atMost(Duration.ofSeconds(10)).until(() -> m.counters().waitersNow() == 10);
+        await().atMost(Duration.ofSeconds(10)).until(() -> m.stats().waitersNow() == 10);
         long start = System.nanoTime();
         m.close();
         m.close();

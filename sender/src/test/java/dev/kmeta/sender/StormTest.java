@@ -219,10 +219,10 @@ class StormTest {
             Storm storm = storm(List.of(m), 200, start, false);
             long requests = proxy.requestCount(METADATA);
             assertWithinBackoff("1 instance", storm, requests);
-            assertEquals(0, m.counters().requestsFailed(), "the bound holds for a healthy broker");
-            assertTrue(Math.abs(m.counters().requestsSent() - requests) <= 1,
-                    "sent " + m.counters().requestsSent() + ", seen at the proxy " + requests);
-            assertTrue(m.counters().requestsCoalesced() > 0, "callers were coalesced");
+            assertEquals(0, m.stats().requestsFailed(), "the bound holds for a healthy broker");
+            assertTrue(Math.abs(m.stats().requestsSent() - requests) <= 1,
+                    "sent " + m.stats().requestsSent() + ", seen at the proxy " + requests);
+            assertTrue(m.stats().requestsCoalesced() > 0, "callers were coalesced");
         }
     }
 
@@ -265,7 +265,7 @@ class StormTest {
             Storm storm = storm(handles, 10, start, true);
             long requests = proxy.requestCount(METADATA);
             assertWithinBackoff("20 shared handles", storm, requests);
-            assertEquals(0, handles.get(0).counters().requestsFailed());
+            assertEquals(0, handles.get(0).stats().requestsFailed());
 
             KafkaMetadata last = handles.get(19);
             for (int i = 0; i < 19; i++) {

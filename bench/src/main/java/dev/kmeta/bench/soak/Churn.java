@@ -78,7 +78,7 @@ final class Churn implements Runnable {
             SoakHarness.awaitOnce(m, topics, random, waits);
         }
         long parkedSince = System.nanoTime();
-        while (m.counters().waitersNow() < 1 && System.nanoTime() - parkedSince < TimeUnit.SECONDS.toNanos(2)) {
+        while (m.stats().waitersNow() < 1 && System.nanoTime() - parkedSince < TimeUnit.SECONDS.toNanos(2)) {
             TimeUnit.MILLISECONDS.sleep(5);
         }
         long begin = System.nanoTime();
@@ -95,8 +95,8 @@ final class Churn implements Runnable {
         } catch (ExecutionException | TimeoutException e) {
             problem(clientId + ": the parked waiter was not released by close: " + e);
         }
-        if (m.counters().waitersNow() != 0) {
-            problem(clientId + ": " + m.counters().waitersNow() + " waiter(s) left after close");
+        if (m.stats().waitersNow() != 0) {
+            problem(clientId + ": " + m.stats().waitersNow() + " waiter(s) left after close");
         }
         List<String> left = SoakHarness.awaitNoThreads("kmeta-metadata-sender | " + clientId, 5_000);
         if (!left.isEmpty()) {

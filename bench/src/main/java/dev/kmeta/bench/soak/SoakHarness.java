@@ -99,7 +99,7 @@ public final class SoakHarness {
                 report.heapStartMb = heapAfterGcMb();
                 faultPhase(kafka, main);
                 report.converged = converge(kafka, main);
-                report.waitersLeft = main.counters().waitersNow();
+                report.waitersLeft = main.stats().waitersNow();
             }
             report.leakedThreads = awaitNoThreads("kmeta-", 10_000);
             report.heapEndMb = heapAfterGcMb();
@@ -121,7 +121,7 @@ public final class SoakHarness {
             threads.add(start("soak-sender-" + i, () -> sendLoop(main, new Random(seed))));
         }
         threads.add(start("soak-churn", churn));
-        long mainRequestsBefore = main.counters().requestsSent();
+        long mainRequestsBefore = main.stats().requestsSent();
         long proxiedBefore = proxiedMetadataRequests(kafka);
         long begin = System.nanoTime();
         long nextProgress = PROGRESS_EVERY_MS;
@@ -159,7 +159,7 @@ public final class SoakHarness {
         report.worstStallMs = stalls.worstMs();
         report.stalls = stalls.count();
         report.lateStacks = stalls.lateStacks();
-        report.mainRequests = main.counters().requestsSent() - mainRequestsBefore;
+        report.mainRequests = main.stats().requestsSent() - mainRequestsBefore;
         report.allMetadataRequests = proxiedMetadataRequests(kafka) - proxiedBefore;
         // At most one request per retry.backoff.ms (-20% jitter), plus one backoff skipped per new topic.
         report.requestsPerMinuteBound = 60_000.0 / (0.8 * RETRY_BACKOFF_MS)

@@ -26,8 +26,17 @@ public final class TopicUsage {
     private TopicUsage() {
     }
 
-    /** Called by {@link TopicMetadata}'s static initializer (before any topic exists). */
-    public static void install(Access a) {
+    /**
+     * Called once, by {@link TopicMetadata}'s static initializer (before any topic exists): no global hook, the
+     * stamp's one accessor is the topic class's own.
+     *
+     * @throws IllegalStateException when called again or from another class
+     */
+    public static synchronized void install(Access a) {
+        Class<?> caller = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE).getCallerClass();
+        if (access != null || caller != TopicMetadata.class) {
+            throw new IllegalStateException("only dev.kmeta.cluster.TopicMetadata installs the usage stamp, once");
+        }
         access = a;
     }
 

@@ -75,7 +75,7 @@ public final class DiagnosingInterceptor implements ProducerInterceptor<Object, 
                 Diagnosis d = record.partition() >= 0
                         ? bridge.metadata().diagnoseUndelivered(record.topic(), partition)
                         : bridge.metadata().diagnose(record.topic(), partition);
-                reason = d == null ? null : new MetadataTimeoutException(d.message(), d);
+                reason = d == null ? null : MetadataTimeoutException.of(d);
             }
             if (reason != null && exception.getCause() == null) {
                 exception.initCause(reason);

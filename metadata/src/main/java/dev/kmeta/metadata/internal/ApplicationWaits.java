@@ -65,7 +65,7 @@ final class ApplicationWaits {
         state.counters.waitTimeouts.increment();
         Diagnosis d = state.diagnose(null, ANY_PARTITION, maxBlockMs, null, deadline);
         state.counters.recordTimeout(d.cause());
-        return new MetadataTimeoutException("Metadata version did not move past " + lastVersion
+        return Failures.make().timeout("Metadata version did not move past " + lastVersion
                 + " within " + maxBlockMs + " ms" + lastFailureSuffix() + " [" + d.message() + "]", d);
     }
 
@@ -138,12 +138,12 @@ final class ApplicationWaits {
     private boolean answer(Cluster c, String topic, int partition) {
         if (c.unauthorizedTopics().contains(topic)) {
             Diagnosis d = state.diagnose(topic, partition, 0, state.subscriptions.get(topic), null);
-            throw new TopicException(topic, TopicException.Reason.NOT_AUTHORIZED, "Not authorized to describe topic "
+            throw Failures.make().topic(topic, TopicException.Reason.NOT_AUTHORIZED, "Not authorized to describe topic "
                     + topic + " (TOPIC_AUTHORIZATION_FAILED): grant Describe on it to this client's principal", d);
         }
         if (c.invalidTopics().contains(topic)) {
-            throw new TopicException(topic, TopicException.Reason.INVALID_TOPIC, "Invalid topic name '" + topic
-                    + "' (INVALID_TOPIC_EXCEPTION)");
+            throw Failures.make().topic(topic, TopicException.Reason.INVALID_TOPIC, "Invalid topic name '" + topic
+                    + "' (INVALID_TOPIC_EXCEPTION)", null);
         }
         TopicMetadata t = c.topic(topic);
         return t != null && answers(t, partition);
@@ -163,7 +163,7 @@ final class ApplicationWaits {
                 : "Partition " + partition + " of topic " + topic;
         Diagnosis d = state.diagnose(topic, partition, deadline.budgetMs(), e, deadline);
         state.counters.recordTimeout(d.cause());
-        return new MetadataTimeoutException(what + " not present in metadata after " + deadline.budgetMs()
+        return Failures.make().timeout(what + " not present in metadata after " + deadline.budgetMs()
                 + " ms: " + d.cause() + ": " + d.seen() + ". Fix: " + d.fix(), d);
     }
 
@@ -175,14 +175,14 @@ final class ApplicationWaits {
     /** Throws when no wait can succeed now: the client is closed, or a fatal error holds until an answer arrives. */
     void throwIfUnusable() {
         if (state.closed) {
-            throw new MetadataClosedException("The metadata client " + state.clientId + " is closed");
+            throw Failures.make().closed("The metadata client " + state.clientId + " is closed");
         }
         Throwable f = state.fatal;
         if (f != null) {
             Diagnosis d = state.diagnose(null, ANY_PARTITION, 0, null, null);
             // The diagnosis's one line names the real problem (e.g. the TLS root cause: expired, untrusted, wrong
             // host name), where the wire's error alone often says only "SSL handshake failed".
-            throw new MetadataFatalException("Metadata unavailable for client " + state.clientId + ": " + d.cause()
+            throw Failures.make().fatal("Metadata unavailable for client " + state.clientId + ": " + d.cause()
                     + ": " + d.seen() + " (" + f + "). Fix: " + d.fix(), f, d);
         }
     }
@@ -193,6 +193,6 @@ final class ApplicationWaits {
      * at once, so a wait that did not check would spin until its deadline.
      */
     private static MetadataInterruptedException interrupted(String what) {
-        return new MetadataInterruptedException("Interrupted while waiting for metadata of " + what);
+        return Failures.make().interrupted("Interrupted while waiting for metadata of " + what);
     }
 }

@@ -89,7 +89,7 @@ final class Diagnoser {
     private static Diagnosis build(Facts f, Collection<Record> records, Decision d) {
         List<String> evidence = evidence(f, records);
         TopicMetadata t = f.topic == null ? null : f.snapshot.topic(f.topic);
-        return new Diagnosis(d.cause, f.topic, f.partition, f.budgetMs, d.seen, d.fix, evidence,
+        return Failures.make().diagnosis(d.cause, f.topic, f.partition, f.budgetMs, d.seen, d.fix, evidence,
                 t == null ? -1 : t.partitionCount(), f.snapshot.clusterId(), f.previousClusterId);
     }
 

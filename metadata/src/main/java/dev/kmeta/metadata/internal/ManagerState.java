@@ -28,7 +28,7 @@ abstract class ManagerState {
     final boolean allowAutoCreateTopics;
     final Counters counters = new Counters();
     final Subscriptions subscriptions;
-    final ConnectionEvidence connections = new ConnectionEvidence();
+    final EvidenceRecorder connections = new EvidenceRecorder();
     /** Threads waiting for a version past theirs ({@code awaitUpdate}). */
     final WaitQueue versionWaiters = new WaitQueue();
     /** Ticker ms when the manager was made: what the metadata age counts from before the first full answer. */

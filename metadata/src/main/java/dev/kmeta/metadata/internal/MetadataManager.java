@@ -200,7 +200,7 @@ public final class MetadataManager extends ManagerState implements MetadataClien
     }
 
     /** What the sender saw of each broker address; the sender writes it, diagnoses read it. */
-    public ConnectionEvidence connections() {
+    public EvidenceRecorder connections() {
         return connections;
     }
 

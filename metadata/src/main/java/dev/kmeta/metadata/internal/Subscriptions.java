@@ -53,7 +53,7 @@ final class Subscriptions {
         }
         if (entries.size() >= maxTopics) {
             counters.topicsRejectedByCap.increment();
-            throw new TooManyTopicsException("Cannot subscribe topic " + topic + ": already " + entries.size()
+            throw Failures.make().tooManyTopics("Cannot subscribe topic " + topic + ": already " + entries.size()
                     + " topics subscribed, the limit set by kmeta.metadata.max.topics is " + maxTopics);
         }
         boolean[] added = new boolean[1];

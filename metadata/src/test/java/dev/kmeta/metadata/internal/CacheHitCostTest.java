@@ -70,7 +70,7 @@ class CacheHitCostTest {
             h.broker.topic("orders", 4, 0);
             h.step();
             h.learn("orders");
-            dev.kmeta.metadata.ConnectionEvidence evidence = h.manager.connections();
+            EvidenceRecorder evidence = h.manager.connections();
             for (int id = 0; id < 3; id++) { // every leader connected once, one of them dropped and back since
                 dev.kmeta.metadata.ConnectionEvidence.Record r = evidence.record(Integer.toString(id),
                         "127.0.0.1:" + (9092 + id), false);

@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class DiagnosePartitionTest {
     private static ConnectionEvidence.Record bootstrapAnswered(Harness h) {
-        ConnectionEvidence evidence = h.manager.connections();
+        EvidenceRecorder evidence = h.manager.connections();
         ConnectionEvidence.Record boot = evidence.record("-1", "127.0.0.1:9092", true);
         evidence.attempt(boot, h.now());
         evidence.answer(boot, h.now());
@@ -34,7 +34,7 @@ class DiagnosePartitionTest {
             h.broker.topic("orders", 3, 0);
             h.learn("orders");
             bootstrapAnswered(h);
-            ConnectionEvidence evidence = h.manager.connections();
+            EvidenceRecorder evidence = h.manager.connections();
             for (int p = 0; p < 3; p++) {
                 assertNull(h.manager.diagnosePartition("orders", p), "nothing recorded against leader " + p);
             }
@@ -86,7 +86,7 @@ class DiagnosePartitionTest {
             h.broker.topic("orders", 2, 0);
             h.learn("orders");
             bootstrapAnswered(h);
-            ConnectionEvidence evidence = h.manager.connections();
+            EvidenceRecorder evidence = h.manager.connections();
             ConnectionEvidence.Record zero = evidence.record("0", "127.0.0.1:9092", false);
             evidence.connected(zero, h.now());
             evidence.answer(zero, h.now());

@@ -27,17 +27,21 @@ class DiagnoserTest {
         f.topic = topic;
         f.partition = partition;
         f.budgetMs = 5_000;
-        f.connections = new ConnectionEvidence();
+        f.connections = new EvidenceRecorder();
         f.entry = new TopicEntry(topic == null ? "x" : topic, 0);
         f.waitStartMs = 1_000;
         return f;
     }
 
+    private static EvidenceRecorder recorder(Diagnoser.Facts f) {
+        return (EvidenceRecorder) f.connections;
+    }
+
     private static ConnectionEvidence.Record failed(Diagnoser.Facts f, String id, String address, boolean bootstrap,
                                                     Problem p, String detail) {
-        ConnectionEvidence.Record r = f.connections.record(id, address, bootstrap);
-        f.connections.attempt(r, 1_500);
-        f.connections.problem(r, p, detail, 1_600);
+        ConnectionEvidence.Record r = recorder(f).record(id, address, bootstrap);
+        recorder(f).attempt(r, 1_500);
+        recorder(f).problem(r, p, detail, 1_600);
         return r;
     }
 
@@ -71,9 +75,9 @@ class DiagnoserTest {
     @Test
     void bootstrapAnsweredButTheAdvertisedAddressFails() {
         Diagnoser.Facts f = facts(KNOWN, "t", -1);
-        ConnectionEvidence.Record boot = f.connections.record("-1", "127.0.0.1:9092", true);
-        f.connections.attempt(boot, 1_100);
-        f.connections.answer(boot, 1_200);
+        ConnectionEvidence.Record boot = recorder(f).record("-1", "127.0.0.1:9092", true);
+        recorder(f).attempt(boot, 1_100);
+        recorder(f).answer(boot, 1_200);
         failed(f, "1", "127.0.0.99:19093", false, Problem.DISCONNECTED, null);
         Diagnosis d = Diagnoser.diagnose(f);
         assertEquals(Cause.ADVERTISED_LISTENER_UNREACHABLE, d.cause());
@@ -84,10 +88,10 @@ class DiagnoserTest {
     @Test
     void brokersThatAnsweredBeforeButFailNowAreUnreachable() {
         Diagnoser.Facts f = facts(KNOWN, "t", -1);
-        ConnectionEvidence.Record b = f.connections.record("1", "127.0.0.1:9092", false);
-        f.connections.attempt(b, 500);
-        f.connections.answer(b, 600);
-        f.connections.problem(b, Problem.REQUEST_TIMEOUT, "no answer", 2_000);
+        ConnectionEvidence.Record b = recorder(f).record("1", "127.0.0.1:9092", false);
+        recorder(f).attempt(b, 500);
+        recorder(f).answer(b, 600);
+        recorder(f).problem(b, Problem.REQUEST_TIMEOUT, "no answer", 2_000);
         assertEquals(Cause.BROKERS_UNREACHABLE, Diagnoser.diagnose(f).cause());
     }
 
@@ -164,9 +168,9 @@ class DiagnoserTest {
             .build());
 
     private static ConnectionEvidence.Record answeredBootstrap(Diagnoser.Facts f) {
-        ConnectionEvidence.Record boot = f.connections.record("-1", "127.0.0.1:9092", true);
-        f.connections.attempt(boot, 1_100);
-        f.connections.answer(boot, 1_200);
+        ConnectionEvidence.Record boot = recorder(f).record("-1", "127.0.0.1:9092", true);
+        recorder(f).attempt(boot, 1_100);
+        recorder(f).answer(boot, 1_200);
         return boot;
     }
 
@@ -175,8 +179,8 @@ class DiagnoserTest {
         Diagnoser.Facts f = facts(LED, "led", 0);
         answeredBootstrap(f);
         ConnectionEvidence.Record leader = failed(f, "1", "127.0.0.1:19093", false, Problem.DISCONNECTED, null);
-        f.connections.attempt(leader, 1_700);
-        f.connections.problem(leader, Problem.DISCONNECTED, null, 1_800);
+        recorder(f).attempt(leader, 1_700);
+        recorder(f).problem(leader, Problem.DISCONNECTED, null, 1_800);
 
         Diagnosis d = Diagnoser.diagnose(f);
 
@@ -191,13 +195,13 @@ class DiagnoserTest {
     void aLeaderThatWasConnectedBeforeAndCannotBeReachedNowIsBrokersUnreachable() {
         Diagnoser.Facts f = facts(LED, "led", 0);
         answeredBootstrap(f);
-        ConnectionEvidence.Record leader = f.connections.record("1", "127.0.0.1:19093", false);
-        f.connections.attempt(leader, 1_300);
-        f.connections.connected(leader, 1_310);
-        f.connections.problem(leader, Problem.DISCONNECTED, null, 1_500); // the connection drops: not yet a verdict
+        ConnectionEvidence.Record leader = recorder(f).record("1", "127.0.0.1:19093", false);
+        recorder(f).attempt(leader, 1_300);
+        recorder(f).connected(leader, 1_310);
+        recorder(f).problem(leader, Problem.DISCONNECTED, null, 1_500); // the connection drops: not yet a verdict
         assertEquals(Cause.NO_ANSWER_IN_TIME, Diagnoser.diagnose(f).cause(), "a drop alone may mend");
-        f.connections.attempt(leader, 1_600);
-        f.connections.problem(leader, Problem.DISCONNECTED, null, 1_700); // the reconnect fails: not connected
+        recorder(f).attempt(leader, 1_600);
+        recorder(f).problem(leader, Problem.DISCONNECTED, null, 1_700); // the reconnect fails: not connected
 
         Diagnosis d = Diagnoser.diagnose(f);
 
@@ -212,7 +216,7 @@ class DiagnoserTest {
         answeredBootstrap(f);
         ConnectionEvidence.Record leader = failed(f, "1", "127.0.0.1:19093", false, Problem.CONNECT_FAILED, null);
         assertEquals(Cause.ADVERTISED_LISTENER_UNREACHABLE, Diagnoser.diagnose(f).cause());
-        f.connections.connected(leader, 1_900); // the listener was fixed
+        recorder(f).connected(leader, 1_900); // the listener was fixed
 
         assertEquals(Cause.NO_ANSWER_IN_TIME, Diagnoser.diagnose(f).cause());
         // Evidence of another address at the leader's id (it moved) says nothing about the leader either.

@@ -2,6 +2,7 @@ package dev.kmeta.sender.internal;
 
 import dev.kmeta.metadata.ConfigException;
 import dev.kmeta.metadata.MetadataConfig;
+import dev.kmeta.metadata.internal.Failures;
 import org.apache.kafka.common.KafkaException;
 
 import java.io.IOException;
@@ -67,7 +68,7 @@ final class ChannelSettings {
             } catch (InvalidPathException e) {
                 problem = "not a file name: " + e.getMessage();
             }
-            throw new ConfigException(key, key + "=" + location + ": " + problem, cause);
+            throw Failures.make().config(key, key + "=" + location + ": " + problem, cause);
         }
     }
 
@@ -80,21 +81,21 @@ final class ChannelSettings {
             if (load.find()) {
                 String key = storeKeyFor(config, load.group(1));
                 String prefix = key.substring(0, key.lastIndexOf('.'));
-                return new ConfigException(key, key + "=" + load.group(1) + ": cannot load it as a " + load.group(2)
+                return Failures.make().config(key, key + "=" + load.group(1) + ": cannot load it as a " + load.group(2)
                         + " " + storeName(key) + ": " + root + " (check " + prefix + ".type and " + prefix
                         + ".password)", failure);
             }
             if (message.contains("JAAS") || t instanceof javax.security.auth.login.LoginException) {
-                return new ConfigException(JAAS_CONFIG, JAAS_CONFIG + ": " + withoutJaasValues(config,
+                return Failures.make().config(JAAS_CONFIG, JAAS_CONFIG + ": " + withoutJaasValues(config,
                         t instanceof javax.security.auth.login.LoginException ? root : message), failure);
             }
             if (t instanceof org.apache.kafka.common.config.ConfigException) {
                 Matcher key = KAFKA_CONFIG_KEY.matcher(message + " ");
-                return new ConfigException(key.find() ? key.group(1) : MetadataConfig.SECURITY_PROTOCOL, message,
+                return Failures.make().config(key.find() ? key.group(1) : MetadataConfig.SECURITY_PROTOCOL, message,
                         failure);
             }
         }
-        return new ConfigException(MetadataConfig.SECURITY_PROTOCOL, "cannot build the network client for "
+        return Failures.make().config(MetadataConfig.SECURITY_PROTOCOL, "cannot build the network client for "
                 + MetadataConfig.SECURITY_PROTOCOL + "=" + config.securityProtocol() + ": " + root, failure);
     }
 

@@ -21,11 +21,11 @@ final class DescribedMetadataMBean extends StandardMBean {
     /** Attribute name to description. Every attribute of {@link KafkaMetadataMXBean} has one (JmxTest checks). */
     static final Map<String, String> ATTRIBUTES = Map.ofEntries(
             Map.entry("ClientId", "The instance's client.id (of the first creator, for a shared instance)."),
-            Map.entry("MetadataAge", "seconds (ms precision): since the last applied answer to a full metadata "
+            Map.entry("MetadataAgeSeconds", "seconds (ms precision): since the last applied answer to a full metadata "
                     + "request (the first one, requestUpdate(), every metadata.max.age.ms): no subscribed topic's "
                     + "metadata is older. Before the first full answer: since the instance started. As kafka-clients' "
                     + "producer metadata-age."),
-            Map.entry("TopicAges", "seconds (ms precision), per subscribed topic: since an applied answer (full or "
+            Map.entry("TopicAgesSeconds", "seconds (ms precision), per subscribed topic: since an applied answer (full or "
                     + "partial) last described it; topics no answer described yet are absent."),
             Map.entry("Version", "count: the snapshot's version, 0 before the first answer, +1 for each new "
                     + "snapshot (answer applied, batch of leader hints, idle-topic expiry)."),

@@ -4,6 +4,7 @@ import dev.kmeta.cluster.Cluster;
 import dev.kmeta.cluster.PartitionMetadata;
 import dev.kmeta.cluster.TopicMetadata;
 import dev.kmeta.metadata.ConnectionEvidence;
+import dev.kmeta.metadata.internal.EvidenceRecorder;
 import org.apache.kafka.clients.KafkaClient;
 import org.apache.kafka.common.Node;
 import org.slf4j.Logger;
@@ -40,13 +41,13 @@ final class LeaderProbe {
     static final long SCAN_INTERVAL_MS = 250;
 
     private final String clientId;
-    private final ConnectionEvidence evidence;
+    private final EvidenceRecorder evidence;
     private final Map<Integer, Node> watched = new HashMap<>();
     private final AtomicLong probes = new AtomicLong();
     private int scannedVersion = -1;
     private long lastScanMs = Long.MIN_VALUE / 2;
 
-    LeaderProbe(String clientId, ConnectionEvidence evidence) {
+    LeaderProbe(String clientId, EvidenceRecorder evidence) {
         this.clientId = clientId;
         this.evidence = evidence;
     }

@@ -1,6 +1,7 @@
 package dev.kmeta.sender.internal;
 
 import dev.kmeta.metadata.ConnectionEvidence;
+import dev.kmeta.metadata.internal.EvidenceRecorder;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.metadata.RefreshState;
 import dev.kmeta.metadata.internal.MetadataManager;
@@ -55,7 +56,7 @@ public final class MetadataDriver implements NodeProvider.Listener {
 
     private final MetadataManager manager;
     private final MetadataConfig config;
-    private final ConnectionEvidence evidence;
+    private final EvidenceRecorder evidence;
     private final RecordingResolver resolver;
     private final List<Node> bootstrapNodes;
     private final AtomicLong rebootstraps = new AtomicLong();
@@ -75,7 +76,7 @@ public final class MetadataDriver implements NodeProvider.Listener {
     private int refusedSends;
 
     MetadataDriver(MetadataManager manager, MetadataConfig config, RecordingResolver resolver,
-                   ConnectionEvidence evidence) {
+                   EvidenceRecorder evidence) {
         this.manager = manager;
         this.config = config;
         this.evidence = evidence;

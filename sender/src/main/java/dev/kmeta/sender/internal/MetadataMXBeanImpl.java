@@ -35,12 +35,12 @@ final class MetadataMXBeanImpl implements KafkaMetadataMXBean {
     }
 
     @Override
-    public double getMetadataAge() {
+    public double getMetadataAgeSeconds() {
         return manager.metadataAgeMs() / MS_PER_SECOND;
     }
 
     @Override
-    public Map<String, Double> getTopicAges() {
+    public Map<String, Double> getTopicAgesSeconds() {
         Map<String, Double> ages = new LinkedHashMap<>();
         manager.topicAgesMs().forEach((topic, ms) -> ages.put(topic, ms / MS_PER_SECOND));
         return ages;

@@ -190,11 +190,11 @@ public final class ResponseTranslator {
 
     private static boolean sameIsr(List<Integer> ids, PartitionMetadata old) {
         int n = size(ids);
-        if (n != old.isrCount()) {
+        if (n != old.inSyncReplicaCount()) {
             return false;
         }
         for (int i = 0; i < n; i++) {
-            if (id(ids.get(i)) != old.isr(i)) {
+            if (id(ids.get(i)) != old.inSyncReplica(i)) {
                 return false;
             }
         }
@@ -203,11 +203,11 @@ public final class ResponseTranslator {
 
     private static boolean sameOffline(List<Integer> ids, PartitionMetadata old) {
         int n = size(ids);
-        if (n != old.offlineCount()) {
+        if (n != old.offlineReplicaCount()) {
             return false;
         }
         for (int i = 0; i < n; i++) {
-            if (id(ids.get(i)) != old.offline(i)) {
+            if (id(ids.get(i)) != old.offlineReplica(i)) {
                 return false;
             }
         }

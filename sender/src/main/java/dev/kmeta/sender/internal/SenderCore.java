@@ -1,6 +1,6 @@
 package dev.kmeta.sender.internal;
 
-import dev.kmeta.metadata.ConnectionEvidence;
+import dev.kmeta.metadata.internal.EvidenceRecorder;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.metadata.Ticker;
 import dev.kmeta.metadata.internal.MetadataManager;
@@ -51,7 +51,7 @@ public final class SenderCore {
         this.sharedKey = sharedKey;
         this.manager = new MetadataManager(config, Objects.requireNonNull(ticker, "ticker"));
         this.resolver = new RecordingResolver(resolverHook);
-        ConnectionEvidence evidence = manager.connections();
+        EvidenceRecorder evidence = manager.connections();
         if (ownThread) {
             this.loop = new SenderLoop(manager, config, resolver, evidence);
             this.thread = new Thread(loop, "kmeta-metadata-sender | " + config.clientId());
@@ -193,7 +193,7 @@ public final class SenderCore {
         return config;
     }
 
-    public ConnectionEvidence evidence() {
+    public EvidenceRecorder evidence() {
         return manager.connections();
     }
 

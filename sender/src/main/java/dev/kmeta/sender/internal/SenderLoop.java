@@ -1,6 +1,6 @@
 package dev.kmeta.sender.internal;
 
-import dev.kmeta.metadata.ConnectionEvidence;
+import dev.kmeta.metadata.internal.EvidenceRecorder;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.metadata.internal.MetadataManager;
 import org.apache.kafka.clients.NetworkClient;
@@ -29,7 +29,7 @@ public final class SenderLoop implements Runnable {
 
     /** Builds the transport from the manager's config; the loop starts when {@link #run()} runs on a thread. */
     SenderLoop(MetadataManager manager, MetadataConfig config, RecordingResolver resolver,
-               ConnectionEvidence evidence) {
+               EvidenceRecorder evidence) {
         this.manager = manager;
         this.config = config;
         this.time = new KafkaTime(manager.ticker());

@@ -102,8 +102,8 @@ class ResponseTranslatorTest {
                 partition(1, 1, 7).setOfflineReplicas(List.of(1))));
         TopicMetadata s = ResponseTranslator.translate(new MetadataResponse(isrShrunk, (short) 13), previous)
                 .topics().get("orders");
-        assertEquals(1, s.partition(0).isrCount(), "a changed ISR is a change");
-        assertEquals(1, s.partition(1).offlineCount(), "a changed offline list is a change");
+        assertEquals(1, s.partition(0).inSyncReplicaCount(), "a changed ISR is a change");
+        assertEquals(1, s.partition(1).offlineReplicaCount(), "a changed offline list is a change");
     }
 
     @Test

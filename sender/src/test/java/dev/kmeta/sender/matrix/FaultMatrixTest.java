@@ -168,7 +168,7 @@ class FaultMatrixTest {
         try (MatrixRun run = run("reset", targets("reset", 3))) {
             run.awaitReady("reset");
             everyProxy(p -> p.latencyMs(200)); // each answer spends a while on the wire: the resets meet them there
-            long failed = run.survivor().counters().requestsFailed();
+            long failed = run.survivor().stats().requestsFailed();
             for (int round = 0; round < 8; round++) {
                 await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(5))
                         .until(() -> run.survivor().state() == RefreshState.IN_FLIGHT);
@@ -178,7 +178,7 @@ class FaultMatrixTest {
                     run.closeCloser();
                 }
             }
-            assertTrue(run.survivor().counters().requestsFailed() > failed, "requests were cut mid-way");
+            assertTrue(run.survivor().stats().requestsFailed() > failed, "requests were cut mid-way");
             everyProxy(p -> p.latencyMs(0));
             run.converge(c, List.of("reset"));
             run.finish();
@@ -236,7 +236,7 @@ class FaultMatrixTest {
             resolves.set(true);
             // Through the names again, while every learned broker is still dark.
             assertEquals(1, send.get(30, TimeUnit.SECONDS).partitionCount("dns-new"));
-            assertTrue(run.survivor().rebootstraps() >= 1, "rebootstraps: " + run.survivor().rebootstraps());
+            assertTrue(run.survivor().stats().rebootstraps() >= 1, "rebootstraps: " + run.survivor().stats().rebootstraps());
             everyProxy(FaultProxy::pass);
             run.converge(c, List.of("dns", "dns-new"));
             run.finish();
@@ -268,11 +268,11 @@ class FaultMatrixTest {
                 assertEquals(2, run.send("moved-new", -1, 30_000).get(40, TimeUnit.SECONDS)
                         .partitionCount("moved-new"), "found through the moved bootstrap addresses");
                 run.closeCloser();
-                assertTrue(run.survivor().rebootstraps() >= 1, "rebootstraps: " + run.survivor().rebootstraps());
+                assertTrue(run.survivor().stats().rebootstraps() >= 1, "rebootstraps: " + run.survivor().stats().rebootstraps());
                 assertTrue(boot0.requestCount(MatrixRun.METADATA) + boot1.requestCount(MatrixRun.METADATA)
                         > viaBootstrap, "the answers came through the bootstrap addresses");
                 assertEquals(clusterId, run.survivor().fetch().clusterId());
-                assertEquals(0, run.survivor().counters().clusterIdChanges());
+                assertEquals(0, run.survivor().stats().clusterIdChanges());
                 assertNotNull(run.survivor().fetch().topic("moved"), "topics are kept across a rebootstrap");
                 everyProxy(FaultProxy::pass);
                 run.converge(c, List.of("moved", "moved-new"));

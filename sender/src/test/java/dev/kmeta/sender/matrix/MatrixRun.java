@@ -172,7 +172,7 @@ final class MatrixRun implements AutoCloseable {
 
     /** Failed requests and failed connection attempts of the survivor so far. */
     long survivorFailures() {
-        long n = survivor.counters().requestsFailed();
+        long n = survivor.stats().requestsFailed();
         for (ConnectionEvidence.Record r : survivor.evidence().records()) {
             n += r.failures();
         }
@@ -188,7 +188,7 @@ final class MatrixRun implements AutoCloseable {
             await().atMost(Duration.ofSeconds(15)).until(() -> survivorFailures() > before);
         } catch (org.awaitility.core.ConditionTimeoutException e) {
             throw new AssertionError(name + ": nothing failed within 15 s; state " + survivor.state() + ", sent "
-                    + survivor.counters().requestsSent() + ", failed " + survivor.counters().requestsFailed()
+                    + survivor.stats().requestsSent() + ", failed " + survivor.stats().requestsFailed()
                     + ", evidence " + survivor.evidence().records(), e);
         }
     }
@@ -205,8 +205,8 @@ final class MatrixRun implements AutoCloseable {
 
     /** Closes the closer now (during the fault) and checks what its close must do; returns close()'s duration. */
     long closeCloser() {
-        await().atMost(Duration.ofSeconds(10)).until(() -> closer.counters().waitersNow() >= 1);
-        long parked = closer.counters().waitersNow();
+        await().atMost(Duration.ofSeconds(10)).until(() -> closer.stats().waitersNow() >= 1);
+        long parked = closer.stats().waitersNow();
         List<SocketChannel> sockets = selectorSockets(closer);
         long beganNs = System.nanoTime();
         closer.close();
@@ -218,7 +218,7 @@ final class MatrixRun implements AutoCloseable {
         assertTrue(closeMs <= CLOSE_BOUND_MS, name + ": close() took " + closeMs + " ms");
         assertTrue(releasedMs <= CLOSE_BOUND_MS, name + ": the last waiter was released " + releasedMs
                 + " ms after close() began");
-        assertEquals(0, closer.counters().waitersNow(), name + ": waiters left parked on the closed client");
+        assertEquals(0, closer.stats().waitersNow(), name + ": waiters left parked on the closed client");
         assertFalse(Leaks.senderThreadAlive(closer), name + ": the closed client's sender thread still runs");
         for (SocketChannel s : sockets) {
             assertFalse(s.isOpen(), name + ": a socket of the closed client is open: " + s);
@@ -289,7 +289,7 @@ final class MatrixRun implements AutoCloseable {
         survivorLoad.stop();
         assertEquals(0, survivorLoad.alive(), name + ": load threads still running");
         checkLoad("survivor", survivorLoad);
-        assertEquals(0, survivor.counters().waitersNow(), name + ": waiters left parked");
+        assertEquals(0, survivor.stats().waitersNow(), name + ": waiters left parked");
         assertTrue(survivorLoad.waits() > 0, name + ": the load made no wait");
         if (closerLifeMs < 0) {
             throw new AssertionError(name + ": the scenario never closed its closer during the fault");
@@ -311,7 +311,7 @@ final class MatrixRun implements AutoCloseable {
         for (FaultProxy p : proxies) {
             atProxies += p.requestCount(METADATA);
         }
-        long sent = survivor.counters().requestsSent() + closer.counters().requestsSent();
+        long sent = survivor.stats().requestsSent() + closer.stats().requestsSent();
         long bound = requestBound(survivor.config(), survivorLifeMs, topicsAsked.size())
                 + requestBound(closer.config(), closerLifeMs, topicsAsked.size());
         assertTrue(atProxies <= sent, name + ": the proxies saw " + atProxies + " metadata requests, the clients sent "

@@ -93,16 +93,16 @@ class OtherClustersMatrixTest {
                 });
             } catch (org.awaitility.core.ConditionTimeoutException e) {
                 throw new AssertionError("the survivor never reached cluster B: state " + run.survivor().state()
-                        + ", sent " + run.survivor().counters().requestsSent() + ", failed "
-                        + run.survivor().counters().requestsFailed() + ", applied "
-                        + run.survivor().counters().responsesApplied() + ", rebootstraps "
-                        + run.survivor().rebootstraps() + ", evidence " + run.survivor().evidence().records()
+                        + ", sent " + run.survivor().stats().requestsSent() + ", failed "
+                        + run.survivor().stats().requestsFailed() + ", applied "
+                        + run.survivor().stats().responsesApplied() + ", rebootstraps "
+                        + run.survivor().stats().rebootstraps() + ", evidence " + run.survivor().evidence().records()
                         + "; the closer: " + run.closer().fetch().clusterId(), e);
             }
             assertEquals(List.of(), mixed, "a snapshot of cluster B held metadata of cluster A");
             run.closeCloser();
             run.converge(b, List.of("shared", "a-only"), id -> bPort);
-            assertTrue(run.survivor().counters().clusterIdChanges() >= 1, "counted");
+            assertTrue(run.survivor().stats().clusterIdChanges() >= 1, "counted");
             await().atMost(Duration.ofSeconds(10)).until(
                     () -> run.survivorLoad().timeouts("a-only", Diagnosis.Cause.CLUSTER_ID_CHANGED) > 0);
             run.finish();

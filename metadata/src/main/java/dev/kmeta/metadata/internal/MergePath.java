@@ -7,8 +7,10 @@ import java.util.Map;
 /**
  * Benchmark access to the heart of {@link MetadataManager#onResponse}: {@link ResponseMerger#merge} then
  * {@link Cluster#apply}, exactly as {@code onResponse} does them, without its bookkeeping (counters, logging of world
- * changes, waking waiters, the refresh state machine), which needs a request in flight per operation. Lives in the
- * bench module only, in the manager's package, because {@link ResponseMerger} is package-private.
+ * changes, waking waiters, the refresh state machine), which needs a request in flight per operation. For bench/
+ * (ApplyFullResponse, ApplySmallChange, RetainedHeap), which runs on the class path; it lives here, in the merger's
+ * package, because {@link ResponseMerger} is package-private (it was a class of bench's own in this package: a split
+ * package, which module descriptors refuse).
  *
  * <p>Not thread-safe: one per benchmark thread (the merger is the sender thread's).
  */

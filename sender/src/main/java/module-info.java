@@ -1,0 +1,17 @@
+/**
+ * kmeta on the Kafka protocol: {@code KafkaMetadata} (the entry point, with its own sender thread),
+ * {@code DrivenKafkaMetadata} (driven by a producer's kafka-clients network client), {@code MetadataStats}, the MXBean.
+ * kafka-clients has no module descriptor: it is the automatic module {@code kafka.clients}, read transitively because
+ * the API names its public types ({@code org.apache.kafka.common.Cluster}, its exceptions, and in driven mode its
+ * {@code MetadataUpdater}, {@code HostResolver} and {@code KafkaClient}). The {@code internal} package exports to no
+ * one.
+ */
+@SuppressWarnings({"requires-automatic", "requires-transitive-automatic"})
+module kmeta.sender {
+    requires transitive kmeta.metadata;
+    requires transitive kafka.clients;
+    requires transitive java.management;
+    requires org.slf4j;
+
+    exports dev.kmeta.sender;
+}
