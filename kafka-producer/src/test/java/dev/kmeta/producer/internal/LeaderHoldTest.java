@@ -8,6 +8,7 @@ import dev.kmeta.cluster.TopicMetadata;
 import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.metadata.ConnectionEvidence.Problem;
 import dev.kmeta.metadata.MetadataClient;
+import dev.kmeta.metadata.internal.EvidenceRecorder;
 import dev.kmeta.producer.internal.LeaderHold.Verdict;
 import org.junit.jupiter.api.Test;
 
@@ -30,7 +31,7 @@ class LeaderHoldTest {
             .putTopic(TopicMetadata.of("one", List.of(PartitionMetadata.of("one", 0, 0, 1))))
             .build());
 
-    private final ConnectionEvidence evidence = new ConnectionEvidence();
+    private final EvidenceRecorder evidence = new EvidenceRecorder();
 
     private Verdict verdict(String topic, int partition) {
         return LeaderHold.verdict(SNAPSHOT, evidence, topic, partition);
