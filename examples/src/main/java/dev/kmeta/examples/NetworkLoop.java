@@ -182,18 +182,17 @@ final class NetworkLoop implements Runnable {
 
     /** kmeta's diagnosis of the partition, or null (fine, or kmeta closed meanwhile). */
     private Diagnosis diagnosis(PartitionQueue q) {
-        try {
-            return metadata.diagnose(q.topic, q.partition);
-        } catch (RuntimeException e) {
-            log.debug("no diagnosis for {}-{}", q.topic, q.partition, e);
-            return null;
-        }
+        return diagnosis(q, false);
     }
 
     /** kmeta's reason a record of the partition expired (never null while kmeta is open), or null if closed. */
     private Diagnosis undelivered(PartitionQueue q) {
+        return diagnosis(q, true);
+    }
+
+    private Diagnosis diagnosis(PartitionQueue q, boolean expired) {
         try {
-            return metadata.diagnoseUndelivered(q.topic, q.partition);
+            return expired ? metadata.diagnoseUndelivered(q.topic, q.partition) : metadata.diagnose(q.topic, q.partition);
         } catch (RuntimeException e) {
             log.debug("no diagnosis for {}-{}", q.topic, q.partition, e);
             return null;
