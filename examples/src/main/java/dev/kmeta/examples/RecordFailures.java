@@ -28,17 +28,18 @@ final class RecordFailures {
     }
 
     /**
-     * Records not acknowledged within {@code delivery.timeout.ms}: with the partition's diagnosis, or (none: kmeta
-     * sees nothing wrong with its leader) the last attempt's failure.
+     * Records not acknowledged within {@code delivery.timeout.ms}: with the partition's diagnosis (kmeta's
+     * {@code diagnoseUndelivered}: LEADER_NOT_RESPONDING when it sees nothing wrong with the leader) and the last
+     * attempt's failure, if any; without a diagnosis only when kmeta was closed meanwhile.
      */
     static TimeoutException expired(PartitionQueue q, int records, long deliveryTimeoutMs, Diagnosis d) {
         String message = "Expiring " + records + " record(s) for " + q.topic + "-" + q.partition
                 + ": not acknowledged within delivery.timeout.ms=" + deliveryTimeoutMs;
+        String lastAttempt = q.lastFailure == null ? "" : " (last attempt: " + q.lastFailure + ")";
         if (d != null) {
-            return new KafkaMetadataTimeoutException(message + ": " + said(d), d);
+            return new KafkaMetadataTimeoutException(message + ": " + said(d) + lastAttempt, d);
         }
-        return new TimeoutException(message + (q.lastFailure == null ? "" : " (last attempt: " + q.lastFailure
-                + ")"));
+        return new TimeoutException(message + lastAttempt);
     }
 
     /** Records the producer failed because it closed before they were acknowledged. */
