@@ -71,10 +71,9 @@ public final class DiagnosingInterceptor implements ProducerInterceptor<Object, 
         try {
             Exception reason = bridge.keptTimeout(record.topic());
             if (reason == null) {
-                int partition = record.partition() >= 0 ? record.partition() : MetadataClient.ANY_PARTITION;
                 Diagnosis d = record.partition() >= 0
-                        ? bridge.metadata().diagnoseUndelivered(record.topic(), partition)
-                        : bridge.metadata().diagnose(record.topic(), partition);
+                        ? bridge.metadata().diagnoseUndelivered(record.topic(), record.partition())
+                        : bridge.metadata().diagnose(record.topic(), MetadataClient.ANY_PARTITION);
                 reason = d == null ? null : MetadataTimeoutException.of(d);
             }
             if (reason != null && exception.getCause() == null) {

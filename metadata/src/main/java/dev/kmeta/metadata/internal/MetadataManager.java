@@ -148,9 +148,10 @@ public final class MetadataManager extends ManagerState implements MetadataClien
      */
     public Diagnosis diagnosePartition(String topic, int partition) {
         Objects.requireNonNull(topic, "topic");
-        Cluster c = snapshot;
-        PartitionMetadata p = c.partition(topic, partition);
-        Node leader = p == null || !p.hasLeader() ? null : c.node(p.leaderId());
+        return diagnosePartition(topic, partition, leaderOf(snapshot, topic, partition));
+    }
+
+    private Diagnosis diagnosePartition(String topic, int partition, Node leader) {
         if (leader != null && !Diagnoser.leaderInDoubt(connections, leader)) {
             return null;
         }
@@ -164,15 +165,17 @@ public final class MetadataManager extends ManagerState implements MetadataClien
      * last contact with it. Never null. Any thread.
      */
     public Diagnosis diagnoseUndelivered(String topic, int partition) {
-        Diagnosis d = diagnosePartition(topic, partition);
-        if (d != null) {
-            return d;
-        }
-        Cluster c = snapshot;
+        Objects.requireNonNull(topic, "topic");
+        Node leader = leaderOf(snapshot, topic, partition);
+        Diagnosis d = diagnosePartition(topic, partition, leader);
+        // null only when the partition has a leader nothing speaks against
+        return d != null ? d : Diagnoser.undelivered(facts(topic, partition, 0, subscriptions.get(topic), null),
+                leader, ticker.milliTime());
+    }
+
+    private static Node leaderOf(Cluster c, String topic, int partition) {
         PartitionMetadata p = c.partition(topic, partition);
-        Node leader = p == null || !p.hasLeader() ? null : c.node(p.leaderId());
-        Diagnoser.Facts f = facts(topic, partition, 0, subscriptions.get(topic), null);
-        return leader == null ? Diagnoser.diagnose(f) : Diagnoser.undelivered(f, leader, ticker.milliTime());
+        return p == null || !p.hasLeader() ? null : c.node(p.leaderId());
     }
 
     /**
