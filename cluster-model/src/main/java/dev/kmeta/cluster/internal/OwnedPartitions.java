@@ -22,6 +22,7 @@ public final class OwnedPartitions {
     }
 
     // No initializer: PartitionMetadata's static initializer may install the factory while this class initializes.
+    private static final InstallOnce INSTALL = new InstallOnce(null, "the partition factory is installed already");
     private static volatile Factory factory;
 
     static {
@@ -40,10 +41,8 @@ public final class OwnedPartitions {
      *
      * @throws IllegalStateException if a factory is installed already
      */
-    public static synchronized void install(Factory f) {
-        if (factory != null) {
-            throw new IllegalStateException("the partition factory is installed already");
-        }
+    public static void install(Factory f) {
+        INSTALL.claim(null);
         factory = f;
     }
 

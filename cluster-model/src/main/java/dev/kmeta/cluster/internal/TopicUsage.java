@@ -21,6 +21,8 @@ public final class TopicUsage {
         void markUsed(TopicMetadata topic, long nowNs);
     }
 
+    private static final InstallOnce INSTALL = new InstallOnce(TopicMetadata.class,
+            "only dev.kmeta.cluster.TopicMetadata installs the usage stamp, once");
     private static volatile Access access;
 
     private TopicUsage() {
@@ -32,11 +34,8 @@ public final class TopicUsage {
      *
      * @throws IllegalStateException when called again or from another class
      */
-    public static synchronized void install(Access a) {
-        Class<?> caller = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE).getCallerClass();
-        if (access != null || caller != TopicMetadata.class) {
-            throw new IllegalStateException("only dev.kmeta.cluster.TopicMetadata installs the usage stamp, once");
-        }
+    public static void install(Access a) {
+        INSTALL.claim(InstallOnce.callerOfInstall());
         access = a;
     }
 

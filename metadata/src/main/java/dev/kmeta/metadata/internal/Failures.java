@@ -1,5 +1,6 @@
 package dev.kmeta.metadata.internal;
 
+import dev.kmeta.cluster.internal.InstallOnce;
 import dev.kmeta.metadata.ConfigException;
 import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.MetadataClosedException;
@@ -48,6 +49,8 @@ public final class Failures {
         ConfigException config(String key, String message, Throwable cause);
     }
 
+    private static final InstallOnce INSTALL = new InstallOnce(Diagnosis.class,
+            "only dev.kmeta.metadata.Diagnosis installs the factory, once");
     private static volatile Factory factory;
 
     private Failures() {
@@ -58,11 +61,8 @@ public final class Failures {
      *
      * @throws IllegalStateException when called again or from another class
      */
-    public static synchronized void install(Factory f) {
-        Class<?> caller = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE).getCallerClass();
-        if (factory != null || caller != Diagnosis.class) {
-            throw new IllegalStateException("only dev.kmeta.metadata.Diagnosis installs the factory, once");
-        }
+    public static void install(Factory f) {
+        INSTALL.claim(InstallOnce.callerOfInstall());
         factory = f;
     }
 
