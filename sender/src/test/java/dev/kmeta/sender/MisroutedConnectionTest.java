@@ -125,6 +125,31 @@ class MisroutedConnectionTest {
     }
 
     @Test
+    void withTheCheckTurnedOffKmetaSendsNoIdentityAndTheWrongNodeIsNotRefused() {
+        KafkaCluster a = A.cluster();
+        a.createTopic("unchecked", 2, 1);
+        int victim = a.leader("unchecked", 0);
+        int survivor = other(victim);
+        boot = FaultProxy.to(a.brokerAddress(survivor));
+        Map<String, Object> props = props(boot.address());
+        props.put("metadata.cluster.check.enable", false);
+        try (KafkaMetadata m = KafkaMetadata.builder(props).build()) {
+            assertEquals(victim, m.awaitLeader("unchecked", 0, Deadline.after(30_000)).id());
+            awaitConnected(m, victim);
+            ConnectionEvidence.Record r = m.evidence().get(String.valueOf(victim));
+            long connectedBefore = r.lastConnectedMs();
+
+            InetSocketAddress wrongNode = a.brokerAddress(survivor);
+            a.proxy(victim).retarget(wrongNode.getHostString(), wrongNode.getPort()).resetAll();
+            // kmeta reconnects to the victim's address (it leads a partition) and, sending no identity, is let in
+            await().atMost(Duration.ofSeconds(30)).until(() -> r.lastConnectedMs() > connectedBefore
+                    && !r.failingNow());
+            assertEquals(0, m.stats().misroutedConnections(), m.stats().toString());
+            assertNull(m.diagnose("unchecked", 0), "nothing speaks against the wrong node");
+        }
+    }
+
+    @Test
     void aBrokersAddressNowLeadingToAnotherNodeOfTheSameClusterIsRefusedToo() {
         KafkaCluster a = A.cluster();
         a.createTopic("misrouted-a", 2, 1);
