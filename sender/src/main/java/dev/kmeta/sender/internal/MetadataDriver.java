@@ -77,7 +77,7 @@ public final class MetadataDriver implements NodeProvider.Listener {
      * ones a KIP-1242 refusal may have come from.
      */
     private final List<ConnectionEvidence.Record> closedBeforeReady = new ArrayList<>();
-    /** Addresses already reported at WARN as misrouted ("id@host:port"). */
+    /** Addresses already reported at WARN as misrouted ("broker id at host:port", or "unknown"). */
     private final Set<String> reportedMisrouted = new HashSet<>();
     private final BootstrapResolutionWatch resolutionWatch;
     private final LeaderProbe probe;
@@ -463,7 +463,7 @@ public final class MetadataDriver implements NodeProvider.Listener {
         }
         manager.recordConnectionProblem(evidence.summary());
         String who = suspects.isEmpty() ? "a broker" : String.join(" or ", suspects);
-        boolean first = suspects.isEmpty() || reportedMisrouted.addAll(suspects);
+        boolean first = reportedMisrouted.addAll(suspects.isEmpty() ? List.of("unknown") : suspects);
         String line = who + " refused the cluster id " + clusterId + " and node id kmeta sent (REBOOTSTRAP_REQUIRED "
                 + "to ApiVersions, KIP-1242): the address leads to another broker or cluster";
         if (first) {
