@@ -103,6 +103,17 @@ final class ConfigKey {
             MetadataConfig::metadataRecoveryRebootstrapTriggerMs);
     static final ConfigKey DNS_LOOKUP = choice(CLIENT_DNS_LOOKUP, DnsLookup.USE_ALL_DNS_IPS, DnsLookup::configValue,
             "How host names are resolved.", c -> c.clientDnsLookup().configValue());
+    static final ConfigKey BOOTSTRAP_RESOLVE_TIMEOUT = atLeast(BOOTSTRAP_RESOLVE_TIMEOUT_MS, 0, 0, "KIP-909: how long "
+            + "every bootstrap name may fail to resolve before the instance reports it (one ERROR log line, "
+            + "`KafkaMetadata.bootstrapResolutionFailure()`, `stats().bootstrapResolveTimeouts()`), without waiting for "
+            + "a send. kmeta keeps resolving at each connection attempt and recovers when a name resolves (Kafka's "
+            + "client must be re-created). 0: no bound - unlike Kafka, whose 0 fails the client's construction.",
+            MetadataConfig::bootstrapResolveTimeoutMs);
+    static final ConfigKey CLUSTER_CHECK = new ConfigKey(METADATA_CLUSTER_CHECK_ENABLE, Type.BOOLEAN, true, null,
+            null, null, "true", "true, false", null, "KIP-1242: connections to learned brokers carry the cluster id "
+            + "and node id kmeta knows (ApiVersions v5); a 4.4 broker that is another node or cluster answers "
+            + "`REBOOTSTRAP_REQUIRED` and kmeta rebootstraps (`MISROUTED_CONNECTION`). Needs kafka-clients 4.4 and "
+            + "`rebootstrap`; no effect otherwise.", MetadataConfig::metadataClusterCheckEnable);
     static final ConfigKey AUTO_CREATE = new ConfigKey(ALLOW_AUTO_CREATE_TOPICS, Type.BOOLEAN, true, null, null, null,
             "true", "true, false", null, "Whether metadata requests let the broker create a missing topic (the "
             + "broker's `auto.create.topics.enable` still decides).", MetadataConfig::allowAutoCreateTopics);
@@ -125,8 +136,8 @@ final class ConfigKey {
     /** Every key {@link MetadataConfig} reads, in the order {@code toString} prints them. */
     static final List<ConfigKey> ALL = List.of(BOOTSTRAP, CLIENT, MAX_AGE, MAX_IDLE, MAX_BLOCK, RETRY_BACKOFF,
             RETRY_BACKOFF_MAX, RECONNECT_BACKOFF, RECONNECT_BACKOFF_MAX, REQUEST_TIMEOUT, SETUP_TIMEOUT,
-            SETUP_TIMEOUT_MAX, RECOVERY, REBOOTSTRAP_TRIGGER, DNS_LOOKUP, AUTO_CREATE, PROTOCOL, MAX_TOPICS,
-            EPOCH_REWIND, LEADERLESS_REFRESH, JITTER);
+            SETUP_TIMEOUT_MAX, RECOVERY, REBOOTSTRAP_TRIGGER, DNS_LOOKUP, BOOTSTRAP_RESOLVE_TIMEOUT, CLUSTER_CHECK,
+            AUTO_CREATE, PROTOCOL, MAX_TOPICS, EPOCH_REWIND, LEADERLESS_REFRESH, JITTER);
 
     private static final Set<String> NAMES = Set.copyOf(names());
 

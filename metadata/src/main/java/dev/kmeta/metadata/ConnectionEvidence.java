@@ -27,7 +27,12 @@ public interface ConnectionEvidence {
         /** An established connection dropped. */
         DISCONNECTED,
         /** A request got no answer within {@code request.timeout.ms}. */
-        REQUEST_TIMEOUT
+        REQUEST_TIMEOUT,
+        /**
+         * The broker at this address refused kmeta's identity (KIP-1242: ApiVersions answered
+         * {@code REBOOTSTRAP_REQUIRED}): it is another node, or a node of another cluster, than the one kmeta knows here.
+         */
+        MISROUTED
     }
 
     /** One broker address as the sender knows it: a live view, its values move as the sender records more. */

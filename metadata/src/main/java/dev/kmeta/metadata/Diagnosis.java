@@ -40,6 +40,11 @@ public final class Diagnosis {
         BROKERS_UNREACHABLE,
         /** The bootstrap now leads to another cluster than before. */
         CLUSTER_ID_CHANGED,
+        /**
+         * A learned broker's address leads to another broker, of this cluster or another one: the broker refused the
+         * cluster id and node id kmeta sent (KIP-1242, brokers 4.4+), and kmeta rebootstrapped.
+         */
+        MISROUTED_CONNECTION,
         /** Brokers answer, but the answer did not come within the budget (a slow or overloaded cluster). */
         NO_ANSWER_IN_TIME,
         /**

@@ -51,6 +51,8 @@ public final class MetadataConfig {
     public static final String METADATA_RECOVERY_STRATEGY = "metadata.recovery.strategy";
     public static final String METADATA_RECOVERY_REBOOTSTRAP_TRIGGER_MS = "metadata.recovery.rebootstrap.trigger.ms";
     public static final String CLIENT_DNS_LOOKUP = "client.dns.lookup";
+    public static final String BOOTSTRAP_RESOLVE_TIMEOUT_MS = "bootstrap.resolve.timeout.ms";
+    public static final String METADATA_CLUSTER_CHECK_ENABLE = "metadata.cluster.check.enable";
     public static final String ALLOW_AUTO_CREATE_TOPICS = "allow.auto.create.topics";
     public static final String SECURITY_PROTOCOL = "security.protocol";
     public static final String KMETA_METADATA_MAX_TOPICS = "kmeta.metadata.max.topics";
@@ -101,6 +103,8 @@ public final class MetadataConfig {
     private final RecoveryStrategy recoveryStrategy;
     private final long rebootstrapTriggerMs;
     private final DnsLookup dnsLookup;
+    private final long bootstrapResolveTimeoutMs;
+    private final boolean clusterCheckEnable;
     private final boolean allowAutoCreateTopics;
     private final String securityProtocol;
     private final int maxTopics;
@@ -122,6 +126,8 @@ public final class MetadataConfig {
         this.recoveryStrategy = ConfigKey.RECOVERY.readChoice(v, RecoveryStrategy.class);
         this.rebootstrapTriggerMs = ConfigKey.REBOOTSTRAP_TRIGGER.readLong(v);
         this.dnsLookup = ConfigKey.DNS_LOOKUP.readChoice(v, DnsLookup.class);
+        this.bootstrapResolveTimeoutMs = ConfigKey.BOOTSTRAP_RESOLVE_TIMEOUT.readLong(v);
+        this.clusterCheckEnable = ConfigKey.CLUSTER_CHECK.readBoolean(v);
         this.allowAutoCreateTopics = ConfigKey.AUTO_CREATE.readBoolean(v);
         this.securityProtocol = ConfigKey.PROTOCOL.readChoice(v, Protocol.class).name();
         this.maxTopics = ConfigKey.MAX_TOPICS.readInt(v);
@@ -299,6 +305,23 @@ public final class MetadataConfig {
     /** How host names are resolved ({@code client.dns.lookup}). */
     public DnsLookup clientDnsLookup() {
         return dnsLookup;
+    }
+
+    /**
+     * How long the bootstrap names may all fail to resolve before the instance reports it
+     * ({@code bootstrap.resolve.timeout.ms}, KIP-909); 0: no bound (kmeta keeps resolving at each connection attempt).
+     */
+    public long bootstrapResolveTimeoutMs() {
+        return bootstrapResolveTimeoutMs;
+    }
+
+    /**
+     * Whether connections to learned brokers carry the cluster id and node id kmeta knows, so that a broker refuses a
+     * misrouted connection ({@code metadata.cluster.check.enable}, KIP-1242; needs kafka-clients and brokers 4.4 and
+     * {@code metadata.recovery.strategy=rebootstrap}).
+     */
+    public boolean metadataClusterCheckEnable() {
+        return clusterCheckEnable;
     }
 
     /**

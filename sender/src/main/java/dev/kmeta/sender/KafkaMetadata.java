@@ -11,6 +11,7 @@ import dev.kmeta.metadata.MetadataException;
 import dev.kmeta.metadata.RefreshState;
 import dev.kmeta.metadata.Ticker;
 import dev.kmeta.metadata.internal.Failures;
+import dev.kmeta.sender.internal.MetadataDriver;
 import dev.kmeta.sender.internal.SenderCore;
 
 import javax.management.ObjectName;
@@ -276,7 +277,9 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
      * immutable snapshot each call; for metrics, not for the send path.
      */
     public MetadataStats stats() {
-        return MetadataStats.of(core.manager().counters(), core.rebootstraps());
+        MetadataDriver driver = core.driver();
+        return MetadataStats.of(core.manager().counters(), core.rebootstraps(), driver.misroutedConnections(),
+                driver.bootstrapResolveTimeouts());
     }
 
     /**
@@ -288,6 +291,16 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
      */
     public ObjectName mbeanName() {
         return core.mbeanName();
+    }
+
+    /**
+     * Why this instance cannot start, without waiting for a send: with {@code bootstrap.resolve.timeout.ms} set
+     * (KIP-909), a {@code BOOTSTRAP_DNS} diagnosis once that long passed with no name of {@code bootstrap.servers}
+     * resolving (since the start or the last rebootstrap), until one resolves; null otherwise. kmeta keeps resolving
+     * the names meanwhile (Kafka's own client gives up and must be re-created).
+     */
+    public Diagnosis bootstrapResolutionFailure() {
+        return core.driver().bootstrapFailure();
     }
 
     /** What the sender saw of each broker address (attempts, answers, last error). */

@@ -38,6 +38,8 @@ public final class MetadataStats {
     private final long topicsExpired;
     private final long topicsRejectedByCap;
     private final long waitersNow;
+    private final long misroutedConnections;
+    private final long bootstrapResolveTimeouts;
 
     private MetadataStats(long[] v, Map<Diagnosis.Cause, Long> byCause) {
         requestsSent = v[0];
@@ -57,16 +59,25 @@ public final class MetadataStats {
         topicsExpired = v[14];
         topicsRejectedByCap = v[15];
         waitersNow = v[16];
+        misroutedConnections = v.length > 17 ? v[17] : 0;
+        bootstrapResolveTimeouts = v.length > 18 ? v[18] : 0;
         waitTimeoutsByCause = Collections.unmodifiableMap(byCause);
     }
 
     /** A snapshot of {@code counters} and the sender's rebootstrap count, read now. */
     static MetadataStats of(Counters c, long rebootstraps) {
+        return of(c, rebootstraps, 0, 0);
+    }
+
+    /** A snapshot of {@code counters} and the sender's own counts, read now. */
+    static MetadataStats of(Counters c, long rebootstraps, long misroutedConnections,
+                            long bootstrapResolveTimeouts) {
         return new MetadataStats(new long[] {c.requestsSent(), c.requestsFailed(), c.requestsCoalesced(),
                 c.responsesApplied(), c.responsesRejected(), c.requestLatencyMsTotal(), c.requestLatencyMsMax(),
                 c.waitTimeNsTotal(), c.waitTimeouts(), c.staleEpochsRejected(), c.leaderHintsApplied(),
                 c.leaderHintsIgnored(), rebootstraps, c.clusterIdChanges(), c.topicsExpired(),
-                c.topicsRejectedByCap(), c.waitersNow()}, new EnumMap<>(c.waitTimeoutsByCause()));
+                c.topicsRejectedByCap(), c.waitersNow(), misroutedConnections, bootstrapResolveTimeouts},
+                new EnumMap<>(c.waitTimeoutsByCause()));
     }
 
     /** Metadata requests sent (count). */
@@ -149,6 +160,19 @@ public final class MetadataStats {
         return rebootstraps;
     }
 
+    /**
+     * Times a broker refused the cluster id and node id kmeta sent on connecting (KIP-1242, kafka-clients and brokers
+     * 4.4): the address leads to another broker or cluster; each is also a rebootstrap (count).
+     */
+    public long misroutedConnections() {
+        return misroutedConnections;
+    }
+
+    /** Times {@code bootstrap.resolve.timeout.ms} passed with no bootstrap name resolving (KIP-909; count). */
+    public long bootstrapResolveTimeouts() {
+        return bootstrapResolveTimeouts;
+    }
+
     /** Times the cluster id changed between answers (count). */
     public long clusterIdChanges() {
         return clusterIdChanges;
@@ -184,7 +208,9 @@ public final class MetadataStats {
                 d(staleEpochsRejected, earlier.staleEpochsRejected), d(leaderHintsApplied, earlier.leaderHintsApplied),
                 d(leaderHintsIgnored, earlier.leaderHintsIgnored), d(rebootstraps, earlier.rebootstraps),
                 d(clusterIdChanges, earlier.clusterIdChanges), d(topicsExpired, earlier.topicsExpired),
-                d(topicsRejectedByCap, earlier.topicsRejectedByCap), waitersNow}, byCause);
+                d(topicsRejectedByCap, earlier.topicsRejectedByCap), waitersNow,
+                d(misroutedConnections, earlier.misroutedConnections),
+                d(bootstrapResolveTimeouts, earlier.bootstrapResolveTimeouts)}, byCause);
     }
 
     private static long d(long now, long before) {
@@ -197,6 +223,7 @@ public final class MetadataStats {
                 + ", applied=" + responsesApplied + ", rejected=" + responsesRejected + ", latencyMsMax="
                 + requestLatencyMsMax + ", waitTimeouts=" + waitTimeouts + ", staleEpochsRejected="
                 + staleEpochsRejected + ", hintsApplied=" + leaderHintsApplied + ", rebootstraps=" + rebootstraps
-                + ", clusterIdChanges=" + clusterIdChanges + ", waitersNow=" + waitersNow + ")";
+                + ", clusterIdChanges=" + clusterIdChanges + ", misrouted=" + misroutedConnections
+                + ", bootstrapResolveTimeouts=" + bootstrapResolveTimeouts + ", waitersNow=" + waitersNow + ")";
     }
 }

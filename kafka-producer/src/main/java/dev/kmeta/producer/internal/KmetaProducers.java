@@ -92,7 +92,8 @@ public final class KmetaProducers {
             }
         });
         if (producerProps.remove(BOOTSTRAP_RESOLVE_TIMEOUT_MS) != null) {
-            log.info("{} ignored: kmeta bootstraps the producer's metadata", BOOTSTRAP_RESOLVE_TIMEOUT_MS);
+            log.info("{} applies to kmeta's bootstrap, not to the producer's network client: kmeta bootstraps "
+                    + "the producer's metadata", BOOTSTRAP_RESOLVE_TIMEOUT_MS);
         }
         producerProps.put(ProducerConfig.INTERCEPTOR_CLASSES_CONFIG,
                 withOurInterceptor(producerProps.get(ProducerConfig.INTERCEPTOR_CLASSES_CONFIG)));

@@ -28,13 +28,16 @@ import java.util.List;
  *       id change: CLUSTER_ID_CHANGED (before TOPIC_NOT_FOUND: the new cluster answers UNKNOWN_TOPIC_OR_PARTITION
  *       for the old cluster's topics, and "create the topic" would be the wrong fix);</li>
  *   <li>the brokers said the topic does not exist: TOPIC_NOT_FOUND;</li>
+ *   <li>no answer about the topic, and a learned broker's address refused kmeta's identity during the wait (KIP-1242):
+ *       MISROUTED_CONNECTION;</li>
  *   <li>no answer about the topic, and the brokers learned from the bootstrap answer all fail and never answered:
  *       the advertised addresses are unreachable: ADVERTISED_LISTENER_UNREACHABLE;</li>
  *   <li>no answer about the topic, and every address used during the wait fails now (they answered before):
  *       BROKERS_UNREACHABLE;</li>
  *   <li>the topic is known: PARTITION_OUT_OF_RANGE, or LEADER_NOT_AVAILABLE when the partition has no leader;</li>
  *   <li>the partition has a leader, at the address the snapshot names, whose connection evidence speaks against it:
- *       it never accepted a connection while another address answered: ADVERTISED_LISTENER_UNREACHABLE; it did
+ *       its address refused kmeta's identity: MISROUTED_CONNECTION; it never accepted a connection while another
+ *       address answered: ADVERTISED_LISTENER_UNREACHABLE; it did
  *       before and cannot be reached now (connection refused or not made ready, name not resolving, no answer):
  *       BROKERS_UNREACHABLE;</li>
  *   <li>otherwise NO_ANSWER_IN_TIME.</li>
@@ -183,6 +186,10 @@ final class Diagnoser {
                     + "auto.create.topics.enable on the brokers");
         }
         if (t == null) {
+            Record misrouted = misroutedDuringWait(records, f.waitStartMs);
+            if (misrouted != null) {
+                return misrouted(misrouted, "");
+            }
             Record advertised = neverReachedLearnedBroker(records, f.waitStartMs);
             if (advertised != null) {
                 return new Decision(Cause.ADVERTISED_LISTENER_UNREACHABLE, "broker " + advertised.nodeId()
@@ -226,6 +233,9 @@ final class Diagnoser {
             return null;
         }
         Record r = f.connections.broker(leader.id());
+        if (r.lastProblem() == Problem.MISROUTED) {
+            return misrouted(r, "; it leads partition " + f.partition);
+        }
         if (!r.everConnected()) {
             return anyAnswered(records) ? new Decision(Cause.ADVERTISED_LISTENER_UNREACHABLE, "broker "
                     + leader.id() + " advertises " + r.address() + ", unreachable from here: " + problem(r)
@@ -237,6 +247,25 @@ final class Diagnoser {
                     + ", the leader of partition " + f.partition + ", answered before and cannot be reached now: "
                     + problem(r), "check that broker " + leader.id() + " runs and the network between here and "
                     + r.address() + "; a new leader is taken as soon as the brokers elect one");
+        }
+        return null;
+    }
+
+    /** KIP-1242: the broker at a learned broker's address refused the cluster id and node id kmeta sent. */
+    private static Decision misrouted(Record r, String more) {
+        return new Decision(Cause.MISROUTED_CONNECTION, "broker " + r.nodeId() + "'s address " + r.address()
+                + " leads to another broker: " + problem(r) + more + "; kmeta went back to bootstrap.servers",
+                "a DNS name, load balancer or IP address that broker " + r.nodeId() + " advertises now points at "
+                + "another broker or cluster: fix that entry, or the broker's advertised.listeners, so that each "
+                + "address leads to the one broker that advertises it");
+    }
+
+    /** A learned broker whose last event, during the wait, is a refusal of kmeta's identity; or null. */
+    private static Record misroutedDuringWait(Collection<Record> records, long waitStartMs) {
+        for (Record r : records) {
+            if (r.lastProblem() == Problem.MISROUTED && r.failingNow() && r.lastProblemMs() >= waitStartMs) {
+                return r;
+            }
         }
         return null;
     }
@@ -357,6 +386,10 @@ final class Diagnoser {
                 break;
             case DNS:
                 what = r.lastDetail() != null ? r.lastDetail() : "host name does not resolve";
+                break;
+            case MISROUTED:
+                what = r.lastDetail() != null ? r.lastDetail() : "the broker there refused kmeta's cluster id and "
+                        + "node id (REBOOTSTRAP_REQUIRED)";
                 break;
             default:
                 what = r.lastProblem().toString();

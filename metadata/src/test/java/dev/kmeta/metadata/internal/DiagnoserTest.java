@@ -117,6 +117,33 @@ class DiagnoserTest {
     }
 
     @Test
+    void aLearnedAddressThatRefusedKmetasIdentityIsMisrouted() {
+        Diagnoser.Facts f = facts(KNOWN, "t", -1);
+        ConnectionEvidence.Record boot = recorder(f).record("-1", "127.0.0.1:9092", true);
+        recorder(f).attempt(boot, 1_100);
+        recorder(f).answer(boot, 1_200);
+        ConnectionEvidence.Record b = recorder(f).record("1", "127.0.0.1:9092", false);
+        recorder(f).attempt(b, 500);
+        recorder(f).answer(b, 600);
+        recorder(f).attempt(b, 1_500);
+        recorder(f).problem(b, Problem.MISROUTED, "the broker there refused cluster id c1 and node id 1", 1_600);
+        Diagnosis d = Diagnoser.diagnose(f);
+        assertEquals(Cause.MISROUTED_CONNECTION, d.cause(), d.message());
+        assertTrue(d.seen().contains("broker 1's address 127.0.0.1:9092 leads to another broker")
+                && d.seen().contains("refused cluster id c1"), d.seen());
+        assertTrue(d.fix().contains("advertised.listeners"), d.fix());
+
+        TopicMetadata t = TopicMetadata.of("t", List.of(PartitionMetadata.of("t", 0, 1, 3)));
+        Diagnoser.Facts led = facts(KNOWN.apply(ClusterDelta.builder().putTopic(t).build()), "t", 0);
+        ConnectionEvidence.Record leader = recorder(led).record("1", "127.0.0.1:9092", false);
+        recorder(led).attempt(leader, 1_500);
+        recorder(led).problem(leader, Problem.MISROUTED, null, 1_600);
+        Diagnosis p = Diagnoser.diagnose(led);
+        assertEquals(Cause.MISROUTED_CONNECTION, p.cause(), p.message());
+        assertTrue(p.seen().contains("it leads partition 0"), p.seen());
+    }
+
+    @Test
     void clusterIdChangeDuringTheWaitIsReported() {
         Diagnoser.Facts f = facts(KNOWN, "t", -1);
         f.previousClusterId = "c0";

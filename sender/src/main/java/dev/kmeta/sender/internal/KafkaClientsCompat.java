@@ -42,6 +42,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *   <li>Records ({@code MemoryRecords}, {@code SimpleRecord}, {@code BaseRecords}): {@code ...common.record} in
  *       4.0-4.2, {@code ...common.record.internal} from 4.3 (the example producer builds produce requests).</li>
  *   <li>Produce requests carry topic ids from 4.1 (Produce v13); 4.0 addresses topics by name only.</li>
+ *   <li>KIP-1242 (4.4): {@code NetworkClient} asks its {@code MetadataUpdater} for the cluster id
+ *       ({@code clusterId()}, new in 4.4) and sends it with the node id in ApiVersions v5
+ *       ({@code metadata.cluster.check.enable}); before 4.4 nothing is sent and the key has no effect.</li>
  * </ul>
  *
  * <p>Versions: 4.0.x to 4.4.x are supported and tested. Below 4.0, {@link #requireSupported()} refuses with a
@@ -136,6 +139,15 @@ public final class KafkaClientsCompat {
         }
     }
 
+    /**
+     * Whether this kafka-clients' {@code NetworkClient} sends the client's cluster id and node id in ApiVersions
+     * (KIP-1242, 4.4: its {@code MetadataUpdater} has {@code clusterId()}), so that a broker can refuse a misrouted
+     * connection; else {@code metadata.cluster.check.enable} has no effect.
+     */
+    public static boolean sendsClusterIdentity() {
+        return ABI.sendsClusterIdentity;
+    }
+
     /** Whether produce requests can address topics by id (4.1+, Produce v13); else by name only (4.0). */
     public static boolean produceByTopicId() {
         return ABI.setProduceTopicId != null;
@@ -226,6 +238,7 @@ public final class KafkaClientsCompat {
         MethodHandle setProduceTopicId;
         MethodHandle produceTopicId;
         MethodHandle produceResponseTopicId;
+        boolean sendsClusterIdentity;
 
         static Abi detect() {
             Abi abi = new Abi();
@@ -293,6 +306,7 @@ public final class KafkaClientsCompat {
             setProduceTopicId = method(TopicProduceData.class, "setTopicId", TopicProduceData.class, Uuid.class);
             produceTopicId = method(TopicProduceData.class, "topicId", Uuid.class);
             produceResponseTopicId = method(TopicProduceResponse.class, "topicId", Uuid.class);
+            sendsClusterIdentity = method(MetadataUpdater.class, "clusterId", String.class) != null;
         }
 
         private void findRecords(List<String> missing) {

@@ -1,7 +1,9 @@
 package dev.kmeta.sender.internal;
 
 import dev.kmeta.metadata.ConnectionEvidence;
+import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.internal.EvidenceRecorder;
+import dev.kmeta.metadata.internal.Failures;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.metadata.RefreshState;
 import dev.kmeta.metadata.internal.MetadataManager;
@@ -47,8 +49,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * ({@code now} of its {@code poll}, passed to {@link #step}) goes back only to the client's methods. kmeta's own
  * client runs on the same ticker ({@link KafkaTime}); a producer's client in driven mode on the producer's clock.
  *
- * <p>Confined to the thread that polls the client; {@link #rebootstraps()} and {@link #leaderProbes()} may be read
- * from any thread.
+ * <p>Rebootstraps have three sources: the trigger ({@code metadata.recovery.rebootstrap.trigger.ms}, through the
+ * client), a Metadata answer's {@code REBOOTSTRAP_REQUIRED}, and (kafka-clients 4.4, KIP-1242) a broker refusing the
+ * cluster id and node id sent with ApiVersions: {@link #identityRefused} marks the learned brokers whose connection
+ * was being set up in that moment {@code MISROUTED} in the evidence and counts the refusal.
+ *
+ * <p>With {@code bootstrap.resolve.timeout.ms} (KIP-909) set, a step that finds no bootstrap name resolved for that
+ * long since the start (or the last rebootstrap) reports it once: an ERROR line and {@link #bootstrapFailure()}.
+ *
+ * <p>Confined to the thread that polls the client; {@link #rebootstraps()}, {@link #misroutedConnections()},
+ * {@link #bootstrapResolveTimeouts()}, {@link #bootstrapFailure()} and {@link #leaderProbes()} may be read from any
+ * thread.
  */
 public final class MetadataDriver implements NodeProvider.Listener {
     private static final Logger log = LoggerFactory.getLogger(MetadataDriver.class);
@@ -60,11 +71,22 @@ public final class MetadataDriver implements NodeProvider.Listener {
     private final RecordingResolver resolver;
     private final List<Node> bootstrapNodes;
     private final AtomicLong rebootstraps = new AtomicLong();
+    private final AtomicLong misroutedConnections = new AtomicLong();
+    /**
+     * Learned brokers whose connection the client closed since the last step before it finished ApiVersions: the
+     * ones a KIP-1242 refusal may have come from.
+     */
+    private final List<ConnectionEvidence.Record> closedBeforeReady = new ArrayList<>();
+    /** Addresses already reported at WARN as misrouted ("broker id at host:port", or "unknown"). */
+    private final Set<String> reportedMisrouted = new HashSet<>();
+    private final BootstrapResolutionWatch resolutionWatch;
     private final LeaderProbe probe;
     /** Learned brokers already reported at WARN as never reachable at their address ("id@host:port"). */
     private final Set<String> reportedUnreachable = new HashSet<>();
     private NodeProvider nodes;
     private KafkaClient client;
+    /** kmeta's own client's versions, telling which closed connections never finished ApiVersions; else null. */
+    private HandshakeTracker handshakes;
 
     private RefreshRequest inFlight;
     /** The last wire request made, and what it was made from ({@link #builderFor}). */
@@ -83,6 +105,13 @@ public final class MetadataDriver implements NodeProvider.Listener {
         this.resolver = resolver;
         this.bootstrapNodes = Transport.bootstrapNodes(config);
         this.probe = new LeaderProbe(config.clientId(), evidence);
+        this.resolutionWatch = new BootstrapResolutionWatch(config, resolver, bootstrapNodes,
+                this::bootstrapDiagnosis);
+        if (config.metadataClusterCheckEnable() && !KafkaClientsCompat.sendsClusterIdentity()) {
+            log.info("[{}] metadata.cluster.check.enable: kafka-clients {} does not send the client's cluster id "
+                    + "and node id (KIP-1242 needs 4.4); a connection to the wrong cluster shows only as a cluster id "
+                    + "change in a Metadata answer", config.clientId(), KafkaClientsCompat.version());
+        }
     }
 
     /** The node list this driver maintains, for the client's {@code MetadataUpdater} seat. */
@@ -91,6 +120,14 @@ public final class MetadataDriver implements NodeProvider.Listener {
             nodes = new NodeProvider(bootstrapNodes, this);
         }
         return nodes;
+    }
+
+    /**
+     * For kmeta's own client: {@code tracker} is its {@code ApiVersions}, so a KIP-1242 refusal is pinned on the
+     * connections that had not finished ApiVersions. Without it (a producer's client) those kmeta never saw ready.
+     */
+    void trackHandshakes(HandshakeTracker tracker) {
+        this.handshakes = tracker;
     }
 
     /** The client to send on; set once, before the first {@link #step}. Wakes come through its wakeup(). */
@@ -105,6 +142,24 @@ public final class MetadataDriver implements NodeProvider.Listener {
     /** How many times the loop went back to the bootstrap addresses. */
     public long rebootstraps() {
         return rebootstraps.get();
+    }
+
+    /** Times a broker refused the cluster id and node id kmeta sent (KIP-1242), each followed by a rebootstrap. */
+    public long misroutedConnections() {
+        return misroutedConnections.get();
+    }
+
+    /** Times {@code bootstrap.resolve.timeout.ms} passed with no bootstrap name resolving (KIP-909). */
+    public long bootstrapResolveTimeouts() {
+        return resolutionWatch.timeouts();
+    }
+
+    /**
+     * BOOTSTRAP_DNS once {@code bootstrap.resolve.timeout.ms} passed with no bootstrap name resolving, until one
+     * resolves; else null.
+     */
+    public Diagnosis bootstrapFailure() {
+        return resolutionWatch.failure();
     }
 
     /** Connection attempts made to probe leaders ({@link LeaderProbe}). */
@@ -123,7 +178,8 @@ public final class MetadataDriver implements NodeProvider.Listener {
         }
         try {
             long nowMs = manager.ticker().milliTime();
-            long waitMs = manager.poll(nowMs);
+            closedBeforeReady.clear();
+            long waitMs = Math.min(manager.poll(nowMs), resolutionWatch.check(nowMs));
             long probeMs = manager.isClosed() ? Long.MAX_VALUE
                     : probe.run(client, manager.fetch(), nowMs, clientNowMs);
             if (inFlight == null && waitMs == 0) {
@@ -259,7 +315,7 @@ public final class MetadataDriver implements NodeProvider.Listener {
                           long nowMs) {
         if (response.data().errorCode() == Errors.REBOOTSTRAP_REQUIRED.code()) {
             manager.onFailure(request, "the broker answered REBOOTSTRAP_REQUIRED", nowMs);
-            rebootstrap();
+            rebootstrap("a Metadata answer said REBOOTSTRAP_REQUIRED");
             return;
         }
         RefreshResponse translated = ResponseTranslator.translate(response, manager.fetch());
@@ -310,6 +366,10 @@ public final class MetadataDriver implements NodeProvider.Listener {
         }
         if (record != null) {
             recordProblem(record, nowMs);
+            if (learned != null && (handshakes != null ? handshakes.closedBeforeVersions(nodeId)
+                    : record.lastProblem() == ConnectionEvidence.Problem.CONNECT_FAILED)) {
+                closedBeforeReady.add(record);
+            }
         }
         if (learned != null) {
             if (!manager.fetch().partitionsOnNode(id).isEmpty()) {
@@ -372,15 +432,90 @@ public final class MetadataDriver implements NodeProvider.Listener {
         return wantingSinceMs >= 0 && manager.ticker().milliTime() - wantingSinceMs >= triggerMs;
     }
 
+    /** The trigger: no metadata for {@code metadata.recovery.rebootstrap.trigger.ms}. */
     @Override
     public void rebootstrap() {
+        rebootstrap("no metadata for metadata.recovery.rebootstrap.trigger.ms="
+                + config.metadataRecoveryRebootstrapTriggerMs());
+    }
+
+    /**
+     * The refusing connection is one the client closed before it finished ApiVersions (when its node is in the
+     * node list), or one still waiting in ApiVersions (a learned broker probed or used while the node list is the
+     * bootstrap's: the client leaves that one open, stuck, so it is closed here). kafka-clients does not say which
+     * node refused; a broker marked here by mistake (its connection was being set up in the same moment) is cleared
+     * at its next connection.
+     */
+    @Override
+    public void identityRefused(long clientNowMs) {
+        long nowMs = manager.ticker().milliTime();
+        misroutedConnections.incrementAndGet();
+        String clusterId = clusterId();
+        List<ConnectionEvidence.Record> refused = new ArrayList<>(closedBeforeReady);
+        closedBeforeReady.clear();
+        refused.addAll(closeStuckInApiVersions(clientNowMs, refused));
+        List<String> suspects = new ArrayList<>();
+        for (ConnectionEvidence.Record r : refused) {
+            evidence.problem(r, ConnectionEvidence.Problem.MISROUTED, "the broker there refused cluster id "
+                    + clusterId + " and node id " + r.nodeId() + " (ApiVersions answered REBOOTSTRAP_REQUIRED, "
+                    + "KIP-1242)", nowMs);
+            suspects.add("broker " + r.nodeId() + " at " + r.address());
+        }
+        manager.recordConnectionProblem(evidence.summary());
+        String who = suspects.isEmpty() ? "a broker" : String.join(" or ", suspects);
+        boolean first = reportedMisrouted.addAll(suspects.isEmpty() ? List.of("unknown") : suspects);
+        String line = who + " refused the cluster id " + clusterId + " and node id kmeta sent (REBOOTSTRAP_REQUIRED "
+                + "to ApiVersions, KIP-1242): the address leads to another broker or cluster";
+        if (first) {
+            log.warn("[{}] {}; check the DNS names, load balancers and advertised.listeners of the brokers "
+                    + "(repeats are logged at DEBUG)", config.clientId(), line);
+        } else {
+            log.debug("[{}] {}", config.clientId(), line);
+        }
+        rebootstrap(line);
+    }
+
+    /** Learned brokers whose connection is open but not ready (in ApiVersions), not yet in {@code seen}: closed. */
+    private List<ConnectionEvidence.Record> closeStuckInApiVersions(long clientNowMs,
+                                                                    List<ConnectionEvidence.Record> seen) {
+        List<ConnectionEvidence.Record> stuck = new ArrayList<>();
+        for (dev.kmeta.cluster.Node n : manager.fetch().nodes()) {
+            Node node = new Node(n.id(), n.host(), n.port(), n.rack());
+            ConnectionEvidence.Record r = evidence.get(node.idString());
+            if (r == null || seen.contains(r) || client.isReady(node, clientNowMs)
+                    || client.connectionDelay(node, clientNowMs) != Long.MAX_VALUE) {
+                continue; // unknown, already counted, ready, or not connected (closed, or TCP still connecting)
+            }
+            try {
+                client.disconnect(node.idString());
+            } catch (IllegalStateException unknownToTheClient) {
+                continue;
+            }
+            stuck.add(r);
+        }
+        return stuck;
+    }
+
+    private void rebootstrap(String why) {
         rebootstraps.incrementAndGet();
         wantingSinceMs = manager.ticker().milliTime();
         nodes.setNodes(List.copyOf(bootstrapNodes));
         dropBootstrapConnections();
-        log.info("[{}] rebootstrap: no metadata for a while or the broker asked for it; going back to {}",
-                config.clientId(), config.bootstrapServers());
+        resolutionWatch.restart(wantingSinceMs);
+        log.info("[{}] rebootstrap ({}); going back to {}", config.clientId(), why, config.bootstrapServers());
         manager.requestUpdate();
+    }
+
+    /** The instance's BOOTSTRAP_DNS diagnosis, for the resolution watch: no wait, the bound as the budget. */
+    private Diagnosis bootstrapDiagnosis(String seen) {
+        List<String> lines = new ArrayList<>();
+        for (ConnectionEvidence.Record r : evidence.records()) {
+            lines.add(r.toString());
+        }
+        return Failures.make().diagnosis(Diagnosis.Cause.BOOTSTRAP_DNS, null, -1,
+                config.bootstrapResolveTimeoutMs(), seen, "check the host names in bootstrap.servers and this "
+                        + "host's DNS; kmeta keeps resolving them and goes on when one resolves", lines, -1,
+                clusterId(), null);
     }
 
     /**

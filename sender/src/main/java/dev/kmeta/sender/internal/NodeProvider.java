@@ -33,6 +33,15 @@ final class NodeProvider implements MetadataUpdater {
 
         void rebootstrap();
 
+        /**
+         * A broker refused the cluster id and node id the client sent with ApiVersions (KIP-1242, kafka-clients
+         * 4.4): the client has just closed its connections to the nodes of {@link #fetchNodes()} and now asks for a
+         * rebootstrap, which this call does.
+         *
+         * @param clientNowMs the client's time, for the calls made on the client
+         */
+        void identityRefused(long clientNowMs);
+
         String clusterId();
 
         /**
@@ -47,6 +56,8 @@ final class NodeProvider implements MetadataUpdater {
     private volatile List<Node> nodes;
     private boolean drivenByPoll;
     private boolean stepping;
+    /** {@link #needsRebootstrap} said yes: the {@link #rebootstrap} that follows is the trigger's, not a refusal's. */
+    private boolean triggerFired;
 
     NodeProvider(List<Node> bootstrapNodes, Listener listener) {
         if (bootstrapNodes.isEmpty()) {
@@ -111,12 +122,25 @@ final class NodeProvider implements MetadataUpdater {
 
     @Override
     public boolean needsRebootstrap(long now, long rebootstrapTriggerMs) {
-        return listener.needsRebootstrap(rebootstrapTriggerMs);
+        triggerFired = listener.needsRebootstrap(rebootstrapTriggerMs);
+        return triggerFired;
     }
 
+    /**
+     * kafka-clients calls this after {@link #needsRebootstrap} said yes (the trigger) and, from 4.4, when a broker
+     * answered ApiVersions with {@code REBOOTSTRAP_REQUIRED} (KIP-1242: the cluster id or node id kmeta sent is not
+     * the broker's), without asking {@link #needsRebootstrap} first. kmeta's own Metadata {@code REBOOTSTRAP_REQUIRED}
+     * does not come through here.
+     */
     @Override
     public void rebootstrap(long now) {
-        listener.rebootstrap();
+        boolean trigger = triggerFired;
+        triggerFired = false;
+        if (trigger) {
+            listener.rebootstrap();
+        } else {
+            listener.identityRefused(now);
+        }
     }
 
     @Override

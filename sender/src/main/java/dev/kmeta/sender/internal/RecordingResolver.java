@@ -14,6 +14,8 @@ import java.util.concurrent.ConcurrentHashMap;
 final class RecordingResolver implements HostResolver {
     private final HostResolverHook hook;
     private final ConcurrentHashMap<String, String> failures = new ConcurrentHashMap<>();
+    /** Successful resolutions per host (the KIP-909 watch asks whether a bootstrap name resolved lately). */
+    private final ConcurrentHashMap<String, Long> successes = new ConcurrentHashMap<>();
 
     RecordingResolver(HostResolverHook hook) {
         this.hook = hook;
@@ -27,6 +29,7 @@ final class RecordingResolver implements HostResolver {
                 throw new UnknownHostException(host + ": no addresses");
             }
             failures.remove(host);
+            successes.merge(host, 1L, Long::sum);
             return addresses;
         } catch (UnknownHostException e) {
             String why = e.getMessage() == null || e.getMessage().equals(host) ? "" : ": " + e.getMessage();
@@ -38,5 +41,11 @@ final class RecordingResolver implements HostResolver {
     /** The last failure to resolve {@code host}, or null if its last resolution worked. */
     String failureFor(String host) {
         return failures.get(host);
+    }
+
+    /** How many times {@code host} resolved so far. */
+    long successes(String host) {
+        Long n = successes.get(host);
+        return n == null ? 0 : n;
     }
 }

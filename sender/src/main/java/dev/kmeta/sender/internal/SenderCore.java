@@ -185,6 +185,11 @@ public final class SenderCore {
         return loop != null ? loop.rebootstraps() : driver.rebootstraps();
     }
 
+    /** The driver of this instance (of kmeta's own thread, or of the producer's client). */
+    public MetadataDriver driver() {
+        return loop != null ? loop.driver() : driver;
+    }
+
     public MetadataManager manager() {
         return manager;
     }

@@ -34,14 +34,21 @@ public final class SenderLoop implements Runnable {
         this.config = config;
         this.time = new KafkaTime(manager.ticker());
         this.metrics = new Metrics(time);
+        HandshakeTracker handshakes = new HandshakeTracker();
         this.driver = new MetadataDriver(manager, config, resolver, evidence);
-        this.client = Transport.networkClient(config, driver.nodeProvider(), resolver, metrics, time);
+        driver.trackHandshakes(handshakes);
+        this.client = Transport.networkClient(config, driver.nodeProvider(), resolver, handshakes, metrics, time);
         driver.attach(client);
     }
 
     /** Wakes the loop (thread-safe). */
     public void wakeup() {
         client.wakeup();
+    }
+
+    /** The driver this loop runs. */
+    MetadataDriver driver() {
+        return driver;
     }
 
     /** How many times the loop went back to the bootstrap addresses. */

@@ -31,18 +31,19 @@ final class Transport {
     }
 
     /**
-     * A NetworkClient for kmeta's own thread, with {@code nodes} as its metadata updater.
+     * A NetworkClient for kmeta's own thread, with {@code nodes} as its metadata updater and {@code apiVersions}
+     * (a {@link HandshakeTracker}) for what it learns of each broker's versions.
      *
      * @throws dev.kmeta.metadata.ConfigException if kafka-clients cannot build its channels on the security
      *                                            settings (the message names the key, and the file for a store)
      */
     static NetworkClient networkClient(MetadataConfig config, NodeProvider nodes, HostResolver resolver,
-                                       Metrics metrics, Time time) {
+                                       ApiVersions apiVersions, Metrics metrics, Time time) {
         ChannelSettings.checkStoreFiles(config);
         try {
             return KafkaClientsCompat.createNetworkClient(kafkaConfig(config), config.requireBootstrapServers(),
                     config.clientId(), metrics, "kmeta-metadata", "[kmeta " + config.clientId() + "] ",
-                    new ApiVersions(), time, 1, config.requestTimeoutMs(), nodes, resolver);
+                    apiVersions, time, 1, config.requestTimeoutMs(), nodes, resolver);
         } catch (KafkaException e) {
             throw ChannelSettings.explain(config, e);
         }
@@ -75,7 +76,10 @@ final class Transport {
         });
         m.put("bootstrap.servers", String.join(",", config.requireBootstrapServers()));
         m.put("client.id", config.clientId());
+        // kmeta resolves the bootstrap names itself, at each connection attempt (bootstrap.resolve.timeout.ms is
+        // kmeta's bound: BootstrapResolutionWatch), so kafka-clients 4.4 must not resolve them on a thread of its own.
         m.put("bootstrap.resolve.timeout.ms", 0L);
+        m.put("metadata.cluster.check.enable", config.metadataClusterCheckEnable());
         m.put("reconnect.backoff.ms", config.reconnectBackoffMs());
         m.put("reconnect.backoff.max.ms", config.reconnectBackoffMaxMs());
         m.put("socket.connection.setup.timeout.ms", config.socketConnectionSetupTimeoutMs());

@@ -38,6 +38,16 @@ class KafkaClientsCompatTest {
     }
 
     @Test
+    void theClientsIdentityIsSentFrom44OnlyAndOlderVersionsStillLoadKmetasUpdater() {
+        // KIP-1242: NetworkClient asks MetadataUpdater.clusterId(), new in 4.4. The sender's kafka-clients-compat run
+        // (4.0.0) sees false here, and its integration tests run kmeta, whose NodeProvider defines clusterId(), on it.
+        boolean from44 = KafkaClientsCompat.compareMinor(KafkaClientsCompat.version(), new int[] {4, 4}) >= 0;
+        assertEquals(from44, KafkaClientsCompat.sendsClusterIdentity(), KafkaClientsCompat.version());
+        assertEquals(System.getProperty("kmeta.test.kafkaClientsVersion", KafkaClientsCompat.version()),
+                KafkaClientsCompat.version(), "the kafka-clients this run is about");
+    }
+
+    @Test
     void producePiecesWorkOnThisVersion() throws Exception {
         Uuid id = Uuid.randomUuid();
         TopicProduceData topic = KafkaClientsCompat.setTopicId(new TopicProduceData().setName("t"), id);
