@@ -200,7 +200,7 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
      *       refused or not made ready, name not resolving, no answer); it may come back, or the brokers may elect
      *       another leader;</li>
      *   <li>{@code LEADER_NOT_AVAILABLE}: the partition has no leader (its replicas are offline);</li>
-     *   <li>{@code PARTITION_OUT_OF_RANGE}, {@code TOPIC_NOT_FOUND}, {@code TOPIC_NOT_AUTHORIZED},
+     *   <li>{@code PARTITION_OUT_OF_RANGE}, {@code TOPIC_NOT_FOUND}, {@code TOPIC_PROPAGATING}, {@code TOPIC_NOT_AUTHORIZED},
      *       {@code CLUSTER_ID_CHANGED}, {@code AUTHENTICATION_FAILED}/{@code TLS_HANDSHAKE_FAILED}: as for a wait
      *       (docs/troubleshooting.md); {@code NO_ANSWER_IN_TIME} for a topic not described yet.</li>
      * </ul>
