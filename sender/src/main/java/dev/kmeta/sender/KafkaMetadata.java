@@ -265,7 +265,11 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
         return closed.get() ? RefreshState.CLOSED : core.manager().state();
     }
 
-    /** The current snapshot as an {@code org.apache.kafka.common.Cluster}, built once per snapshot. */
+    /**
+     * The current snapshot as an {@code org.apache.kafka.common.Cluster}, built once per snapshot: what a Kafka
+     * {@code Partitioner} reads. Its nodes carry each broker's rack ({@code broker.rack}, null without one), as
+     * KafkaProducer's rack-aware partitioning (KIP-1123) needs.
+     */
     public org.apache.kafka.common.Cluster kafkaCluster() {
         return core.clusterView().of(fetch());
     }
