@@ -42,6 +42,8 @@ final class ClusterNodes {
     private final Readiness readiness;
     private final Map<Integer, KafkaNode> nodes = new LinkedHashMap<>();
     private final Map<Integer, FaultProxy> proxies = new LinkedHashMap<>();
+    /** Brokers that reach the controller through a proxy (Builder.withControllerProxy), by broker id. */
+    private final Map<Integer, FaultProxy> controllerProxies = new LinkedHashMap<>();
     private volatile Path storage;
     private volatile Admin admin;
     private int controllerPort;
@@ -100,6 +102,7 @@ final class ClusterNodes {
         storage = Storage.create(settings.storageRoot);
         createNodes();
         createProxies();
+        createControllerProxies();
         NodeTasks.inParallel("start", new ArrayList<>(nodes.values()), node -> {
             long begin = System.nanoTime();
             node.format(configOf(node), clusterId);
@@ -142,6 +145,20 @@ final class ClusterNodes {
         }
     }
 
+    /** A proxy to the controller's port for each broker the builder named; retargeted when that port is new. */
+    private void createControllerProxies() {
+        if (settings.controllerProxies.isEmpty()) {
+            return;
+        }
+        if (!hasController()) {
+            throw new IllegalStateException("withControllerProxy needs a controller of its own (2+ brokers)");
+        }
+        for (int id : settings.controllerProxies) {
+            FaultProxy proxy = controllerProxies.computeIfAbsent(id, i -> FaultProxy.create());
+            proxy.retarget(HOST, controllerPort);
+        }
+    }
+
     private Path nodeDir(int id) {
         return storage.resolve("node-" + id);
     }
@@ -177,7 +194,9 @@ final class ClusterNodes {
     }
 
     private Map<String, String> configOf(KafkaNode node) {
-        return brokerConfigs.of(node, controllerId(), controllerPort, advertisedClientAddress(node));
+        FaultProxy toController = controllerProxies.get(node.id);
+        int port = toController != null ? toController.port() : controllerPort;
+        return brokerConfigs.of(node, controllerId(), port, advertisedClientAddress(node));
     }
 
     private int controllerId() {
@@ -298,6 +317,7 @@ final class ClusterNodes {
             stopAllNodes();
         } finally {
             proxies.values().forEach(FaultProxy::close);
+            controllerProxies.values().forEach(FaultProxy::close);
             deleteStorage();
         }
     }
@@ -386,6 +406,11 @@ final class ClusterNodes {
     /** The INTERNAL listener of one broker: the cluster's own checks and Admin, untouched by faults. */
     InetSocketAddress internalAddress(int brokerId) {
         return new InetSocketAddress(LOOPBACK, broker(brokerId).internalPort);
+    }
+
+    /** The proxy between a broker and the controller, or null when the builder named none for it. */
+    FaultProxy controllerProxy(int brokerId) {
+        return controllerProxies.get(brokerId);
     }
 
     /** The proxy in front of a broker, or null without proxies. */
