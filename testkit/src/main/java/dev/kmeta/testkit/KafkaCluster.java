@@ -347,7 +347,10 @@ public final class KafkaCluster implements AutoCloseable {
     /**
      * The proxy between a broker and the KRaft controller; needs {@link Builder#withControllerProxy(int)}. Blackholed,
      * the broker stops following the controller's metadata and answers clients from what it had: a broker lagging
-     * behind the others (a topic created meanwhile is unknown to it until the proxy passes again).
+     * behind the others (a topic created meanwhile is unknown to it until the proxy passes again). The proxied
+     * brokers use a controller listener of their own, which the controller advertises at the proxy's address: a
+     * follower reconnects to the endpoint the leader advertises (KIP-853), which on the shared CONTROLLER listener
+     * would be the controller's own port, past the proxy.
      */
     public FaultProxy controllerProxy(int brokerId) {
         FaultProxy proxy = nodes.controllerProxy(brokerId);
@@ -560,9 +563,10 @@ public final class KafkaCluster implements AutoCloseable {
         }
 
         /**
-         * Broker {@code brokerId} reaches the KRaft controller (its {@code controller.quorum.voters}) through a
-         * {@link FaultProxy}, {@link KafkaCluster#controllerProxy(int)}, to make that broker's metadata lag. Needs a
-         * controller of its own (2+ brokers, in-process or child JVMs).
+         * Broker {@code brokerId} reaches the KRaft controller through a {@link FaultProxy},
+         * {@link KafkaCluster#controllerProxy(int)}, to make that broker's metadata lag (on a second controller
+         * listener, {@code CONTROLLER_PROXIED}; brokers named here share one proxy). Needs a controller of its own
+         * (2+ brokers, in-process or child JVMs).
          */
         public Builder withControllerProxy(int brokerId) {
             this.controllerProxies.add(brokerId);
