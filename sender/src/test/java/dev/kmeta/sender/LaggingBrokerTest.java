@@ -67,8 +67,9 @@ class LaggingBrokerTest {
     }
 
     /**
-     * The topic, seen on broker 0 and then unknown to lagging broker 2: a wait times out as TOPIC_PROPAGATING; a wait
-     * that is under way when broker 2 can catch up gets it.
+     * The topic, seen on broker 0 and then unknown to lagging broker 2: a wait times out as TOPIC_PROPAGATING; seen on
+     * broker 0 again and unknown on broker 2 again: TOPIC_PROPAGATING saying the brokers disagree; a wait that is under
+     * way when broker 2 can catch up gets it.
      */
     @Test
     void aTopicTheLaggingBrokerDoesNotKnowIsPropagatingAndAWaitGetsItOnceTheBrokerCatchesUp() throws Exception {
@@ -93,6 +94,17 @@ class LaggingBrokerTest {
             report("broker 0 knows %s, lagging broker 2 does not: %s", topic, e.getMessage());
             assertEquals(Diagnosis.Cause.TOPIC_PROPAGATING, d.cause(), d.message());
             assertTrue(e.getMessage().contains("still propagating"), e.getMessage());
+
+            onlyReachable(0); // broker 0 shows it again, broker 2 calls it unknown again: the brokers disagree
+            metadata.awaitTopic(topic, MetadataClient.ANY_PARTITION, Deadline.after(30_000));
+            onlyReachable(LAGGING);
+            metadata.invalidate(topic, 0);
+            await().atMost(Duration.ofSeconds(30)).until(() -> metadata.fetch().topic(topic) == null);
+            Diagnosis disagree = assertThrows(KafkaMetadataTimeoutException.class, () -> metadata.awaitTopic(topic,
+                    MetadataClient.ANY_PARTITION, metadata.newSendDeadline())).diagnosis();
+            report("broker 0 and lagging broker 2 in turn: %s", disagree.message());
+            assertEquals(Diagnosis.Cause.TOPIC_PROPAGATING, disagree.cause(), disagree.message());
+            assertTrue(disagree.seen().contains("the brokers disagree"), disagree.seen());
 
             Deadline deadline = Deadline.after(60_000);
             CompletableFuture<Cluster> wait = onNewThread("await-" + topic,
