@@ -30,6 +30,12 @@ public final class Diagnosis {
         ADVERTISED_LISTENER_UNREACHABLE,
         /** The brokers answered UNKNOWN_TOPIC_OR_PARTITION for the whole budget. */
         TOPIC_NOT_FOUND,
+        /**
+         * The brokers answered UNKNOWN_TOPIC_OR_PARTITION at the end, but an answer had shown the topic moments before
+         * (its partitions or its topic id), or the brokers disagree: a topic just created and still propagating to
+         * every broker.
+         */
+        TOPIC_PROPAGATING,
         /** TOPIC_AUTHORIZATION_FAILED: no Describe permission on the topic. */
         TOPIC_NOT_AUTHORIZED,
         /** The topic exists with N partitions and the wait asked for partition N or above. */

@@ -201,7 +201,7 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
      *       refused or not made ready, name not resolving, no answer); it may come back, or the brokers may elect
      *       another leader;</li>
      *   <li>{@code LEADER_NOT_AVAILABLE}: the partition has no leader (its replicas are offline);</li>
-     *   <li>{@code PARTITION_OUT_OF_RANGE}, {@code TOPIC_NOT_FOUND}, {@code TOPIC_NOT_AUTHORIZED},
+     *   <li>{@code PARTITION_OUT_OF_RANGE}, {@code TOPIC_NOT_FOUND}, {@code TOPIC_PROPAGATING}, {@code TOPIC_NOT_AUTHORIZED},
      *       {@code CLUSTER_ID_CHANGED}, {@code AUTHENTICATION_FAILED}/{@code TLS_HANDSHAKE_FAILED}: as for a wait
      *       (docs/troubleshooting.md); {@code NO_ANSWER_IN_TIME} for a topic not described yet.</li>
      * </ul>
@@ -266,7 +266,11 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
         return closed.get() ? RefreshState.CLOSED : core.manager().state();
     }
 
-    /** The current snapshot as an {@code org.apache.kafka.common.Cluster}, built once per snapshot. */
+    /**
+     * The current snapshot as an {@code org.apache.kafka.common.Cluster}, built once per snapshot: what a Kafka
+     * {@code Partitioner} reads. Its nodes carry each broker's rack ({@code broker.rack}, null without one), as
+     * KafkaProducer's rack-aware partitioning (KIP-1123) needs.
+     */
     public org.apache.kafka.common.Cluster kafkaCluster() {
         return core.clusterView().of(fetch());
     }

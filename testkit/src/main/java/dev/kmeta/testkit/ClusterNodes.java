@@ -34,6 +34,8 @@ import static dev.kmeta.testkit.KafkaCluster.START_ATTEMPTS;
  */
 final class ClusterNodes {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterNodes.class);
+    /** The controller's listener for brokers behind the controller proxy. */
+    static final String LAGGED_LISTENER = "CONTROLLER_PROXIED";
 
     private final ClusterSettings settings;
     private final String clusterId;
@@ -42,6 +44,10 @@ final class ClusterNodes {
     private final Readiness readiness;
     private final Map<Integer, KafkaNode> nodes = new LinkedHashMap<>();
     private final Map<Integer, FaultProxy> proxies = new LinkedHashMap<>();
+    /** Brokers that reach the controller through a proxy (Builder.withControllerProxy), by broker id. */
+    private final Map<Integer, FaultProxy> controllerProxies = new LinkedHashMap<>();
+    /** The controller's second controller listener, which those brokers use through the proxy (0: none). */
+    private int laggedControllerPort;
     private volatile Path storage;
     private volatile Admin admin;
     private int controllerPort;
@@ -100,6 +106,7 @@ final class ClusterNodes {
         storage = Storage.create(settings.storageRoot);
         createNodes();
         createProxies();
+        createControllerProxies();
         NodeTasks.inParallel("start", new ArrayList<>(nodes.values()), node -> {
             long begin = System.nanoTime();
             node.format(configOf(node), clusterId);
@@ -142,6 +149,47 @@ final class ClusterNodes {
         }
     }
 
+    /** A proxy to the controller's port for each broker the builder named; retargeted when that port is new. */
+    private void createControllerProxies() {
+        if (settings.controllerProxies.isEmpty()) {
+            return;
+        }
+        if (!hasController()) {
+            throw new IllegalStateException("withControllerProxy needs a controller of its own (2+ brokers)");
+        }
+        laggedControllerPort = settings.portPicker.pick(CONTROLLER_ID, LAGGED_LISTENER);
+        FaultProxy proxy = controllerProxies.isEmpty() ? FaultProxy.create()
+                : controllerProxies.values().iterator().next();
+        proxy.retarget(HOST, laggedControllerPort);
+        for (int id : settings.controllerProxies) {
+            controllerProxies.put(id, proxy); // one proxy: the controller advertises one address per listener
+        }
+    }
+
+    /**
+     * With a controller proxy: the controller gets a second controller listener, advertised at the proxy's address,
+     * and the proxied brokers use only that one. A follower takes the leader's endpoint for the listener it came in
+     * on (KIP-853) and reconnects there: on the CONTROLLER listener that would be the controller's own port, past
+     * the proxy.
+     */
+    private void addLaggedControllerListener(KafkaNode node, Map<String, String> config) {
+        FaultProxy proxy = controllerProxies.isEmpty() ? null : controllerProxies.values().iterator().next();
+        if (proxy == null || !(node.id == CONTROLLER_ID || controllerProxies.containsKey(node.id))) {
+            return;
+        }
+        config.put("listener.security.protocol.map", config.get("listener.security.protocol.map") + ","
+                + LAGGED_LISTENER + ":PLAINTEXT");
+        if (node.id == CONTROLLER_ID) {
+            config.put("listeners", config.get("listeners") + "," + LAGGED_LISTENER + "://" + HOST + ":"
+                    + laggedControllerPort);
+            config.put("advertised.listeners", CONTROLLER_LISTENER + "://" + HOST + ":" + controllerPort + ","
+                    + LAGGED_LISTENER + "://" + HOST + ":" + proxy.port());
+            config.put("controller.listener.names", CONTROLLER_LISTENER + "," + LAGGED_LISTENER);
+        } else {
+            config.put("controller.listener.names", LAGGED_LISTENER);
+        }
+    }
+
     private Path nodeDir(int id) {
         return storage.resolve("node-" + id);
     }
@@ -177,7 +225,11 @@ final class ClusterNodes {
     }
 
     private Map<String, String> configOf(KafkaNode node) {
-        return brokerConfigs.of(node, controllerId(), controllerPort, advertisedClientAddress(node));
+        FaultProxy toController = controllerProxies.get(node.id);
+        int port = toController != null ? toController.port() : controllerPort;
+        Map<String, String> config = brokerConfigs.of(node, controllerId(), port, advertisedClientAddress(node));
+        addLaggedControllerListener(node, config);
+        return config;
     }
 
     private int controllerId() {
@@ -298,6 +350,7 @@ final class ClusterNodes {
             stopAllNodes();
         } finally {
             proxies.values().forEach(FaultProxy::close);
+            new java.util.HashSet<>(controllerProxies.values()).forEach(FaultProxy::close);
             deleteStorage();
         }
     }
@@ -386,6 +439,11 @@ final class ClusterNodes {
     /** The INTERNAL listener of one broker: the cluster's own checks and Admin, untouched by faults. */
     InetSocketAddress internalAddress(int brokerId) {
         return new InetSocketAddress(LOOPBACK, broker(brokerId).internalPort);
+    }
+
+    /** The proxy between a broker and the controller, or null when the builder named none for it. */
+    FaultProxy controllerProxy(int brokerId) {
+        return controllerProxies.get(brokerId);
     }
 
     /** The proxy in front of a broker, or null without proxies. */

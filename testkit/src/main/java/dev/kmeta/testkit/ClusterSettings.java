@@ -16,6 +16,7 @@ final class ClusterSettings {
     final boolean autoCreateTopics;
     final boolean childProcesses;
     final boolean proxies;
+    final java.util.Set<Integer> controllerProxies;
     final boolean authorizer;
     final String clientSecurityProtocol;
     final ClientSecurity clientSecurity;
@@ -33,6 +34,7 @@ final class ClusterSettings {
         autoCreateTopics = b.autoCreateTopics;
         childProcesses = b.childProcesses;
         proxies = b.proxies;
+        controllerProxies = java.util.Set.copyOf(b.controllerProxies);
         authorizer = b.authorizer;
         clientSecurityProtocol = b.clientSecurity != null
                 ? b.clientSecurity.protocol() : b.clientSecurityProtocol;

@@ -344,6 +344,23 @@ public final class KafkaCluster implements AutoCloseable {
         return proxy;
     }
 
+    /**
+     * The proxy between a broker and the KRaft controller; needs {@link Builder#withControllerProxy(int)}. Blackholed,
+     * the broker stops following the controller's metadata and answers clients from what it had: a broker lagging
+     * behind the others (a topic created meanwhile is unknown to it until the proxy passes again). The proxied
+     * brokers use a controller listener of their own, which the controller advertises at the proxy's address: a
+     * follower reconnects to the endpoint the leader advertises (KIP-853), which on the shared CONTROLLER listener
+     * would be the controller's own port, past the proxy.
+     */
+    public FaultProxy controllerProxy(int brokerId) {
+        FaultProxy proxy = nodes.controllerProxy(brokerId);
+        if (proxy == null) {
+            throw new IllegalStateException("no controller proxy for broker " + brokerId
+                    + ": build the cluster with withControllerProxy(" + brokerId + ")");
+        }
+        return proxy;
+    }
+
     /** {@code 127.0.0.1:port,...} of the proxies in front of the brokers; needs {@link Builder#withProxies()}. */
     public String proxiedBootstrapServers() {
         return brokerIds.stream().map(id -> proxy(id).address()).collect(Collectors.joining(","));
@@ -435,6 +452,7 @@ public final class KafkaCluster implements AutoCloseable {
         boolean autoCreateTopics;
         boolean childProcesses;
         boolean proxies;
+        final java.util.Set<Integer> controllerProxies = new java.util.TreeSet<>();
         boolean authorizer;
         String clientSecurityProtocol = "PLAINTEXT";
         ClientSecurity clientSecurity;
@@ -541,6 +559,17 @@ public final class KafkaCluster implements AutoCloseable {
          */
         public Builder withProxies() {
             this.proxies = true;
+            return this;
+        }
+
+        /**
+         * Broker {@code brokerId} reaches the KRaft controller through a {@link FaultProxy},
+         * {@link KafkaCluster#controllerProxy(int)}, to make that broker's metadata lag (on a second controller
+         * listener, {@code CONTROLLER_PROXIED}; brokers named here share one proxy). Needs a controller of its own
+         * (2+ brokers, in-process or child JVMs).
+         */
+        public Builder withControllerProxy(int brokerId) {
+            this.controllerProxies.add(brokerId);
             return this;
         }
 

@@ -92,6 +92,7 @@ public final class DiagnosingInterceptor implements ProducerInterceptor<Object, 
     static Errors errorFor(Diagnosis.Cause cause) {
         switch (cause) {
             case TOPIC_NOT_FOUND:
+            case TOPIC_PROPAGATING:
             case PARTITION_OUT_OF_RANGE:
                 return Errors.UNKNOWN_TOPIC_OR_PARTITION;
             case TOPIC_NOT_AUTHORIZED:

@@ -208,7 +208,9 @@ final class AnswerBook {
     private void recordAnswer(String name, TopicMetadata answer, Cluster next, long nowMs) {
         TopicEntry e = state.subscriptions.get(name);
         if (e != null) {
-            e.recordError(answer == null ? 0 : answer.errorCode());
+            short error = answer == null ? 0 : answer.errorCode();
+            e.recordError(error);
+            e.recordExistence(showsExistence(answer), error, nowMs);
             if (next.topic(name) != null) {
                 e.known = true;
                 if (answer != null) {
@@ -216,6 +218,15 @@ final class AnswerBook {
                 }
             }
         }
+    }
+
+    /**
+     * True when an answer shows that the topic exists: it came with partitions, or with its topic id (an error such
+     * as LEADER_NOT_AVAILABLE while a new topic's partitions are being placed).
+     */
+    private static boolean showsExistence(TopicMetadata answer) {
+        return answer != null && answer.errorCode() != ResponseMerger.UNKNOWN_TOPIC_OR_PARTITION
+                && (answer.partitionCount() > 0 || answer.topicId() != null);
     }
 
     /** Notes which of the asked and changed topics lack a leader somewhere (refreshed on their own backoff). */

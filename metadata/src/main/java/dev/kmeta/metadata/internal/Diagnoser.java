@@ -27,6 +27,9 @@ import java.util.List;
  *   <li>the topic is missing and the cluster id changed during the wait, or the topic had metadata before a cluster
  *       id change: CLUSTER_ID_CHANGED (before TOPIC_NOT_FOUND: the new cluster answers UNKNOWN_TOPIC_OR_PARTITION
  *       for the old cluster's topics, and "create the topic" would be the wrong fix);</li>
+ *   <li>the brokers said the topic does not exist, but an answer had shown it at most
+ *       {@link #PROPAGATION_WINDOW_MS} before, or showed it again after an unknown (brokers disagree):
+ *       TOPIC_PROPAGATING;</li>
  *   <li>the brokers said the topic does not exist: TOPIC_NOT_FOUND;</li>
  *   <li>no answer about the topic, and a learned broker's address refused kmeta's identity during the wait (KIP-1242):
  *       MISROUTED_CONNECTION;</li>
@@ -45,6 +48,11 @@ import java.util.List;
  * Stateless and thread-safe; called by the waiting application thread.
  */
 final class Diagnoser {
+    /**
+     * How long after a topic was first seen an UNKNOWN_TOPIC_OR_PARTITION is taken for propagation rather than
+     * absence: librdkafka's {@code topic.metadata.propagation.max.ms} default.
+     */
+    static final long PROPAGATION_WINDOW_MS = 30_000;
     private static final String ADVERTISED_FIX = "the bootstrap answered, so the network works: fix "
             + "advertised.listeners on the brokers to an address this client can reach (container-internal "
             + "addresses are the usual culprit)";
@@ -179,6 +187,9 @@ final class Diagnoser {
                     "the bootstrap addresses now lead to another cluster: check DNS and load balancers in front of "
                     + "bootstrap.servers (if the move is intended, create the topic on the new cluster)");
         }
+        if (t == null && unknown && e.unknownLooksPropagating(PROPAGATION_WINDOW_MS)) {
+            return propagating(e);
+        }
         if (t == null && unknown) {
             return new Decision(Cause.TOPIC_NOT_FOUND, "the brokers answered UNKNOWN_TOPIC_OR_PARTITION "
                     + e.errorsInARow + " time(s) in a row (the request " + (f.autoCreateAllowed ? "allowed"
@@ -215,6 +226,19 @@ final class Diagnoser {
                     "bring the partition's replicas back, or check the controller's logs");
         }
         return leader(f, c.node(p.leaderId()), records);
+    }
+
+    /** The brokers call a topic unknown that an answer showed moments before, or that one broker knows. */
+    private static Decision propagating(TopicEntry e) {
+        int again = e.seenAgainAfterUnknown;
+        String shown = again > 0 ? "the brokers disagree: answers showed the topic again " + again + " time(s) after "
+                + "others had called it unknown" : "an answer showed the topic " + (e.unknownSinceMs - e.firstSeenMs)
+                + " ms before the first of them";
+        return new Decision(Cause.TOPIC_PROPAGATING, "the brokers answered UNKNOWN_TOPIC_OR_PARTITION "
+                + e.errorsInARow + " time(s) in a row, but " + shown + ": the topic was created moments ago and is "
+                + "still propagating to every broker (or was deleted as soon as created)", "wait after creating a "
+                + "topic before sending to it (until describeTopics answers with every partition's leader), or raise "
+                + "max.block.ms so a send outlasts the propagation");
     }
 
     /**

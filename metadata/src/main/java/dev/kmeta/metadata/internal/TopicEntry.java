@@ -37,6 +37,16 @@ final class TopicEntry {
     volatile int responses;
     /** Sender-written: when (ticker ms) an applied answer last described the topic, or {@link #NEVER_MS}. */
     volatile long refreshedMs = NEVER_MS;
+    /**
+     * Sender-written: when (ticker ms) an answer first showed that the topic exists (partitions, or its topic id with
+     * an error such as LEADER_NOT_AVAILABLE), or {@link #NEVER_MS}. With {@link #unknownSinceMs} and
+     * {@link #seenAgainAfterUnknown}: what tells a topic still propagating from one that does not exist.
+     */
+    volatile long firstSeenMs = NEVER_MS;
+    /** Sender-written: when the UNKNOWN_TOPIC_OR_PARTITION answers since the topic was last seen began, or never. */
+    volatile long unknownSinceMs = NEVER_MS;
+    /** Sender-written: how often an answer showed the topic again after one had called it unknown (brokers disagree). */
+    volatile int seenAgainAfterUnknown;
 
     TopicEntry(String name, long nowNs) {
         this.name = name;
@@ -63,5 +73,35 @@ final class TopicEntry {
         }
         lastErrorCode = errorCode;
         responses++;
+    }
+
+    /**
+     * Records whether an answer showed that the topic exists ({@code seen}) or, with {@code errorCode}
+     * UNKNOWN_TOPIC_OR_PARTITION, said it does not, at {@code nowMs}; after {@link #recordError}.
+     */
+    void recordExistence(boolean seen, short errorCode, long nowMs) {
+        if (seen) {
+            if (firstSeenMs == NEVER_MS) {
+                firstSeenMs = nowMs;
+            }
+            if (unknownSinceMs != NEVER_MS) {
+                seenAgainAfterUnknown++;
+                unknownSinceMs = NEVER_MS;
+            }
+        } else if (errorCode == ResponseMerger.UNKNOWN_TOPIC_OR_PARTITION && firstSeenMs != NEVER_MS
+                && unknownSinceMs == NEVER_MS) {
+            unknownSinceMs = nowMs;
+        }
+    }
+
+    /**
+     * True when the brokers call the topic unknown now although an answer had shown it: some answer showed it again
+     * after one had called it unknown (brokers disagree), or it was first seen at most {@code windowMs} before the
+     * first of these unknown answers (created moments ago, not yet on every broker; or deleted as soon as made).
+     */
+    boolean unknownLooksPropagating(long windowMs) {
+        long since = unknownSinceMs;
+        return since != NEVER_MS && lastErrorCode == ResponseMerger.UNKNOWN_TOPIC_OR_PARTITION
+                && (seenAgainAfterUnknown > 0 || since - firstSeenMs <= windowMs);
     }
 }

@@ -116,6 +116,47 @@ class DiagnoserTest {
         assertEquals(Cause.LEADER_NOT_AVAILABLE, Diagnoser.diagnose(facts(withTopic, "t", 1)).cause());
     }
 
+    /** The entry's record of answers: {@code true} one showed the topic, {@code false} one called it unknown. */
+    private static void answers(TopicEntry e, long startMs, long stepMs, boolean... shown) {
+        long nowMs = startMs;
+        for (boolean s : shown) {
+            short error = s ? 0 : ResponseMerger.UNKNOWN_TOPIC_OR_PARTITION;
+            e.recordError(error);
+            e.recordExistence(s, error, nowMs);
+            nowMs += stepMs;
+        }
+    }
+
+    @Test
+    void aTopicShownMomentsBeforeItWasCalledUnknownIsPropagating() {
+        Diagnoser.Facts f = facts(KNOWN, "fresh", -1);
+        answers(f.entry, 10_000, 100, true, false, false, false);
+        Diagnosis d = Diagnoser.diagnose(f);
+        assertEquals(Cause.TOPIC_PROPAGATING, d.cause(), d.message());
+        assertTrue(d.seen().contains("3 time(s) in a row") && d.seen().contains("100 ms before")
+                && d.seen().contains("created moments ago"), d.seen());
+        assertTrue(d.fix().contains("max.block.ms") && d.fix().contains("wait after creating"), d.fix());
+
+        // Shown once, called unknown only after the window: deleted, not propagating.
+        Diagnoser.Facts deleted = facts(KNOWN, "gone", -1);
+        answers(deleted.entry, 10_000, Diagnoser.PROPAGATION_WINDOW_MS + 1, true, false, false);
+        assertEquals(Cause.TOPIC_NOT_FOUND, Diagnoser.diagnose(deleted).cause());
+        // Never shown: it does not exist.
+        Diagnoser.Facts never = facts(KNOWN, "never", -1);
+        answers(never.entry, 10_000, 100, false, false);
+        assertEquals(Cause.TOPIC_NOT_FOUND, Diagnoser.diagnose(never).cause());
+    }
+
+    @Test
+    void brokersDisagreeingAboutATopicIsPropagatingWhateverTheTime() {
+        Diagnoser.Facts f = facts(KNOWN, "split", -1);
+        long longMs = Diagnoser.PROPAGATION_WINDOW_MS * 2;
+        answers(f.entry, 10_000, longMs, true, false, true, false);
+        Diagnosis d = Diagnoser.diagnose(f);
+        assertEquals(Cause.TOPIC_PROPAGATING, d.cause(), d.message());
+        assertTrue(d.seen().contains("disagree") && d.seen().contains("1 time(s) after"), d.seen());
+    }
+
     @Test
     void aLearnedAddressThatRefusedKmetasIdentityIsMisrouted() {
         Diagnoser.Facts f = facts(KNOWN, "t", -1);

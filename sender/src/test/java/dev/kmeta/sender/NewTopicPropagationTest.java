@@ -1,0 +1,210 @@
+package dev.kmeta.sender;
+
+import dev.kmeta.cluster.Cluster;
+import dev.kmeta.metadata.Deadline;
+import dev.kmeta.metadata.Diagnosis;
+import dev.kmeta.metadata.MetadataClient;
+import dev.kmeta.testkit.FakeKafkaClient;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBroker;
+import org.apache.kafka.common.message.MetadataResponseData.MetadataResponsePartition;
+import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.MetadataResponse;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A topic that was just created, on the scripted fake ({@link FakeKafkaClient}, a driven {@link KafkaMetadata} on its
+ * fake clock, as in {@link FakeTimeTest}): the brokers' answer is switched between "the topic, one partition" and
+ * UNKNOWN_TOPIC_OR_PARTITION as a cluster still propagating a new topic would give them. A wait on a topic created
+ * while it waits succeeds; a wait that times out on a topic an answer showed moments before, or that the brokers
+ * disagree about, is diagnosed TOPIC_PROPAGATING; one shown long before (deleted since) stays TOPIC_NOT_FOUND.
+ */
+class NewTopicPropagationTest {
+    private static final String TOPIC = "fresh";
+    private static final Uuid TOPIC_ID = Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAg");
+    private static final long MAX_BLOCK_MS = 5_000;
+
+    private final FakeKafkaClient client = new FakeKafkaClient();
+    /** What every broker answers now. */
+    private final AtomicReference<MetadataResponse> world = new AtomicReference<>(answer(Errors.UNKNOWN_TOPIC_OR_PARTITION));
+    private KafkaMetadata metadata;
+    private ExecutorService waiter;
+
+    @AfterEach
+    void close() {
+        if (metadata != null) {
+            metadata.close();
+        }
+        if (waiter != null) {
+            waiter.shutdownNow();
+        }
+    }
+
+    private KafkaMetadata start() {
+        Map<String, Object> props = new HashMap<>(Map.of("bootstrap.servers", "boot.test:9092",
+                "client.id", "new-topic-test", "kmeta.metadata.jitter", 0, "max.block.ms", MAX_BLOCK_MS));
+        DrivenKafkaMetadata m = KafkaMetadata.builder(props).ticker(client::nanoTime).buildDriven();
+        metadata = m;
+        client.updater(m.metadataUpdater()).answers(id -> world.get());
+        m.attach(client);
+        return m;
+    }
+
+    private void runFor(long fakeMs) {
+        long endMs = client.nowMs() + fakeMs;
+        while (client.nowMs() < endMs) {
+            client.poll(endMs - client.nowMs(), client.nowMs());
+        }
+    }
+
+    private void runUntil(BooleanSupplier done, long fakeMs) {
+        long endMs = client.nowMs() + fakeMs;
+        while (!done.getAsBoolean()) {
+            assertTrue(client.nowMs() < endMs, "not within " + fakeMs + " fake ms");
+            client.poll(endMs - client.nowMs(), client.nowMs());
+        }
+    }
+
+    /** The brokers show the topic: kmeta learns it (a subscription). */
+    private void shown() {
+        world.set(answer(Errors.NONE));
+        metadata.subscribe(TOPIC);
+        runUntil(() -> metadata.fetch().topic(TOPIC) != null, 10_000);
+    }
+
+    /** The brokers call the known topic unknown: kmeta drops it at its next refresh of it. */
+    private void calledUnknown() {
+        world.set(answer(Errors.UNKNOWN_TOPIC_OR_PARTITION));
+        metadata.invalidate(TOPIC, 0);
+        runUntil(() -> metadata.fetch().topic(TOPIC) == null, 10_000);
+    }
+
+    /** A wait for the topic on another thread, its thread parked. */
+    private Future<Cluster> waitForTopic(AtomicReference<Thread> waiting) {
+        Deadline deadline = metadata.newSendDeadline();
+        waiter = Executors.newSingleThreadExecutor();
+        Future<Cluster> wait = waiter.submit(() -> {
+            waiting.set(Thread.currentThread());
+            return metadata.awaitTopic(TOPIC, MetadataClient.ANY_PARTITION, deadline);
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> waiting.get() != null
+                && waiting.get().getState() == Thread.State.TIMED_WAITING);
+        return wait;
+    }
+
+    /** Runs the fake clock through the whole budget of a wait for the topic and returns its diagnosis. */
+    private Diagnosis timedOutWait() throws Exception {
+        AtomicReference<Thread> waiting = new AtomicReference<>();
+        Future<Cluster> wait = waitForTopic(waiting);
+        runFor(MAX_BLOCK_MS);
+        LockSupport.unpark(waiting.get()); // the waiter looks at its deadline (on the fake clock) again
+        ExecutionException e = assertThrows(ExecutionException.class, () -> wait.get(10, TimeUnit.SECONDS));
+        return assertInstanceOf(KafkaMetadataTimeoutException.class, e.getCause()).diagnosis();
+    }
+
+    @Test
+    void aWaitOnATopicCreatedWhileItWaitsSucceeds() throws Exception {
+        start();
+        AtomicReference<Thread> waiting = new AtomicReference<>();
+        Future<Cluster> wait = waitForTopic(waiting);
+        runFor(MAX_BLOCK_MS / 2); // several UNKNOWN_TOPIC_OR_PARTITION answers: the wait goes on
+        assertFalse(wait.isDone(), "an unknown topic is asked again within the budget, not failed");
+        long unknownAnswers = metadata.stats().responsesApplied();
+        assertTrue(unknownAnswers >= 2, "asked again: " + metadata.stats());
+
+        world.set(answer(Errors.NONE)); // created
+        runUntil(() -> metadata.fetch().topic(TOPIC) != null, MAX_BLOCK_MS / 2);
+        Cluster c = wait.get(10, TimeUnit.SECONDS);
+        assertEquals(1, c.partitionCount(TOPIC));
+    }
+
+    @Test
+    void aTopicShownMomentsBeforeTheBrokersCalledItUnknownIsStillPropagating() throws Exception {
+        start();
+        shown();
+        calledUnknown();
+        Diagnosis d = timedOutWait();
+        assertEquals(Diagnosis.Cause.TOPIC_PROPAGATING, d.cause(), d.message());
+        assertTrue(d.seen().contains("created moments ago"), d.seen());
+        assertTrue(d.fix().contains("max.block.ms"), d.fix());
+    }
+
+    @Test
+    void aTopicShownLongBeforeTheBrokersCalledItUnknownWasDeleted() throws Exception {
+        start();
+        shown();
+        runFor(40_000); // past the propagation window: an unknown now is a deletion
+        calledUnknown();
+        Diagnosis d = timedOutWait();
+        assertEquals(Diagnosis.Cause.TOPIC_NOT_FOUND, d.cause(), d.message());
+    }
+
+    @Test
+    void brokersThatDisagreeAboutATopicAreStillPropagatingIt() throws Exception {
+        start();
+        shown();
+        runFor(40_000);
+        calledUnknown();
+        shown(); // another broker knows it
+        runFor(40_000);
+        calledUnknown();
+        Diagnosis d = timedOutWait();
+        assertEquals(Diagnosis.Cause.TOPIC_PROPAGATING, d.cause(), d.message());
+        assertTrue(d.seen().contains("disagree"), d.seen());
+    }
+
+    @Test
+    void aTopicIdShownWithAnErrorCountsAsSeen() throws Exception {
+        start();
+        world.set(answer(Errors.LEADER_NOT_AVAILABLE)); // its id, no partitions yet: being created
+        metadata.subscribe(TOPIC);
+        runUntil(() -> metadata.stats().responsesApplied() >= 1, 10_000);
+        world.set(answer(Errors.UNKNOWN_TOPIC_OR_PARTITION)); // a broker that has not heard of it yet
+        Diagnosis d = timedOutWait();
+        assertEquals(Diagnosis.Cause.TOPIC_PROPAGATING, d.cause(), d.message());
+        assertNotNull(d.seen());
+    }
+
+    /**
+     * Broker 1 at b1.test:9092 and the topic: NONE with its id and one partition led by broker 1;
+     * LEADER_NOT_AVAILABLE with its id and no partitions; or another error and nothing else.
+     */
+    private static MetadataResponse answer(Errors error) {
+        MetadataResponseData d = new MetadataResponseData().setClusterId("fake-cluster").setControllerId(1);
+        d.brokers().add(new MetadataResponseBroker().setNodeId(1).setHost("b1.test").setPort(9092));
+        MetadataResponseTopic t = new MetadataResponseTopic().setName(TOPIC).setErrorCode(error.code());
+        if (error == Errors.NONE || error == Errors.LEADER_NOT_AVAILABLE) {
+            t.setTopicId(TOPIC_ID);
+        }
+        if (error == Errors.NONE) {
+            t.partitions().add(new MetadataResponsePartition().setPartitionIndex(0).setLeaderId(1).setLeaderEpoch(1)
+                    .setReplicaNodes(List.of(1)).setIsrNodes(List.of(1)));
+        }
+        d.topics().add(t);
+        return new MetadataResponse(d, (short) 13);
+    }
+}
