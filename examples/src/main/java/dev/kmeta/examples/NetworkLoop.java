@@ -362,6 +362,10 @@ final class NetworkLoop implements Runnable {
                 || d.cause() == Diagnosis.Cause.PARTITION_OUT_OF_RANGE)) {
             fail(q.drainWaiting(), RecordFailures.closed("The producer closed and the record's partition no longer "
                     + "exists", q, d));
+        } else if (d != null && d.cause() == Diagnosis.Cause.TOPIC_PROPAGATING) {
+            // Seen moments ago, unknown now: deleted, or not yet on the broker asked; close does not wait for it.
+            fail(q.drainWaiting(), RecordFailures.closed("The producer closed and the brokers call the record's "
+                    + "topic unknown", q, d));
         }
     }
 
