@@ -38,6 +38,9 @@ public final class MetadataStats {
     private final long topicsExpired;
     private final long topicsRejectedByCap;
     private final long waitersNow;
+    private final long staleRefreshes;
+    private final long waits;
+    private final long oldestTopicAgeMs;
 
     private MetadataStats(long[] v, Map<Diagnosis.Cause, Long> byCause) {
         requestsSent = v[0];
@@ -57,16 +60,23 @@ public final class MetadataStats {
         topicsExpired = v[14];
         topicsRejectedByCap = v[15];
         waitersNow = v[16];
+        staleRefreshes = v[17];
+        waits = v[18];
+        oldestTopicAgeMs = v[19];
         waitTimeoutsByCause = Collections.unmodifiableMap(byCause);
     }
 
-    /** A snapshot of {@code counters} and the sender's rebootstrap count, read now. */
-    static MetadataStats of(Counters c, long rebootstraps) {
+    /**
+     * A snapshot of {@code counters}, the sender's rebootstrap count and the oldest subscribed topic's age (ms, -1
+     * for none), read now.
+     */
+    static MetadataStats of(Counters c, long rebootstraps, long oldestTopicAgeMs) {
         return new MetadataStats(new long[] {c.requestsSent(), c.requestsFailed(), c.requestsCoalesced(),
                 c.responsesApplied(), c.responsesRejected(), c.requestLatencyMsTotal(), c.requestLatencyMsMax(),
                 c.waitTimeNsTotal(), c.waitTimeouts(), c.staleEpochsRejected(), c.leaderHintsApplied(),
                 c.leaderHintsIgnored(), rebootstraps, c.clusterIdChanges(), c.topicsExpired(),
-                c.topicsRejectedByCap(), c.waitersNow()}, new EnumMap<>(c.waitTimeoutsByCause()));
+                c.topicsRejectedByCap(), c.waitersNow(), c.staleRefreshes(), c.waits(), oldestTopicAgeMs},
+                new EnumMap<>(c.waitTimeoutsByCause()));
     }
 
     /** Metadata requests sent (count). */
@@ -170,8 +180,33 @@ public final class MetadataStats {
     }
 
     /**
+     * Refreshes the staleness target asked for ({@code kmeta.metadata.max.staleness.ms}): each time subscribed topics
+     * were older than the target, whatever their number (count).
+     */
+    public long staleRefreshes() {
+        return staleRefreshes;
+    }
+
+    /**
+     * Waits for metadata past the cache (count): {@code awaitTopic}/{@code awaitLeader} calls that missed,
+     * {@code awaitUpdate} calls, prefetches that had to wait. A cache hit is none: after a warm-up, a send to a
+     * prefetched topic leaves it unchanged.
+     */
+    public long waits() {
+        return waits;
+    }
+
+    /**
+     * The age of the oldest subscribed topic's metadata when the snapshot was taken (ms; a "now" value): since an
+     * answer last described it; -1 when no subscribed topic was described yet. The one number to alert on.
+     */
+    public long oldestTopicAgeMs() {
+        return oldestTopicAgeMs;
+    }
+
+    /**
      * What happened between {@code earlier} and this snapshot: every count minus the earlier one (never below 0);
-     * {@link #requestLatencyMsMax()} and {@link #waitersNow()} are this snapshot's own.
+     * {@link #requestLatencyMsMax()}, {@link #waitersNow()} and {@link #oldestTopicAgeMs()} are this snapshot's own.
      */
     public MetadataStats minus(MetadataStats earlier) {
         Map<Diagnosis.Cause, Long> byCause = new EnumMap<>(Diagnosis.Cause.class);
@@ -184,7 +219,8 @@ public final class MetadataStats {
                 d(staleEpochsRejected, earlier.staleEpochsRejected), d(leaderHintsApplied, earlier.leaderHintsApplied),
                 d(leaderHintsIgnored, earlier.leaderHintsIgnored), d(rebootstraps, earlier.rebootstraps),
                 d(clusterIdChanges, earlier.clusterIdChanges), d(topicsExpired, earlier.topicsExpired),
-                d(topicsRejectedByCap, earlier.topicsRejectedByCap), waitersNow}, byCause);
+                d(topicsRejectedByCap, earlier.topicsRejectedByCap), waitersNow,
+                d(staleRefreshes, earlier.staleRefreshes), d(waits, earlier.waits), oldestTopicAgeMs}, byCause);
     }
 
     private static long d(long now, long before) {
@@ -197,6 +233,7 @@ public final class MetadataStats {
                 + ", applied=" + responsesApplied + ", rejected=" + responsesRejected + ", latencyMsMax="
                 + requestLatencyMsMax + ", waitTimeouts=" + waitTimeouts + ", staleEpochsRejected="
                 + staleEpochsRejected + ", hintsApplied=" + leaderHintsApplied + ", rebootstraps=" + rebootstraps
-                + ", clusterIdChanges=" + clusterIdChanges + ", waitersNow=" + waitersNow + ")";
+                + ", clusterIdChanges=" + clusterIdChanges + ", waitersNow=" + waitersNow + ", staleRefreshes="
+                + staleRefreshes + ", waits=" + waits + ", oldestTopicAgeMs=" + oldestTopicAgeMs + ")";
     }
 }

@@ -56,6 +56,34 @@ class WarmUpAndStalenessTest {
         }
     }
 
+    /**
+     * The sender may run the moment it is woken, between two topics being posted: here it does, on the prefetching
+     * thread itself (the waker runs a sender round). Still one request asks for every topic: they are posted as one
+     * command.
+     */
+    @Test
+    void aSenderRunningTheMomentItIsWokenStillSendsOneRequestForAll() {
+        try (Harness h = new Harness()) {
+            List<String> topics = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                h.broker.topic("t" + i, 1, 1);
+                topics.add("t" + i);
+            }
+            h.step();
+            List<RefreshRequest> sent = new ArrayList<>();
+            h.manager.setWaker(() -> {
+                RefreshRequest r = h.step();
+                if (r != null) {
+                    sent.add(r);
+                }
+            });
+            PrefetchResult result = h.manager.prefetch(topics, h.deadline(1_000));
+            assertTrue(result.complete(), result.toString());
+            assertEquals(1, sent.size(), "requests: " + sent);
+            assertEquals(Set.copyOf(topics), sent.get(0).topics());
+        }
+    }
+
     @Test
     void aTopicNotFoundIsDiagnosedAtTheDeadlineTheOthersAreThere() throws Exception {
         try (Harness h = new Harness()) {
