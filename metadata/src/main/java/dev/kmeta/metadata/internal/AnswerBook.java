@@ -47,7 +47,7 @@ final class AnswerBook {
 
     /** The staleness target's look, when due: asks for the stale topics; ms until the next look. */
     long refreshStaleTopics(long nowMs) {
-        return stale.check(nowMs, state.subscriptions.all(), machine, state.counters);
+        return stale.check(nowMs, state.snapshot, state.subscriptions.all(), machine, state.counters);
     }
 
     /** The next request if one is due now (moving to IN_FLIGHT), else null; its topics are marked as asked. */

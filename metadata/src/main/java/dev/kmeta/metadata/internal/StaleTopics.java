@@ -1,5 +1,6 @@
 package dev.kmeta.metadata.internal;
 
+import dev.kmeta.cluster.Cluster;
 import dev.kmeta.metadata.RefreshState;
 
 import java.util.ArrayList;
@@ -14,8 +15,8 @@ import java.util.List;
  * <p>Never a storm: it asks at most once per target period, however many topics are stale (they go in one request),
  * and what it asks waits out the retry backoff like any refresh. It looks only when the next topic can have become
  * stale (the oldest fresh topic's refresh time plus the target), so between two looks it costs nothing; a look is one
- * pass over the subscriptions. A topic no answer described yet is not stale (it has no metadata; its waits ask for
- * it).
+ * pass over the subscriptions. A topic not in the snapshot (never described, or deleted since) is not stale: it has
+ * no metadata to be old, and its waits ask for it.
  *
  * <p>Not thread-safe: the sender thread only.
  */
@@ -35,7 +36,8 @@ final class StaleTopics {
      * Asks for a refresh of the stale topics when a look is due; returns ms until the next look ({@link Long#MAX_VALUE}
      * when off, or while a request is in flight: its answer ends the step that calls this again).
      */
-    long check(long nowMs, Collection<TopicEntry> entries, RefreshStateMachine machine, Counters counters) {
+    long check(long nowMs, Cluster snapshot, Collection<TopicEntry> entries, RefreshStateMachine machine,
+               Counters counters) {
         if (targetMs <= 0 || machine.state() == RefreshState.IN_FLIGHT || machine.state() == RefreshState.CLOSED) {
             return Long.MAX_VALUE;
         }
@@ -47,7 +49,7 @@ final class StaleTopics {
         long oldestFreshMs = Long.MAX_VALUE;
         for (TopicEntry e : entries) {
             long refreshedMs = e.refreshedMs;
-            if (refreshedMs == TopicEntry.NEVER_MS || e.removed) {
+            if (refreshedMs == TopicEntry.NEVER_MS || e.removed || snapshot.topic(e.name) == null) {
                 continue;
             }
             described++;
