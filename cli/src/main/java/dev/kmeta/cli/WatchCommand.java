@@ -85,8 +85,8 @@ final class WatchCommand implements Callable<Integer> {
 
     @Option(names = "--max-staleness", paramLabel = "DURATION", converter = Durations.Millis.class,
             description = "Run the client with this staleness target (kmeta.metadata.max.staleness.ms): it refreshes "
-                    + "a topic once its metadata is older, and the watch stops asking for a refresh every --interval "
-                    + "and prints a line whenever the target made one, with the oldest topic's age.")
+                    + "a topic once its metadata is older, and the watch (given topics) stops asking for a refresh "
+                    + "every --interval and prints a line whenever the target made one, with the oldest topic's age.")
     Long maxStalenessMs;
 
     /** How Ctrl-C reaches the loop: {@link StopSignal#ctrlC()} when run by {@link KmetaCli#main}; tests fake it. */
@@ -208,8 +208,8 @@ final class WatchCommand implements Callable<Integer> {
                     // not known (yet), or refused: the snapshot's diff says which
                 }
             }
-            if (metadata.config().maxStalenessMs() == 0) {
-                metadata.requestUpdate(); // with a staleness target, the target keeps the metadata fresh
+            if (metadata.config().maxStalenessMs() == 0 || topics.isEmpty()) {
+                metadata.requestUpdate(); // with a staleness target, the target keeps the topics fresh
             }
             return true;
         } catch (KafkaException e) {
