@@ -22,6 +22,8 @@ import java.util.List;
  */
 final class StaleTopics {
     private static final long NEVER = Long.MIN_VALUE / 4;
+    /** Targets above this are as good as never (and keep the sums below from overflowing: ticker ms are small). */
+    private static final long MAX_TARGET_MS = Long.MAX_VALUE / 4;
 
     private final long targetMs;
     private long nextLookMs = NEVER;
@@ -29,7 +31,7 @@ final class StaleTopics {
 
     /** @param targetMs the target; 0 turns this off */
     StaleTopics(long targetMs) {
-        this.targetMs = targetMs;
+        this.targetMs = Math.min(targetMs, MAX_TARGET_MS);
     }
 
     /**

@@ -188,6 +188,19 @@ class WarmUpAndStalenessTest {
     }
 
     @Test
+    void aHugeTargetIsNeverReached() throws Exception {
+        try (Harness h = new Harness(Map.of("kmeta.metadata.max.staleness.ms", Long.toString(Long.MAX_VALUE),
+                "metadata.max.age.ms", Long.toString(Long.MAX_VALUE)))) {
+            h.broker.topic("t", 1, 1);
+            h.learn("t");
+            assertTrue(h.manager.poll(h.now()) > 1_000_000_000L, "nothing due for a very long time");
+            h.advance(3_600_000);
+            assertNull(h.step());
+            assertEquals(0, h.manager.counters().staleRefreshes());
+        }
+    }
+
+    @Test
     void whenEveryTopicIsStaleOneFullRequestAsksForAll() throws Exception {
         try (Harness h = new Harness(Map.of("kmeta.metadata.max.staleness.ms", Long.toString(TARGET_MS)))) {
             h.broker.topic("a", 1, 1).topic("b", 1, 1);
