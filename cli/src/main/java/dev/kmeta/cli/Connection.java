@@ -71,8 +71,15 @@ final class Connection implements AutoCloseable {
      * @throws UsageException if a property has a bad value (the message names the key)
      */
     KafkaMetadata metadata(HostResolverHook resolver) {
+        return metadata(resolver, Map.of());
+    }
+
+    /** {@link #metadata(HostResolverHook)} with {@code overrides} over these properties (a command's own options). */
+    KafkaMetadata metadata(HostResolverHook resolver, Map<String, Object> overrides) {
+        Map<String, Object> all = new java.util.HashMap<>(props);
+        all.putAll(overrides);
         try {
-            return KafkaMetadata.builder(props).hostResolver(resolver).build();
+            return KafkaMetadata.builder(all).hostResolver(resolver).build();
         } catch (ConfigException | org.apache.kafka.common.config.ConfigException e) {
             throw new UsageException("bad client setting: " + e.getMessage());
         } catch (org.apache.kafka.common.KafkaException e) {

@@ -8,15 +8,18 @@ import dev.kmeta.cluster.Cluster;
 import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.MetadataClosedException;
+import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.sender.HostResolverHook;
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.sender.KafkaMetadataTimeoutException;
+import dev.kmeta.sender.MetadataStats;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -32,7 +35,9 @@ import picocli.CommandLine.Spec;
  * {@code kmeta watch [TOPIC...]}: a live view of metadata changes, one timestamped line each - leader moves, partition
  * counts, brokers joining and leaving, cluster id changes, the controller - until Ctrl-C or {@code --duration}.
  *
- * <p>It subscribes the topics with kmeta, asks for fresh metadata every {@code --interval}, and prints the
+ * <p>It subscribes the topics with kmeta, asks for fresh metadata every {@code --interval} (with
+ * {@code --max-staleness}, or a staleness target in the command config, it leaves that to the target and prints a line
+ * each time the target refreshed, with the oldest topic's age), and prints the
  * {@link ClusterDiff} between each new snapshot and the last one shown. The controller is not taken from the
  * snapshots (on KRaft their controller id is a random live broker, another one from answer to answer): every
  * interval a {@link ControllerProbe} asks the metadata quorum's leader, without blocking the loop, and
@@ -78,6 +83,12 @@ final class WatchCommand implements Callable<Integer> {
             description = "Stop after this long (10s, 5m, 1h; a bare number is seconds; default: until Ctrl-C).")
     Long durationMs;
 
+    @Option(names = "--max-staleness", paramLabel = "DURATION", converter = Durations.Millis.class,
+            description = "Run the client with this staleness target (kmeta.metadata.max.staleness.ms): it refreshes "
+                    + "a topic once its metadata is older, and the watch (given topics) stops asking for a refresh "
+                    + "every --interval and prints a line whenever the target made one, with the oldest topic's age.")
+    Long maxStalenessMs;
+
     /** How Ctrl-C reaches the loop: {@link StopSignal#ctrlC()} when run by {@link KmetaCli#main}; tests fake it. */
     StopSignal stopSignal = StopSignal.none();
 
@@ -94,7 +105,8 @@ final class WatchCommand implements Callable<Integer> {
         Thread hook = new Thread(this::stopAndWait, "kmeta-watch-shutdown");
         StopSignal.Subscription ctrlC = null;
         try (Connection conn = connection.open("kmeta-watch", spec.commandLine().getErr());
-             KafkaMetadata metadata = conn.metadata(HostResolverHook.system());
+             KafkaMetadata metadata = conn.metadata(HostResolverHook.system(), maxStalenessMs == null ? Map.of()
+                     : Map.of(MetadataConfig.KMETA_METADATA_MAX_STALENESS_MS, maxStalenessMs));
              ControllerProbe quorum = new ControllerProbe(conn.props(), "kmeta-watch-quorum")) {
             running = metadata;
             Runtime.getRuntime().addShutdownHook(hook);
@@ -138,6 +150,7 @@ final class WatchCommand implements Callable<Integer> {
         CompletableFuture<ControllerProbe.Answer> asking = null;
         ControllerProbe.Answer answer = null;
         ControllerView controller = null;
+        long staleRefreshesShown = 0;
         while (!stopped) {
             long now = System.nanoTime();
             if (now - endNs >= 0) {
@@ -179,6 +192,7 @@ final class WatchCommand implements Callable<Integer> {
                 controller = current;
             }
             unreachable = reachability(metadata.evidence(), unreachable, out);
+            staleRefreshesShown = staleness(metadata, staleRefreshesShown, out);
         }
         line(out, "stopped");
         return KmetaCli.EXIT_OK;
@@ -194,7 +208,9 @@ final class WatchCommand implements Callable<Integer> {
                     // not known (yet), or refused: the snapshot's diff says which
                 }
             }
-            metadata.requestUpdate();
+            if (metadata.config().maxStalenessMs() == 0 || topics.isEmpty()) {
+                metadata.requestUpdate(); // with a staleness target, the target keeps the topics fresh
+            }
             return true;
         } catch (KafkaException e) {
             if (!(e.getCause() instanceof MetadataClosedException)) {
@@ -202,6 +218,28 @@ final class WatchCommand implements Callable<Integer> {
             }
             return false;
         }
+    }
+
+    /**
+     * With a staleness target: one line each time it made refreshes since the last look, with the oldest subscribed
+     * topic's age; returns the count shown.
+     */
+    private static long staleness(KafkaMetadata metadata, long shown, PrintWriter out) {
+        long target = metadata.config().maxStalenessMs();
+        if (target == 0) {
+            return shown;
+        }
+        MetadataStats stats = metadata.stats();
+        if (stats.staleRefreshes() == shown) {
+            return shown;
+        }
+        line(out, "staleness: " + stats.staleRefreshes() + " refresh(es) of topics older than "
+                + Durations.format(target) + " so far; oldest topic " + ageText(stats.oldestTopicAgeMs()));
+        return stats.staleRefreshes();
+    }
+
+    private static String ageText(long ageMs) {
+        return ageMs < 0 ? "not described yet" : String.format(java.util.Locale.ROOT, "%.3f s old", ageMs / 1_000.0);
     }
 
     /** Says when every address kmeta uses fails now, and when one answers again; returns the new state. */

@@ -90,6 +90,26 @@ class WatchTest {
     }
 
     /**
+     * {@code --max-staleness}: the watch no longer asks for a refresh every interval; the client's staleness target
+     * refreshes the topic, and each time it did the watch prints a line with the count and the oldest topic's age.
+     */
+    @Test
+    void maxStalenessShowsTheStalenessRefreshesAndTheOldestTopicAge() {
+        KafkaCluster cluster = KAFKA.cluster();
+        cluster.createTopic("stale-watched", 1, 1);
+        Run r = run("watch", "--bootstrap-server", cluster.bootstrapServers(), "--interval", "200ms",
+                "--max-staleness", "1500ms", "--duration", "4s", "stale-watched");
+        assertEquals(0, r.exitCode(), r.toString());
+        java.util.List<String> staleness = r.outLines().stream().filter(l -> l.contains(" staleness: ")).toList();
+        // Were the watch still asking for a refresh every 200 ms (no more than one a second after the backoff), the
+        // topic would never be 1.5 s old.
+        assertTrue(staleness.size() >= 1, r.toString());
+        assertTrue(Pattern.compile(" staleness: \\d+ refresh\\(es\\) of topics older than 1500ms so far; oldest "
+                + "topic \\d+\\.\\d{3} s old$").matcher(staleness.get(0)).find(), staleness.get(0));
+        assertTrue(staleness.size() <= 4_000 / 1_500 + 1, "at most one per target period: " + staleness);
+    }
+
+    /**
      * Ctrl-C, for real: SIGINT to a child JVM running {@code kmeta watch} ends it with "stopped" and exit 0, as
      * documented (the JVM's own handling, a shutdown, made it 130 whatever the command returned).
      */

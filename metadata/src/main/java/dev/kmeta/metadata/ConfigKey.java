@@ -27,7 +27,7 @@ final class ConfigKey {
     private static final Logger LOG = LoggerFactory.getLogger(MetadataConfig.class);
 
     /** How a key's value is written and read. */
-    enum Type { ADDRESSES, STRING, LONG, INT, DOUBLE, BOOLEAN, CHOICE }
+    enum Type { ADDRESSES, STRING, LONG, INT, DOUBLE, BOOLEAN, CHOICE, TOPICS }
 
     final String name;
     final Type type;
@@ -133,11 +133,23 @@ final class ConfigKey {
             + "refreshes): a backoff `b` becomes a random value between `b * (1 - jitter)` and `b * (1 + jitter)`, "
             + "never above its cap. 0 makes them exact (for tests).", MetadataConfig::jitter);
 
+    static final ConfigKey MAX_STALENESS = atLeast(KMETA_METADATA_MAX_STALENESS_MS, 0, 0, "Staleness target: a "
+            + "subscribed topic whose metadata is older than this is refreshed ahead of `metadata.max.age.ms` (only the "
+            + "stale topics; a full request when all are), counted in `StaleRefreshes`; at most one such request per "
+            + "target period, paced by the retry backoff, so a topic's age stays below about twice the target. 0 turns "
+            + "this off.", MetadataConfig::maxStalenessMs);
+    static final ConfigKey PREFETCH_TOPICS = new ConfigKey(KMETA_METADATA_PREFETCH_TOPICS, Type.TOPICS, null, null,
+            null, null, "empty", "topic names, comma-separated", null, "Topics to fetch at start-up: subscribed when "
+            + "the instance starts, so its first request asks for them (construction does not wait). A send to one "
+            + "then finds it known; one nobody sends to expires after `metadata.max.idle.ms`.",
+            MetadataConfig::prefetchTopics);
+
     /** Every key {@link MetadataConfig} reads, in the order {@code toString} prints them. */
     static final List<ConfigKey> ALL = List.of(BOOTSTRAP, CLIENT, MAX_AGE, MAX_IDLE, MAX_BLOCK, RETRY_BACKOFF,
             RETRY_BACKOFF_MAX, RECONNECT_BACKOFF, RECONNECT_BACKOFF_MAX, REQUEST_TIMEOUT, SETUP_TIMEOUT,
             SETUP_TIMEOUT_MAX, RECOVERY, REBOOTSTRAP_TRIGGER, DNS_LOOKUP, BOOTSTRAP_RESOLVE_TIMEOUT, CLUSTER_CHECK,
-            AUTO_CREATE, PROTOCOL, MAX_TOPICS, EPOCH_REWIND, LEADERLESS_REFRESH, JITTER);
+            AUTO_CREATE, PROTOCOL, MAX_TOPICS, EPOCH_REWIND, LEADERLESS_REFRESH, JITTER, MAX_STALENESS,
+            PREFETCH_TOPICS);
 
     private static final Set<String> NAMES = Set.copyOf(names());
 
@@ -234,6 +246,12 @@ final class ConfigKey {
     <E extends Enum<E>> E readChoice(ConfigValues v, Class<E> enumType) {
         require(Type.CHOICE);
         return v.choice(name, enumType.cast(defaultValue), enumType, configName::apply);
+    }
+
+    /** The topic names, each legal, no more than {@code maxTopics} of them. */
+    List<String> readTopics(ConfigValues v, int maxTopics) {
+        require(Type.TOPICS);
+        return v.topicNames(name, maxTopics);
     }
 
     private void require(Type expected) {

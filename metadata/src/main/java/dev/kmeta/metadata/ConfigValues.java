@@ -36,6 +36,7 @@ final class ConfigValues {
         "oauthbearer", "apikey", "api.key", "api_key", "user.info", "keytab",
     };
 
+    private static final Pattern TOPIC_NAME = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
     private static final Logger LOG = LoggerFactory.getLogger(MetadataConfig.class);
 
     /** A base and a maximum that {@link #pair} has reconciled: {@code base <= max}. */
@@ -191,6 +192,45 @@ final class ConfigValues {
             }
         }
         return addresses;
+    }
+
+    /**
+     * A list of topic names (a comma-separated string or a collection of strings), each a legal Kafka topic name
+     * (1 to 249 of {@code a-z A-Z 0-9 . _ -}, not {@code .} or {@code ..}), duplicates dropped, order kept; at most
+     * {@code maxTopics} of them. An absent key gives an empty list.
+     */
+    List<String> topicNames(String key, int maxTopics) {
+        Object value = raw(key);
+        List<String> entries = new ArrayList<>();
+        if (value instanceof String) {
+            entries.addAll(List.of(((String) value).split(",", -1)));
+        } else if (value instanceof Collection) {
+            for (Object entry : (Collection<?>) value) {
+                if (!(entry instanceof String)) {
+                    throw new ConfigException(key, entry, "must be a list of topic names");
+                }
+                entries.add((String) entry);
+            }
+        } else if (value != null) {
+            throw new ConfigException(key, value, "must be a list of topic names or a comma-separated string");
+        }
+        java.util.LinkedHashSet<String> names = new java.util.LinkedHashSet<>();
+        for (String entry : entries) {
+            String name = entry.trim();
+            if (name.isEmpty()) {
+                continue;
+            }
+            if (!TOPIC_NAME.matcher(name).matches() || name.equals(".") || name.equals("..")) {
+                throw new ConfigException(key, name, "each entry must be a legal topic name: 1 to 249 of a-z, A-Z, "
+                        + "0-9, '.', '_' and '-' (not '.' or '..')");
+            }
+            names.add(name);
+        }
+        if (names.size() > maxTopics) {
+            throw new ConfigException(key, value, "must name at most kmeta.metadata.max.topics (" + maxTopics
+                    + ") topics, not " + names.size());
+        }
+        return List.copyOf(names);
     }
 
     /**

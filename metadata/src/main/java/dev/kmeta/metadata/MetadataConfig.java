@@ -59,6 +59,8 @@ public final class MetadataConfig {
     public static final String KMETA_METADATA_EPOCH_REWIND_ACCEPT_COUNT = "kmeta.metadata.epoch.rewind.accept.count";
     public static final String KMETA_METADATA_LEADERLESS_REFRESH_MS = "kmeta.metadata.leaderless.refresh.ms";
     public static final String KMETA_METADATA_JITTER = "kmeta.metadata.jitter";
+    public static final String KMETA_METADATA_MAX_STALENESS_MS = "kmeta.metadata.max.staleness.ms";
+    public static final String KMETA_METADATA_PREFETCH_TOPICS = "kmeta.metadata.prefetch.topics";
 
     /** What the client does when none of the brokers it knows can be reached ({@code metadata.recovery.strategy}). */
     public enum RecoveryStrategy {
@@ -111,6 +113,8 @@ public final class MetadataConfig {
     private final int epochRewindAcceptCount;
     private final long leaderlessRefreshMs;
     private final double jitter;
+    private final long maxStalenessMs;
+    private final List<String> prefetchTopics;
 
     private MetadataConfig(Map<String, Object> originals, String inheritedClientId) {
         ConfigValues v = new ConfigValues(originals);
@@ -134,6 +138,8 @@ public final class MetadataConfig {
         this.epochRewindAcceptCount = ConfigKey.EPOCH_REWIND.readInt(v);
         this.leaderlessRefreshMs = ConfigKey.LEADERLESS_REFRESH.readLong(v);
         this.jitter = ConfigKey.JITTER.readDouble(v);
+        this.maxStalenessMs = ConfigKey.MAX_STALENESS.readLong(v);
+        this.prefetchTopics = ConfigKey.PREFETCH_TOPICS.readTopics(v, maxTopics);
         String givenClientId = v.string(ConfigKey.CLIENT.name);
         // Generated last, so that a config that fails validation uses no number.
         this.clientIdGenerated = givenClientId == null || givenClientId.isEmpty();
@@ -374,6 +380,26 @@ public final class MetadataConfig {
      */
     public double jitter() {
         return jitter;
+    }
+
+    /**
+     * The staleness target ({@code kmeta.metadata.max.staleness.ms}): a subscribed topic whose metadata is older than
+     * this is refreshed ahead of {@code metadata.max.age.ms} (the stale topics only; every subscribed topic in a full
+     * request when all are stale), in at most one request per target period, each paced by the retry backoff. 0 (the
+     * default) turns it off.
+     */
+    public long maxStalenessMs() {
+        return maxStalenessMs;
+    }
+
+    /**
+     * The topics to fetch at start-up ({@code kmeta.metadata.prefetch.topics}): subscribed when the instance starts,
+     * so its first request asks for them, without blocking construction. Empty by default; an immutable list of legal
+     * topic names, no more than {@link #maxTopics()}. Like any topic, one nobody sends to for
+     * {@code metadata.max.idle.ms} expires.
+     */
+    public List<String> prefetchTopics() {
+        return prefetchTopics;
     }
 
     /**

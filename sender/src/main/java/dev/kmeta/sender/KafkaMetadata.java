@@ -8,6 +8,7 @@ import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.metadata.MetadataClient;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.metadata.MetadataException;
+import dev.kmeta.metadata.PrefetchResult;
 import dev.kmeta.metadata.RefreshState;
 import dev.kmeta.metadata.Ticker;
 import dev.kmeta.metadata.internal.Failures;
@@ -15,6 +16,8 @@ import dev.kmeta.sender.internal.MetadataDriver;
 import dev.kmeta.sender.internal.SenderCore;
 
 import javax.management.ObjectName;
+import java.time.Duration;
+import java.util.Collection;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
@@ -190,6 +193,44 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
     }
 
     /**
+     * Warm-up: fetches {@code topics} before the first send needs them - subscribed at once, asked for in one metadata
+     * request (not one per topic), waited for together within {@code deadline} - and returns what it got and, for
+     * each topic it did not get, the {@link Diagnosis} a send timing out on that topic would carry
+     * ({@code TOPIC_NOT_FOUND}, {@code BOOTSTRAP_UNREACHABLE}...). It does not throw for a topic missing: the result
+     * says. A send to a prefetched topic is then a cache hit (no metadata wait). Topics already known cost nothing
+     * (no request, no wait); a topic the brokers refuse (not authorized) is in the result at once. Prefetched topics
+     * stay subscribed like any other, and expire after {@code metadata.max.idle.ms} unused.
+     * {@code kmeta.metadata.prefetch.topics} does the same at start-up, without waiting.
+     *
+     * <pre>{@code
+     * PrefetchResult warm = metadata.prefetch(List.of("orders", "payments"), metadata.newSendDeadline());
+     * warm.missing().forEach((topic, why) -> log.warn("not ready: {}", why.message()));
+     * }</pre>
+     *
+     * @throws org.apache.kafka.common.errors.InterruptException      if the thread is or gets interrupted while it
+     *                                                                waits (its interrupt status stays set)
+     * @throws org.apache.kafka.common.errors.AuthenticationException (SASL or TLS subtype) if the brokers refused this
+     *                                                                client's identity
+     * @throws org.apache.kafka.common.KafkaException                 if the handle is or gets closed (which releases
+     *                                                                the wait at once), subscribing would pass
+     *                                                                {@code kmeta.metadata.max.topics}, or another
+     *                                                                error no retry fixes
+     */
+    public PrefetchResult prefetch(Collection<String> topics, Deadline deadline) {
+        try {
+            checkOpen();
+            return core.manager().prefetch(topics, deadline);
+        } catch (MetadataException e) {
+            throw KafkaErrors.toKafka(e);
+        }
+    }
+
+    /** {@link #prefetch(Collection, Deadline)} within {@code budget} from now, on the instance's clock. */
+    public PrefetchResult prefetch(Collection<String> topics, Duration budget) {
+        return prefetch(topics, Deadline.after(budget, core.manager().ticker()));
+    }
+
+    /**
      * Why a record for this partition cannot go out now, from what the sender recorded; null when the partition has
      * a leader and nothing recorded speaks against that leader. The causes a producer meets here:
      * <ul>
@@ -283,7 +324,7 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
     public MetadataStats stats() {
         MetadataDriver driver = core.driver();
         return MetadataStats.of(core.manager().counters(), core.rebootstraps(), driver.misroutedConnections(),
-                driver.bootstrapResolveTimeouts());
+                driver.bootstrapResolveTimeouts(), core.manager().oldestTopicAgeMs());
     }
 
     /**

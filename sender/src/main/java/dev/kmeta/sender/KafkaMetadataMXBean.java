@@ -99,4 +99,16 @@ public interface KafkaMetadataMXBean {
 
     /** Topics subscribed right now (count): asked for and not yet expired by {@code metadata.max.idle.ms}. */
     int getSubscribedTopics();
+
+    /**
+     * Refreshes asked by the staleness target ({@code kmeta.metadata.max.staleness.ms}) because subscribed topics were
+     * older than it (count); 0 while the target is off.
+     */
+    long getStaleRefreshes();
+
+    /**
+     * Seconds (with ms precision) since an answer last described the oldest subscribed topic: the largest of
+     * {@link #getTopicAgesSeconds()}, one number to alert on; -1 when no subscribed topic was described yet.
+     */
+    double getOldestTopicAgeSeconds();
 }

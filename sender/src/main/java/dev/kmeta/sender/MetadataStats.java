@@ -40,6 +40,9 @@ public final class MetadataStats {
     private final long waitersNow;
     private final long misroutedConnections;
     private final long bootstrapResolveTimeouts;
+    private final long staleRefreshes;
+    private final long waits;
+    private final long oldestTopicAgeMs;
 
     private MetadataStats(long[] v, Map<Diagnosis.Cause, Long> byCause) {
         requestsSent = v[0];
@@ -59,24 +62,26 @@ public final class MetadataStats {
         topicsExpired = v[14];
         topicsRejectedByCap = v[15];
         waitersNow = v[16];
-        misroutedConnections = v.length > 17 ? v[17] : 0;
-        bootstrapResolveTimeouts = v.length > 18 ? v[18] : 0;
+        misroutedConnections = v[17];
+        bootstrapResolveTimeouts = v[18];
+        staleRefreshes = v[19];
+        waits = v[20];
+        oldestTopicAgeMs = v[21];
         waitTimeoutsByCause = Collections.unmodifiableMap(byCause);
     }
 
-    /** A snapshot of {@code counters} and the sender's rebootstrap count, read now. */
-    static MetadataStats of(Counters c, long rebootstraps) {
-        return of(c, rebootstraps, 0, 0);
-    }
-
-    /** A snapshot of {@code counters} and the sender's own counts, read now. */
-    static MetadataStats of(Counters c, long rebootstraps, long misroutedConnections,
-                            long bootstrapResolveTimeouts) {
+    /**
+     * A snapshot of {@code counters}, the sender's own counts and the oldest subscribed topic's age (ms, -1 for
+     * none), read now.
+     */
+    static MetadataStats of(Counters c, long rebootstraps, long misroutedConnections, long bootstrapResolveTimeouts,
+                            long oldestTopicAgeMs) {
         return new MetadataStats(new long[] {c.requestsSent(), c.requestsFailed(), c.requestsCoalesced(),
                 c.responsesApplied(), c.responsesRejected(), c.requestLatencyMsTotal(), c.requestLatencyMsMax(),
                 c.waitTimeNsTotal(), c.waitTimeouts(), c.staleEpochsRejected(), c.leaderHintsApplied(),
                 c.leaderHintsIgnored(), rebootstraps, c.clusterIdChanges(), c.topicsExpired(),
-                c.topicsRejectedByCap(), c.waitersNow(), misroutedConnections, bootstrapResolveTimeouts},
+                c.topicsRejectedByCap(), c.waitersNow(), misroutedConnections, bootstrapResolveTimeouts,
+                c.staleRefreshes(), c.waits(), oldestTopicAgeMs},
                 new EnumMap<>(c.waitTimeoutsByCause()));
     }
 
@@ -194,8 +199,33 @@ public final class MetadataStats {
     }
 
     /**
+     * Refreshes the staleness target asked for ({@code kmeta.metadata.max.staleness.ms}): each time subscribed topics
+     * were older than the target, whatever their number (count).
+     */
+    public long staleRefreshes() {
+        return staleRefreshes;
+    }
+
+    /**
+     * Waits for metadata past the cache (count): {@code awaitTopic}/{@code awaitLeader} calls that missed,
+     * {@code awaitUpdate} calls, prefetches that had to wait. A cache hit is none: after a warm-up, a send to a
+     * prefetched topic leaves it unchanged.
+     */
+    public long waits() {
+        return waits;
+    }
+
+    /**
+     * The age of the oldest subscribed topic's metadata when the snapshot was taken (ms; a "now" value): since an
+     * answer last described it; -1 when no subscribed topic was described yet. The one number to alert on.
+     */
+    public long oldestTopicAgeMs() {
+        return oldestTopicAgeMs;
+    }
+
+    /**
      * What happened between {@code earlier} and this snapshot: every count minus the earlier one (never below 0);
-     * {@link #requestLatencyMsMax()} and {@link #waitersNow()} are this snapshot's own.
+     * {@link #requestLatencyMsMax()}, {@link #waitersNow()} and {@link #oldestTopicAgeMs()} are this snapshot's own.
      */
     public MetadataStats minus(MetadataStats earlier) {
         Map<Diagnosis.Cause, Long> byCause = new EnumMap<>(Diagnosis.Cause.class);
@@ -210,7 +240,8 @@ public final class MetadataStats {
                 d(clusterIdChanges, earlier.clusterIdChanges), d(topicsExpired, earlier.topicsExpired),
                 d(topicsRejectedByCap, earlier.topicsRejectedByCap), waitersNow,
                 d(misroutedConnections, earlier.misroutedConnections),
-                d(bootstrapResolveTimeouts, earlier.bootstrapResolveTimeouts)}, byCause);
+                d(bootstrapResolveTimeouts, earlier.bootstrapResolveTimeouts),
+                d(staleRefreshes, earlier.staleRefreshes), d(waits, earlier.waits), oldestTopicAgeMs}, byCause);
     }
 
     private static long d(long now, long before) {
@@ -224,6 +255,8 @@ public final class MetadataStats {
                 + requestLatencyMsMax + ", waitTimeouts=" + waitTimeouts + ", staleEpochsRejected="
                 + staleEpochsRejected + ", hintsApplied=" + leaderHintsApplied + ", rebootstraps=" + rebootstraps
                 + ", clusterIdChanges=" + clusterIdChanges + ", misrouted=" + misroutedConnections
-                + ", bootstrapResolveTimeouts=" + bootstrapResolveTimeouts + ", waitersNow=" + waitersNow + ")";
+                + ", bootstrapResolveTimeouts=" + bootstrapResolveTimeouts + ", waitersNow=" + waitersNow
+                + ", staleRefreshes=" + staleRefreshes + ", waits=" + waits + ", oldestTopicAgeMs="
+                + oldestTopicAgeMs + ")";
     }
 }

@@ -33,6 +33,7 @@ final class AnswerBook {
     private final long maxIdleNs;
     private final boolean leaderlessRefresh;
     private final Set<String> leaderless = new HashSet<>();
+    private final StaleTopics stale;
     private long lastSweepMs = Long.MIN_VALUE / 4;
 
     AnswerBook(ManagerState state, RefreshStateMachine machine, MetadataConfig config) {
@@ -41,6 +42,12 @@ final class AnswerBook {
         this.merger = new ResponseMerger(config.epochRewindAcceptCount());
         this.maxIdleNs = config.metadataMaxIdleMs() * 1_000_000L;
         this.leaderlessRefresh = config.leaderlessRefreshMs() > 0;
+        this.stale = new StaleTopics(config.maxStalenessMs());
+    }
+
+    /** The staleness target's look, when due: asks for the stale topics; ms until the next look. */
+    long refreshStaleTopics(long nowMs) {
+        return stale.check(nowMs, state.snapshot, state.subscriptions.all(), machine, state.counters);
     }
 
     /** The next request if one is due now (moving to IN_FLIGHT), else null; its topics are marked as asked. */

@@ -11,7 +11,16 @@ import dev.kmeta.metadata.MetadataInterruptedException;
 import dev.kmeta.metadata.MetadataTimeoutException;
 import dev.kmeta.metadata.TopicException;
 
+import dev.kmeta.metadata.PrefetchResult;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 import static dev.kmeta.metadata.MetadataClient.ANY_PARTITION;
 
@@ -41,6 +50,7 @@ final class ApplicationWaits {
         }
         Deadline deadline = Deadline.after(maxBlockMs, state.ticker);
         long startNs = state.ticker.nanoTime();
+        state.counters.waits.increment();
         state.counters.waitersNow.increment();
         try {
             while (state.snapshot.version() <= lastVersion) {
@@ -78,6 +88,126 @@ final class ApplicationWaits {
         inbox.requestTopic(e);
     }
 
+    /** {@code subscribeAll}: every topic subscribed, the unknown ones asked for in one command. */
+    void subscribeAll(Collection<String> topics) {
+        throwIfUnusable();
+        long nowNs = state.ticker.nanoTime();
+        List<TopicEntry> unknown = new ArrayList<>();
+        for (String topic : distinct(topics)) {
+            TopicEntry e = state.subscriptions.subscribe(topic, nowNs);
+            e.touch(nowNs);
+            if (!known(state.snapshot, topic)) {
+                unknown.add(e);
+            }
+        }
+        inbox.requestTopics(unknown);
+    }
+
+    /**
+     * {@code prefetch}: every topic subscribed, the unknown ones asked for in one command (so in one request), then one
+     * wait for all of them within the deadline. The thread parks on the first topic still missing: the answer that
+     * brings the topics wakes it (targeted, as any topic wait), and a topic still missing is re-asked by the sender as
+     * for any waited-for topic, all of them in one request again.
+     */
+    PrefetchResult prefetch(Collection<String> topics, Deadline deadline) {
+        Objects.requireNonNull(deadline, "deadline");
+        List<String> names = distinct(topics);
+        throwIfUnusable();
+        long startNs = state.ticker.nanoTime();
+        List<TopicEntry> entries = new ArrayList<>(names.size());
+        try {
+            for (String topic : names) {
+                TopicEntry e = state.subscriptions.subscribe(topic, startNs);
+                e.activeWaiters.incrementAndGet(); // kept from idle expiry, and re-asked by the sender, while we wait
+                entries.add(e);
+                e.touch(startNs);
+            }
+            List<TopicEntry> missing = missing(state.snapshot, entries);
+            if (missing.isEmpty()) {
+                return result(state.snapshot, entries, deadline, false, startNs);
+            }
+            state.counters.waits.increment();
+            state.counters.waitersNow.increment();
+            try {
+                inbox.requestTopics(missing);
+                return awaitAll(entries, deadline, startNs);
+            } finally {
+                state.counters.waitersNow.decrement();
+                state.counters.waitTimeNsTotal.add(state.ticker.nanoTime() - startNs);
+            }
+        } finally {
+            for (TopicEntry e : entries) {
+                e.activeWaiters.decrementAndGet();
+            }
+        }
+    }
+
+    private PrefetchResult awaitAll(List<TopicEntry> entries, Deadline deadline, long startNs) {
+        for (;;) {
+            Cluster c = state.snapshot;
+            List<TopicEntry> missing = missing(c, entries);
+            if (missing.isEmpty()) {
+                return result(c, entries, deadline, false, startNs);
+            }
+            throwIfUnusable();
+            long remainingNs = deadline.remainingNs();
+            if (remainingNs <= 0) {
+                return result(c, entries, deadline, true, startNs);
+            }
+            if (Thread.currentThread().isInterrupted()) {
+                throw interrupted(missing.size() + " topic(s) of a prefetch, " + missing.get(0).name + " first");
+            }
+            TopicEntry first = missing.get(0);
+            first.waiters.park(state, remainingNs, () -> state.snapshot == c && !state.closed && state.fatal == null);
+        }
+    }
+
+    /** What the prefetch got; the topics not got diagnosed as a wait that ends now ({@code timedOut}) would be. */
+    private PrefetchResult result(Cluster c, List<TopicEntry> entries, Deadline deadline, boolean timedOut,
+                                  long startNs) {
+        List<String> fetched = new ArrayList<>();
+        Map<String, Diagnosis> missing = new LinkedHashMap<>();
+        for (TopicEntry e : entries) {
+            if (known(c, e.name)) {
+                fetched.add(e.name);
+            } else if (refused(c, e.name) || timedOut) {
+                missing.put(e.name, state.diagnose(e.name, ANY_PARTITION, timedOut ? deadline.budgetMs() : 0, e,
+                        timedOut ? deadline : null));
+            }
+        }
+        long elapsedMs = (state.ticker.nanoTime() - startNs) / 1_000_000L;
+        return PrefetchResult.of(c, fetched, missing, elapsedMs);
+    }
+
+    /** The entries whose topic the snapshot neither has nor refuses, in order. */
+    private static List<TopicEntry> missing(Cluster c, List<TopicEntry> entries) {
+        List<TopicEntry> missing = new ArrayList<>();
+        for (TopicEntry e : entries) {
+            if (!known(c, e.name) && !refused(c, e.name)) {
+                missing.add(e);
+            }
+        }
+        return missing;
+    }
+
+    private static boolean known(Cluster c, String topic) {
+        TopicMetadata t = c.topic(topic);
+        return t != null && t.partitionCount() > 0;
+    }
+
+    private static boolean refused(Cluster c, String topic) {
+        return c.unauthorizedTopics().contains(topic) || c.invalidTopics().contains(topic);
+    }
+
+    private static List<String> distinct(Collection<String> topics) {
+        Objects.requireNonNull(topics, "topics");
+        Set<String> names = new LinkedHashSet<>();
+        for (String topic : topics) {
+            names.add(Objects.requireNonNull(topic, "a topic name is null"));
+        }
+        return List.copyOf(names);
+    }
+
     /** The wait of {@code awaitTopic}/{@code awaitLeader} past a miss; returns the snapshot that answers. */
     Cluster awaitTopic(String topic, int partition, Deadline deadline) {
         Objects.requireNonNull(topic, "topic");
@@ -89,6 +219,7 @@ final class ApplicationWaits {
         long startNs = state.ticker.nanoTime();
         TopicEntry e = state.subscriptions.subscribe(topic, startNs);
         e.activeWaiters.incrementAndGet();
+        state.counters.waits.increment();
         state.counters.waitersNow.increment();
         boolean asked = false;
         try {

@@ -58,6 +58,21 @@ final class CommandInbox {
         }
     }
 
+    /**
+     * Asks for several topics in one command, so that one request asks for them all (a prefetch): posted whole,
+     * whatever their per-topic flags say, and taken in one drain.
+     */
+    void requestTopics(List<TopicEntry> entries) {
+        if (entries.isEmpty()) {
+            return;
+        }
+        commands.offer(new TopicBatch(List.copyOf(entries)));
+        wakeSender();
+    }
+
+    /** Several topics asked at once ({@link #requestTopics}). */
+    private record TopicBatch(List<TopicEntry> entries) { }
+
     /** Posts a leader hint (KIP-951) for the sender to apply. */
     void postLeaderHint(String topic, int partition, int leaderId, int leaderEpoch, Node endpoint) {
         commands.offer(new LeaderHint(topic, partition, leaderId, leaderEpoch, endpoint));
@@ -88,6 +103,8 @@ final class CommandInbox {
         while ((command = commands.relaxedPoll()) != null) {
             if (command instanceof TopicEntry) {
                 takeTopicRequest((TopicEntry) command);
+            } else if (command instanceof TopicBatch) {
+                ((TopicBatch) command).entries().forEach(this::takeTopicRequest);
             } else if (command instanceof LeaderHint) {
                 if (hints == null) {
                     hints = new ArrayList<>();

@@ -30,6 +30,8 @@ public final class Counters {
     final LongAdder waitTimeouts = new LongAdder();
     final LongAdder waitersNow = new LongAdder();
     final LongAdder topicsRejectedByCap = new LongAdder();
+    final AtomicLong staleRefreshes = new AtomicLong();
+    final LongAdder waits = new LongAdder();
     /** Timeouts by {@link Diagnosis.Cause#ordinal()}; bumped only on the (rare) timeout path, so no adder needed. */
     private final AtomicLongArray waitTimeoutsByCause = new AtomicLongArray(Diagnosis.Cause.values().length);
 
@@ -125,6 +127,16 @@ public final class Counters {
     /** New topics refused because of {@code kmeta.metadata.max.topics}. */
     public long topicsRejectedByCap() {
         return topicsRejectedByCap.sum();
+    }
+
+    /** Refreshes asked because subscribed topics were older than {@code kmeta.metadata.max.staleness.ms}. */
+    public long staleRefreshes() {
+        return staleRefreshes.get();
+    }
+
+    /** Waits that went past the cache (awaitTopic/awaitLeader misses, awaitUpdate, prefetch): a cache hit is none. */
+    public long waits() {
+        return waits.sum();
     }
 
     void recordTimeout(Diagnosis.Cause cause) {

@@ -11,12 +11,14 @@ import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.MetadataClient;
 import dev.kmeta.metadata.MetadataClosedException;
 import dev.kmeta.metadata.MetadataConfig;
+import dev.kmeta.metadata.PrefetchResult;
 import dev.kmeta.metadata.RefreshState;
 import dev.kmeta.metadata.Ticker;
 import dev.kmeta.metadata.TooManyTopicsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.Collection;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -133,6 +135,31 @@ public final class MetadataManager extends ManagerState implements MetadataClien
         }
         waits.subscribe(topic);
         return false;
+    }
+
+    /**
+     * Warm-up: subscribes every topic at once - the unknown ones go to the sender as one command, so one metadata
+     * request asks for all of them - and waits for all within {@code deadline}; returns what it got and, for each
+     * topic it did not get, the diagnosis a send timing out on it would carry. Topics the brokers refuse (not
+     * authorized, invalid name) are in the result at once, not waited for. A prefetch of known topics is a cache hit
+     * (no wait, no request).
+     *
+     * @throws TooManyTopicsException       if subscribing would pass {@code kmeta.metadata.max.topics} (the topics
+     *                                      before it stay subscribed)
+     * @throws MetadataClosedException      if the client is or gets closed
+     * @throws dev.kmeta.metadata.MetadataFatalException on an error no retry fixes
+     * @throws dev.kmeta.metadata.MetadataInterruptedException if the thread is or gets interrupted (status kept)
+     */
+    public PrefetchResult prefetch(Collection<String> topics, Deadline deadline) {
+        return waits.prefetch(topics, deadline);
+    }
+
+    /**
+     * Subscribes every topic without waiting, the unknown ones in one command (one request): the start-up prefetch of
+     * {@code kmeta.metadata.prefetch.topics}. Any thread.
+     */
+    public void subscribeAll(Collection<String> topics) {
+        waits.subscribeAll(topics);
     }
 
     /**
@@ -302,6 +329,19 @@ public final class MetadataManager extends ManagerState implements MetadataClien
         return ages;
     }
 
+    /**
+     * The age of the oldest subscribed topic's metadata: the largest {@link #topicAgeMs} (ms); -1 when no subscribed
+     * topic was described by an answer yet. One pass over the subscriptions. Any thread.
+     */
+    public long oldestTopicAgeMs() {
+        long nowMs = ticker.milliTime();
+        long oldest = -1;
+        for (TopicEntry e : subscriptions.all()) {
+            oldest = Math.max(oldest, ageMs(e, nowMs));
+        }
+        return oldest;
+    }
+
     private static long ageMs(TopicEntry e, long nowMs) {
         long refreshed = e.refreshedMs;
         return refreshed == TopicEntry.NEVER_MS ? -1 : Math.max(0, nowMs - refreshed);
@@ -336,7 +376,8 @@ public final class MetadataManager extends ManagerState implements MetadataClien
         }
         inbox.drain();
         answers.expireIdleTopics(nowMs);
-        return machine.timeToNextUpdate(nowMs);
+        long untilStaleLookMs = answers.refreshStaleTopics(nowMs);
+        return Math.min(machine.timeToNextUpdate(nowMs), untilStaleLookMs);
     }
 
     /** Sender: the next request if one is due now (moving to IN_FLIGHT), else null. */

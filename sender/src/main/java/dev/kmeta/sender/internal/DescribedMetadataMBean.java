@@ -57,7 +57,11 @@ final class DescribedMetadataMBean extends StandardMBean {
             Map.entry("Rebootstraps", "count: times the sender went back to bootstrap.servers "
                     + "(metadata.recovery.strategy=rebootstrap)."),
             Map.entry("SubscribedTopics", "count: topics subscribed now (asked for, not expired by "
-                    + "metadata.max.idle.ms)."));
+                    + "metadata.max.idle.ms)."),
+            Map.entry("StaleRefreshes", "count: refreshes the staleness target (kmeta.metadata.max.staleness.ms) "
+                    + "asked because subscribed topics were older than it; 0 while it is off."),
+            Map.entry("OldestTopicAgeSeconds", "seconds (ms precision): since an answer last described the oldest "
+                    + "subscribed topic (the largest of TopicAgesSeconds); -1 when none was described yet."));
 
     DescribedMetadataMBean(KafkaMetadataMXBean mbean) {
         super(mbean, KafkaMetadataMXBean.class, true);

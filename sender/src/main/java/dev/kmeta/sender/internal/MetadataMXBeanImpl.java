@@ -141,4 +141,15 @@ final class MetadataMXBeanImpl implements KafkaMetadataMXBean {
     public int getSubscribedTopics() {
         return manager.subscribedTopics().size();
     }
+
+    @Override
+    public long getStaleRefreshes() {
+        return counters.staleRefreshes();
+    }
+
+    @Override
+    public double getOldestTopicAgeSeconds() {
+        long ms = manager.oldestTopicAgeMs();
+        return ms < 0 ? -1 : ms / MS_PER_SECOND;
+    }
 }

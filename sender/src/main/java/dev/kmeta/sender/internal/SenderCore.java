@@ -51,6 +51,8 @@ public final class SenderCore {
         this.sharedKey = sharedKey;
         this.manager = new MetadataManager(config, Objects.requireNonNull(ticker, "ticker"));
         this.resolver = new RecordingResolver(resolverHook);
+        // The start-up warm-up: subscribed before the sender runs, so its first request asks for them; nobody waits.
+        manager.subscribeAll(config.prefetchTopics());
         EvidenceRecorder evidence = manager.connections();
         if (ownThread) {
             this.loop = new SenderLoop(manager, config, resolver, evidence);
