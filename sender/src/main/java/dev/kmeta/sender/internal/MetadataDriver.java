@@ -13,7 +13,6 @@ import org.apache.kafka.clients.LeastLoadedNode;
 import org.apache.kafka.clients.KafkaClient;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.errors.AuthenticationException;
-import org.apache.kafka.common.errors.SslAuthenticationException;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
@@ -21,7 +20,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -36,7 +34,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Each step also runs the {@link LeaderProbe}: the leaders of the snapshot's partitions that never became ready on
  * a connection (or fail now) get one connection attempt per reconnect backoff, so that the evidence knows whether
  * their advertised addresses work. Every disconnect the client reports - of kmeta's connections or, in driven mode,
- * of the producer's own - is recorded for the broker it concerns.
+ * of the producer's own - is recorded for the broker it concerns
+ * ({@link DisconnectEvidence}).
  *
  * <p>It never dies of a bad answer: whatever a response callback throws turns into a failed request (retried after
  * backoff), and so does a request the client refuses to send (its {@code send} throws: logged at WARN once for a run
@@ -57,12 +56,10 @@ public final class MetadataDriver implements NodeProvider.Listener {
     private final MetadataManager manager;
     private final MetadataConfig config;
     private final EvidenceRecorder evidence;
-    private final RecordingResolver resolver;
     private final List<Node> bootstrapNodes;
     private final AtomicLong rebootstraps = new AtomicLong();
     private final LeaderProbe probe;
-    /** Learned brokers already reported at WARN as never reachable at their address ("id@host:port"). */
-    private final Set<String> reportedUnreachable = new HashSet<>();
+    private final DisconnectEvidence disconnects;
     private NodeProvider nodes;
     private KafkaClient client;
 
@@ -80,9 +77,9 @@ public final class MetadataDriver implements NodeProvider.Listener {
         this.manager = manager;
         this.config = config;
         this.evidence = evidence;
-        this.resolver = resolver;
         this.bootstrapNodes = Transport.bootstrapNodes(config);
         this.probe = new LeaderProbe(config.clientId(), evidence);
+        this.disconnects = new DisconnectEvidence(manager, evidence, resolver, config.clientId());
     }
 
     /** The node list this driver maintains, for the client's {@code MetadataUpdater} seat. */
@@ -294,10 +291,7 @@ public final class MetadataDriver implements NodeProvider.Listener {
         if (authFailure != null) {
             AuthenticationException failure = AuthFailures.notSasl(authFailure, config.securityProtocol());
             if (record != null) {
-                ConnectionEvidence.Problem kind = failure instanceof SslAuthenticationException
-                        ? ConnectionEvidence.Problem.TLS_HANDSHAKE : ConnectionEvidence.Problem.AUTHENTICATION;
-                evidence.problem(record, kind, failure != authFailure ? failure.getMessage()
-                        : AuthFailures.rootMessage(failure), nowMs);
+                disconnects.authenticationFailed(record, failure, authFailure, nowMs);
             }
             manager.onFatal(null, failure, nowMs);
             return;
@@ -309,54 +303,19 @@ public final class MetadataDriver implements NodeProvider.Listener {
             record = evidence.record(nodeId, learned.address(), false);
         }
         if (record != null) {
-            recordProblem(record, nowMs);
+            disconnects.disconnected(record, nowMs);
         }
         if (learned != null) {
             if (!manager.fetch().partitionsOnNode(id).isEmpty()) {
                 probe.watch(new Node(id, learned.host(), learned.port(), learned.rack()));
             }
             if (record != null) {
-                warnIfNeverReachable(record);
+                disconnects.warnIfNeverReachable(record);
             }
         }
         if (id >= 0) {
             manager.onNodeDisconnected(id, nowMs);
         }
-    }
-
-    private void recordProblem(ConnectionEvidence.Record record, long nowMs) {
-        String host = record.address().substring(0, record.address().lastIndexOf(':'));
-        String dns = resolver.failureFor(host);
-        evidence.unannouncedAttemptFailed(record, nowMs);
-        if (dns != null) {
-            evidence.problem(record, ConnectionEvidence.Problem.DNS, dns, nowMs);
-        } else {
-            evidence.problem(record, ConnectionEvidence.Problem.DISCONNECTED, null, nowMs);
-        }
-        manager.recordConnectionProblem(evidence.summary());
-    }
-
-    /**
-     * Once per broker and address: a learned broker that failed before it ever accepted a connection, while an
-     * address answered - its advertised listener is likely wrong, the misconfiguration users hit most.
-     */
-    private void warnIfNeverReachable(ConnectionEvidence.Record record) {
-        if (record.everConnected() || !anyAddressAnswered()
-                || !reportedUnreachable.add(record.nodeId() + "@" + record.address())) {
-            return;
-        }
-        log.warn("[{}] broker {} advertises {}, which could not be connected to, while the bootstrap answered: if "
-                + "that stays so, check advertised.listeners on the broker (kmeta diagnoses the partitions it leads as "
-                + "ADVERTISED_LISTENER_UNREACHABLE)", config.clientId(), record.nodeId(), record.address());
-    }
-
-    private boolean anyAddressAnswered() {
-        for (ConnectionEvidence.Record r : evidence.records()) {
-            if (r.everAnswered()) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static int parseId(String nodeId) {
