@@ -10,9 +10,9 @@ import static dev.kmeta.cluster.ShardTable.EMPTY_TABLE;
 import static dev.kmeta.cluster.ShardTable.spread;
 
 /**
- * An immutable hash map cut into 2<sup>b</sup> shards, so that the next version of it, made by a {@link ShardedMapEditor},
- * copies only the array of shard references and the shards it touched; every other shard is the very same array in
- * both versions.
+ * An immutable hash map cut into 2<sup>b</sup> shards, so that the next version of it, made by a
+ * {@link ShardedMapEditor}, copies only the array of shard references and the shards it touched; every other shard
+ * is the very same array in both versions.
  *
  * <p>Each shard is one open-addressing table of immutable entries (key, value and the key's hash code, like
  * {@link java.util.HashMap}'s nodes), linear probing, at most half full. A lookup mixes the key's hash once, picks

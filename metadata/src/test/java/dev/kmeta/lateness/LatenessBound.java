@@ -65,7 +65,8 @@ public final class LatenessBound {
             @Override
             String explain(Wait w, long stallNs) {
                 return String.format("longest stall of a plain control thread %.1f ms + GC time during the wait %.1f ms"
-                        + " + this wait's own run-queue time %s", ms(stallNs), ms(w.gcNs()), msOrUnknown(w.runQueueNs()));
+                                + " + this wait's own run-queue time %s", ms(stallNs), ms(w.gcNs()),
+                        msOrUnknown(w.runQueueNs()));
             }
         },
         /** The larger of the stall and the wait's own run-queue time: sender's fault matrix. */

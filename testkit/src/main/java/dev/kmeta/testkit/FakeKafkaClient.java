@@ -185,8 +185,9 @@ public final class FakeKafkaClient implements KafkaClient {
 
     /**
      * Records nothing from now on: {@link #sentTo}, {@link #sendCallsAtMs} and {@link #connectionsStarted} then throw
-     * {@link IllegalStateException} ({@link #unanswered} and {@link #metadataRequestsSent} still count). For benchmarks: a long run's records
-     * would grow without bound and their allocations would be counted as the code under test's.
+     * {@link IllegalStateException} ({@link #unanswered} and {@link #metadataRequestsSent} still count). For
+     * benchmarks: a long run's records would grow without bound and their allocations would be counted as the code
+     * under test's.
      */
     public FakeKafkaClient recordsNothing() {
         this.recording = false;
