@@ -4,6 +4,7 @@ import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.MetadataClient;
 import dev.kmeta.sender.DrivenKafkaMetadata;
 import dev.kmeta.sender.KafkaMetadata;
+import dev.kmeta.testkit.FakeKafkaClient;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -13,10 +14,12 @@ import org.apache.kafka.common.requests.MetadataResponse;
 
 /**
  * kmeta through its public entry point for the benchmarks: a driven {@link KafkaMetadata}
- * ({@code KafkaMetadata.builder(props).buildDriven()}) attached to an {@link AnsweringClient}, so that every answer
- * takes the path a real one takes - {@code NetworkClient.poll} runs kmeta's step, which sends the request, and the
+ * ({@code KafkaMetadata.builder(props).buildDriven()}) attached to testkit's {@link FakeKafkaClient} (every node
+ * connected, each answer in the same poll, nothing recorded: {@code recordsNothing()}), so that every answer takes
+ * the path a real one takes - {@code NetworkClient.poll} runs kmeta's step, which sends the request, and the
  * completion callback translates the answer, merges it, publishes the snapshot, wakes waiters and runs the state
- * machine.
+ * machine. The instance runs on the client's fake clock, which stands still (no answer waits), so no timer of
+ * kmeta's (age, idle expiry) fires during a run.
  *
  * <p>Retry backoffs are 0 and jitter off ({@code retry.backoff.ms=0}, {@code retry.backoff.max.ms=0},
  * {@code kmeta.metadata.jitter=0}, {@code kmeta.metadata.leaderless.refresh.ms=0}) so that a refresh asked for goes
@@ -30,9 +33,11 @@ final class DrivenKmeta implements AutoCloseable {
     private static final AtomicInteger INSTANCES = new AtomicInteger();
 
     final KafkaMetadata metadata;
-    final AnsweringClient client;
+    final FakeKafkaClient client;
+    /** The answer to the next request(s); null: a request stays unanswered until its timeout. */
+    private MetadataResponse answer;
 
-    private DrivenKmeta(KafkaMetadata metadata, AnsweringClient client) {
+    private DrivenKmeta(KafkaMetadata metadata, FakeKafkaClient client) {
         this.metadata = metadata;
         this.client = client;
     }
@@ -50,10 +55,12 @@ final class DrivenKmeta implements AutoCloseable {
         props.put("kmeta.metadata.jitter", "0");
         // After an answer without news the next request waits out the leaderless-refresh backoff (100 ms by default).
         props.put("kmeta.metadata.leaderless.refresh.ms", "0");
-        DrivenKafkaMetadata metadata = KafkaMetadata.builder(props).buildDriven();
-        AnsweringClient client = new AnsweringClient(metadata.metadataUpdater());
+        FakeKafkaClient client = new FakeKafkaClient().allConnected().answerDelayMs(0).recordsNothing();
+        DrivenKafkaMetadata metadata = KafkaMetadata.builder(props).ticker(client::nanoTime).buildDriven();
+        client.updater(metadata.metadataUpdater());
         metadata.attach(client);
         DrivenKmeta k = new DrivenKmeta(metadata, client);
+        client.answers(nodeId -> k.answer);
         for (String name : names) {
             try {
                 metadata.awaitTopic(name, MetadataClient.ANY_PARTITION, Deadline.after(0));
@@ -62,8 +69,8 @@ final class DrivenKmeta implements AutoCloseable {
                 // Subscribed; the answer comes below.
             }
         }
-        client.answer = Wire.response(data);
-        client.poll(0, System.currentTimeMillis());
+        k.answer = Wire.response(data);
+        client.poll(0, client.nowMs());
         int known = metadata.fetch().topicNames().size();
         if (known != names.length) {
             throw new IllegalStateException("kmeta holds " + known + " topics, not " + names.length);
@@ -79,9 +86,9 @@ final class DrivenKmeta implements AutoCloseable {
      * @throws IllegalStateException if the answer was not applied in that poll
      */
     int refresh(MetadataResponse response) {
-        client.answer = response;
+        answer = response;
         int before = metadata.requestUpdate();
-        client.poll(0, System.currentTimeMillis());
+        client.poll(0, client.nowMs());
         int after = metadata.fetch().version();
         if (after <= before) {
             throw new IllegalStateException("the answer was not applied: version " + after + " after " + before

@@ -28,7 +28,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *
  * <ul>
  *   <li>{@code kmeta}: a driven {@code KafkaMetadata} ({@code builder(props).buildDriven()}) attached to an
- *       {@link AnsweringClient}; per operation {@code requestUpdate()} and one {@code poll} of the client, in which
+ *       testkit's {@code FakeKafkaClient} ({@link DrivenKmeta}); per operation {@code requestUpdate()} and one
+ *       {@code poll} of the client, in which
  *       kmeta's step sends the full request and the completion callback applies the answer: translation, merge,
  *       snapshot, wake-ups, state machine, the lot ({@link DrivenKmeta}).</li>
  *   <li>{@code kafka-clients}: a {@code ProducerMetadata} (every topic added, updated once), per operation

@@ -160,7 +160,8 @@ class SideBySideSetupTest {
             }
             assertEquals(version + 2 * kmeta.pool + 1, kmeta.kmeta.metadata.fetch().version(), "one per answer");
             assertAgree(kmeta.topicNames, kafka.kafka.fetch(), kmeta.kmeta.metadata.fetch(), -1);
-            assertTrue(kmeta.kmeta.client.sent >= 2 * kmeta.pool + 2, "every answer asked for by a request");
+            assertTrue(kmeta.kmeta.client.metadataRequestsSent() >= 2 * kmeta.pool + 2,
+                    "every answer asked for by a request");
         } finally {
             kmeta.tearDown();
         }

@@ -102,10 +102,10 @@ public final class Cluster {
     private static final class Derivation {
         private final Cluster from;
         private final NodeIndex nodes;
-        private final ShardedMap.Editor<String, TopicMetadata> topics;
-        private final ShardedMap.Editor<UUID, TopicMetadata> byId;
-        private final ShardedMap.Editor<String, String> unauthorized;
-        private final ShardedMap.Editor<String, String> invalid;
+        private final ShardedMapEditor<String, TopicMetadata> topics;
+        private final ShardedMapEditor<UUID, TopicMetadata> byId;
+        private final ShardedMapEditor<String, String> unauthorized;
+        private final ShardedMapEditor<String, String> invalid;
 
         Derivation(Cluster from, NodeIndex nodes) {
             this.from = from;

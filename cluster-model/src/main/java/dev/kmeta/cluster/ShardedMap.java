@@ -1,20 +1,18 @@
 package dev.kmeta.cluster;
 
-import java.util.AbstractCollection;
 import java.util.AbstractMap;
-import java.util.AbstractSet;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.Iterator;
 import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.Set;
 
+import static dev.kmeta.cluster.ShardTable.EMPTY_TABLE;
+import static dev.kmeta.cluster.ShardTable.spread;
+
 /**
- * An immutable hash map cut into 2<sup>b</sup> shards, so that the next version of it, made by an {@link Editor},
- * copies only the array of shard references and the shards it touched; every other shard is the very same array in
- * both versions.
+ * An immutable hash map cut into 2<sup>b</sup> shards, so that the next version of it, made by a
+ * {@link ShardedMapEditor}, copies only the array of shard references and the shards it touched; every other shard
+ * is the very same array in both versions.
  *
  * <p>Each shard is one open-addressing table of immutable entries (key, value and the key's hash code, like
  * {@link java.util.HashMap}'s nodes), linear probing, at most half full. A lookup mixes the key's hash once, picks
@@ -34,29 +32,33 @@ import java.util.Set;
  * <p>Null keys and null values are not allowed; {@link #get(Object) get(null)} and {@code containsKey(null)} answer
  * null and false. Iteration order is unspecified. {@link #equals} and {@link #hashCode} follow {@link Map}.
  *
+ * <p>The jobs are split by room: this class is the map and its lookup (the hit path, probe inlined: one call to
+ * {@link ShardTable#spread}, no other hop); {@link ShardTable} holds the entries and the table operations (probe,
+ * insert, backward-shift delete, rehash, sizing); {@link ShardedMapEditor} makes the next version;
+ * {@link ShardedMapViews} are the key, value and entry views.
+ *
  * <p>Thread-safety: immutable, so safe to share between threads once built (the fields that hold the entries are
  * final and entries are immutable, so even a racy publication shows a complete map; the cached views are
- * stateless). Its views are unmodifiable. An {@link Editor} is not thread-safe: one thread
- * uses it, then calls {@link Editor#build()}.
+ * stateless). Its views are unmodifiable. A {@link ShardedMapEditor} is not thread-safe: one thread
+ * uses it, then calls {@link ShardedMapEditor#build()}.
  *
  * @param <K> the key type, with {@code equals} and {@code hashCode} consistent and stable
  * @param <V> the value type
  */
 final class ShardedMap<K, V> extends AbstractMap<K, V> {
-    /** The one table of a shard with no keys: a single empty slot. Never written. */
-    private static final Entry[] EMPTY_TABLE = new Entry[1];
     private static final ShardedMap<Object, Object> EMPTY =
-            new ShardedMap<>(new Entry[][] {EMPTY_TABLE}, 0, 0);
+            new ShardedMap<>(new ShardTable.Entry[][] {EMPTY_TABLE}, 0, 0);
 
-    private final Entry[][] shards;
-    private final int bits;
-    private final int size;
+    /** The shard tables (see {@link ShardTable}); read by the editor and the views, never written once built. */
+    final ShardTable.Entry[][] shards;
+    final int bits;
+    final int size;
     /** Built on first use; racy single-check is fine: the views are stateless apart from final fields. */
     private Set<K> keySetView;
     private Collection<V> valuesView;
     private Set<Map.Entry<K, V>> entrySetView;
 
-    private ShardedMap(Entry[][] shards, int bits, int size) {
+    ShardedMap(ShardTable.Entry[][] shards, int bits, int size) {
         this.shards = shards;
         this.bits = bits;
         this.size = size;
@@ -70,14 +72,14 @@ final class ShardedMap<K, V> extends AbstractMap<K, V> {
 
     /** A map with the entries of {@code source}. O(n). */
     static <K, V> ShardedMap<K, V> copyOf(Map<? extends K, ? extends V> source) {
-        Editor<K, V> editor = ShardedMap.<K, V>empty().edit();
+        ShardedMapEditor<K, V> editor = ShardedMap.<K, V>empty().edit();
         source.forEach(editor::put);
         return editor.build();
     }
 
     /** An editor that starts from this map's entries; this map itself never changes. */
-    Editor<K, V> edit() {
-        return new Editor<>(this);
+    ShardedMapEditor<K, V> edit() {
+        return new ShardedMapEditor<>(this);
     }
 
     /** The number of shards, a power of two (for tests and diagnostics). */
@@ -90,96 +92,7 @@ final class ShardedMap<K, V> extends AbstractMap<K, V> {
         return bits == other.bits && shards[i] == other.shards[i];
     }
 
-    // ---- hashing and probing --------------------------------------------------------------------------------------
-
-    /** Mixes the high bits of a hash into the low ones (Fibonacci multiply, then fold). */
-    static int spread(int hash) {
-        int h = hash * 0x9E3779B9;
-        return h ^ (h >>> 16);
-    }
-
-    /** One key and its value, with the key's hash code. Immutable; shared by every version that holds it. */
-    static final class Entry {
-        final int hash;
-        final Object key;
-        final Object value;
-
-        Entry(int hash, Object key, Object value) {
-            this.hash = hash;
-            this.key = key;
-            this.value = value;
-        }
-    }
-
-    /** The smallest power-of-two slot count that keeps {@code count} keys at most half full; at least 1. */
-    static int slotsFor(int count) {
-        return count == 0 ? 1 : Integer.highestOneBit(count * 2 - 1) << 1;
-    }
-
-    /** The number of shard bits for {@code n} keys: about log2(2 &radic;n). */
-    static int idealBits(int n) {
-        if (n < 2) {
-            return 0;
-        }
-        int log2 = 32 - Integer.numberOfLeadingZeros(n - 1);
-        return (log2 + 1) / 2 + 1;
-    }
-
-    /** The slot of {@code key} (whose hash code is {@code hash}, spread {@code h}) in {@code table}, or -1. */
-    private static int find(Entry[] table, Object key, int hash, int h, int bits) {
-        int mask = table.length - 1;
-        for (int i = (h >>> bits) & mask; ; i = (i + 1) & mask) {
-            Entry e = table[i];
-            if (e == null) {
-                return -1;
-            }
-            if (e.hash == hash && (e.key == key || key.equals(e.key))) {
-                return i;
-            }
-        }
-    }
-
-    /** Puts an entry whose key is known to be absent into a table with room for it. */
-    private static void insertAbsent(Entry[] table, Entry e, int bits) {
-        int mask = table.length - 1;
-        int i = (spread(e.hash) >>> bits) & mask;
-        while (table[i] != null) {
-            i = (i + 1) & mask;
-        }
-        table[i] = e;
-    }
-
-    /** The number of entries in a table. */
-    private static int countKeys(Entry[] table) {
-        int n = 0;
-        for (Entry e : table) {
-            if (e != null) {
-                n++;
-            }
-        }
-        return n;
-    }
-
-    /**
-     * A new table with {@code slots} slots holding every entry of {@code table}; for one slot (no entry), the shared
-     * empty table, which must not be written.
-     */
-    private static Entry[] rehash(Entry[] table, int slots, int bits) {
-        if (slots == 1) {
-            return EMPTY_TABLE;
-        }
-        Entry[] out = new Entry[slots];
-        for (Entry e : table) {
-            if (e != null) {
-                insertAbsent(out, e, bits);
-            }
-        }
-        return out;
-    }
-
-    // ---- Map ------------------------------------------------------------------------------------------------------
-
-    /** The value for {@code key}, or null. O(1), allocation-free. */
+    /** The value for {@code key}, or null. O(1), allocation-free; {@link ShardTable#find}'s probe, inlined. */
     @Override
     @SuppressWarnings("unchecked")
     public V get(Object key) {
@@ -188,10 +101,10 @@ final class ShardedMap<K, V> extends AbstractMap<K, V> {
         }
         int hash = key.hashCode();
         int h = spread(hash);
-        Entry[] table = shards[h & (shards.length - 1)];
+        ShardTable.Entry[] table = shards[h & (shards.length - 1)];
         int mask = table.length - 1;
         for (int i = (h >>> bits) & mask; ; i = (i + 1) & mask) {
-            Entry e = table[i];
+            ShardTable.Entry e = table[i];
             if (e == null) {
                 return null;
             }
@@ -220,7 +133,7 @@ final class ShardedMap<K, V> extends AbstractMap<K, V> {
     public Set<K> keySet() {
         Set<K> view = keySetView;
         if (view == null) {
-            view = Collections.unmodifiableSet(new KeySet());
+            view = Collections.unmodifiableSet(new ShardedMapViews.KeySet<>(this));
             keySetView = view;
         }
         return view;
@@ -230,7 +143,7 @@ final class ShardedMap<K, V> extends AbstractMap<K, V> {
     public Collection<V> values() {
         Collection<V> view = valuesView;
         if (view == null) {
-            view = Collections.unmodifiableCollection(new Values());
+            view = Collections.unmodifiableCollection(new ShardedMapViews.Values<>(this));
             valuesView = view;
         }
         return view;
@@ -240,7 +153,7 @@ final class ShardedMap<K, V> extends AbstractMap<K, V> {
     public Set<Map.Entry<K, V>> entrySet() {
         Set<Map.Entry<K, V>> view = entrySetView;
         if (view == null) {
-            view = Collections.unmodifiableSet(new EntrySet());
+            view = Collections.unmodifiableSet(new ShardedMapViews.EntrySet<>(this));
             entrySetView = view;
         }
         return view;
@@ -271,8 +184,8 @@ final class ShardedMap<K, V> extends AbstractMap<K, V> {
     }
 
     /** True when every entry of {@code table} is in {@code other} with an equal value. */
-    private static boolean entriesIn(Entry[] table, ShardedMap<?, ?> other) {
-        for (Entry e : table) {
+    private static boolean entriesIn(ShardTable.Entry[] table, ShardedMap<?, ?> other) {
+        for (ShardTable.Entry e : table) {
             if (e != null && !e.value.equals(other.get(e.key))) {
                 return false;
             }
@@ -283,330 +196,13 @@ final class ShardedMap<K, V> extends AbstractMap<K, V> {
     @Override
     public int hashCode() {
         int h = 0;
-        for (Entry[] table : shards) {
-            for (Entry e : table) {
+        for (ShardTable.Entry[] table : shards) {
+            for (ShardTable.Entry e : table) {
                 if (e != null) {
                     h += e.hash ^ e.value.hashCode();
                 }
             }
         }
         return h;
-    }
-
-    // ---- views ----------------------------------------------------------------------------------------------------
-
-    /** Walks the shards, then the slots of each, skipping empty slots. */
-    private abstract class Cursor<T> implements Iterator<T> {
-        private int shard;
-        private int index = -1;
-        private Entry[] table = shards[0];
-
-        Cursor() {
-            advance();
-        }
-
-        private void advance() {
-            index++;
-            while (true) {
-                while (index < table.length) {
-                    if (table[index] != null) {
-                        return;
-                    }
-                    index++;
-                }
-                if (++shard == shards.length) {
-                    return;
-                }
-                table = shards[shard];
-                index = 0;
-            }
-        }
-
-        @Override
-        public boolean hasNext() {
-            return shard < shards.length;
-        }
-
-        @Override
-        public T next() {
-            if (!hasNext()) {
-                throw new NoSuchElementException();
-            }
-            T out = at(table[index]);
-            advance();
-            return out;
-        }
-
-        /** The element made of this entry. */
-        abstract T at(Entry e);
-    }
-
-    private final class KeySet extends AbstractSet<K> {
-        @Override
-        public Iterator<K> iterator() {
-            return new Cursor<K>() {
-                @Override
-                @SuppressWarnings("unchecked")
-                K at(Entry e) {
-                    return (K) e.key;
-                }
-            };
-        }
-
-        @Override
-        public int size() {
-            return size;
-        }
-
-        @Override
-        public boolean contains(Object o) {
-            return containsKey(o);
-        }
-    }
-
-    private final class Values extends AbstractCollection<V> {
-        @Override
-        public Iterator<V> iterator() {
-            return new Cursor<V>() {
-                @Override
-                @SuppressWarnings("unchecked")
-                V at(Entry e) {
-                    return (V) e.value;
-                }
-            };
-        }
-
-        @Override
-        public int size() {
-            return size;
-        }
-    }
-
-    private final class EntrySet extends AbstractSet<Map.Entry<K, V>> {
-        @Override
-        public Iterator<Map.Entry<K, V>> iterator() {
-            return new Cursor<Map.Entry<K, V>>() {
-                @Override
-                @SuppressWarnings("unchecked")
-                Map.Entry<K, V> at(Entry e) {
-                    return new AbstractMap.SimpleImmutableEntry<>((K) e.key, (V) e.value);
-                }
-            };
-        }
-
-        @Override
-        public int size() {
-            return size;
-        }
-
-        @Override
-        public boolean contains(Object o) {
-            if (!(o instanceof Map.Entry)) {
-                return false;
-            }
-            Map.Entry<?, ?> e = (Map.Entry<?, ?>) o;
-            Object v = get(e.getKey());
-            return v != null && v.equals(e.getValue());
-        }
-    }
-
-    // ---- editing --------------------------------------------------------------------------------------------------
-
-    /**
-     * Makes the next version of a {@link ShardedMap}: reads see the edits so far, and the first write to a shard
-     * copies that shard (once per editor). Nothing is copied until the first write that changes something: putting
-     * the value a key already has, or removing an absent key, copies nothing.
-     *
-     * <p>Not thread-safe: one thread edits, then calls {@link #build()} once; the editor is then spent.
-     */
-    static final class Editor<K, V> {
-        private final ShardedMap<K, V> base;
-        private Entry[][] shards;
-        private int bits;
-        private int size;
-        /** Per shard: its key count once this editor owns (has copied) it, -1 before; null until the first write. */
-        private int[] counts;
-        private boolean built;
-
-        private Editor(ShardedMap<K, V> base) {
-            this.base = base;
-            this.shards = base.shards;
-            this.bits = base.bits;
-            this.size = base.size;
-        }
-
-        /** The value for {@code key} with the edits so far, or null. */
-        @SuppressWarnings("unchecked")
-        V get(Object key) {
-            if (key == null) {
-                return null;
-            }
-            int hash = key.hashCode();
-            int h = spread(hash);
-            Entry[] table = shards[h & (shards.length - 1)];
-            int i = find(table, key, hash, h, bits);
-            return i < 0 ? null : (V) table[i].value;
-        }
-
-        /** The number of keys with the edits so far. */
-        int size() {
-            return size;
-        }
-
-        /**
-         * Maps {@code key} to {@code value}; returns the previous value or null.
-         *
-         * @throws NullPointerException for a null key or value
-         */
-        @SuppressWarnings("unchecked")
-        V put(K key, V value) {
-            checkOpen();
-            if (key == null || value == null) {
-                throw new NullPointerException("null key or value: " + key + " -> " + value);
-            }
-            int hash = key.hashCode();
-            int h = spread(hash);
-            int s = h & (shards.length - 1);
-            int i = find(shards[s], key, hash, h, bits);
-            if (i >= 0 && shards[s][i].value == value) {
-                return value;
-            }
-            Entry[] table = own(s);
-            if (i >= 0) {
-                V old = (V) table[i].value;
-                table[i] = new Entry(hash, table[i].key, value);
-                return old;
-            }
-            if (slotsFor(counts[s] + 1) > table.length) {
-                table = rehash(table, slotsFor(counts[s] + 1), bits);
-                shards[s] = table;
-            }
-            insertAbsent(table, new Entry(hash, key, value), bits);
-            counts[s]++;
-            size++;
-            if (idealBits(size) - bits >= 2) {
-                layOut(idealBits(size));
-            }
-            return null;
-        }
-
-        /** Removes {@code key}; returns its value, or null when it was absent (then nothing is copied). */
-        @SuppressWarnings("unchecked")
-        V remove(Object key) {
-            checkOpen();
-            if (key == null) {
-                return null;
-            }
-            int hash = key.hashCode();
-            int h = spread(hash);
-            int s = h & (shards.length - 1);
-            int i = find(shards[s], key, hash, h, bits);
-            if (i < 0) {
-                return null;
-            }
-            Entry[] table = own(s);
-            V old = (V) table[i].value;
-            deleteAt(table, i, bits);
-            counts[s]--;
-            size--;
-            return old;
-        }
-
-        /**
-         * The new map. Shards this editor never wrote are shared with the map it started from; when nothing was
-         * written, that very map is returned.
-         *
-         * @throws IllegalStateException if called twice
-         */
-        ShardedMap<K, V> build() {
-            checkOpen();
-            built = true;
-            if (counts == null) {
-                return base;
-            }
-            if (Math.abs(idealBits(size) - bits) >= 2) {
-                layOut(idealBits(size));
-            }
-            shrinkSparseShards();
-            return size == 0 ? empty() : new ShardedMap<>(shards, bits, size);
-        }
-
-        private void checkOpen() {
-            if (built) {
-                throw new IllegalStateException("this editor has built its map already");
-            }
-        }
-
-        /** Shard {@code s} as a table this editor may write, copying it (and the shard array) on first use. */
-        private Entry[] own(int s) {
-            if (counts == null) {
-                shards = shards.clone();
-                counts = new int[shards.length];
-                Arrays.fill(counts, -1);
-            }
-            if (counts[s] < 0) {
-                counts[s] = countKeys(shards[s]);
-                shards[s] = shards[s].clone();
-            }
-            return shards[s];
-        }
-
-        /** Rehashes owned shards that deletions left less than 1/8 full, so tables stay small and probes short. */
-        private void shrinkSparseShards() {
-            for (int s = 0; s < shards.length; s++) {
-                if (counts[s] >= 0 && slotsFor(counts[s]) * 4 <= shards[s].length) {
-                    shards[s] = rehash(shards[s], slotsFor(counts[s]), bits);
-                }
-            }
-        }
-
-        /** Lays every entry out again over 2^newBits shards, all then owned by this editor. O(n). */
-        private void layOut(int newBits) {
-            int shardCount = 1 << newBits;
-            int[] newCounts = new int[shardCount];
-            for (Entry[] table : shards) {
-                for (Entry e : table) {
-                    if (e != null) {
-                        newCounts[spread(e.hash) & (shardCount - 1)]++;
-                    }
-                }
-            }
-            Entry[][] newShards = new Entry[shardCount][];
-            for (int s = 0; s < shardCount; s++) {
-                newShards[s] = newCounts[s] == 0 ? EMPTY_TABLE : new Entry[slotsFor(newCounts[s])];
-            }
-            for (Entry[] table : shards) {
-                for (Entry e : table) {
-                    if (e != null) {
-                        insertAbsent(newShards[spread(e.hash) & (shardCount - 1)], e, newBits);
-                    }
-                }
-            }
-            for (int s = 0; s < shardCount; s++) {
-                if (newCounts[s] == 0) {
-                    newCounts[s] = -1; // the shared empty table: not owned, copied on first write
-                }
-            }
-            shards = newShards;
-            counts = newCounts;
-            bits = newBits;
-        }
-
-        /**
-         * Empties slot {@code i} of a linear-probing table and moves back the entries after it that would otherwise
-         * no longer be found (backward-shift deletion: no tombstones, probes stay short).
-         */
-        private static void deleteAt(Entry[] table, int i, int bits) {
-            int mask = table.length - 1;
-            int hole = i;
-            for (int j = (hole + 1) & mask; table[j] != null; j = (j + 1) & mask) {
-                int home = (spread(table[j].hash) >>> bits) & mask;
-                if (((j - home) & mask) >= ((j - hole) & mask)) {
-                    table[hole] = table[j];
-                    hole = j;
-                }
-            }
-            table[hole] = null;
-        }
     }
 }

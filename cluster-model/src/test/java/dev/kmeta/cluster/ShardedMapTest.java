@@ -48,13 +48,13 @@ class ShardedMapTest {
     }
 
     private static <K, V> ShardedMap<K, V> with(ShardedMap<K, V> base, K key, V value) {
-        ShardedMap.Editor<K, V> e = base.edit();
+        ShardedMapEditor<K, V> e = base.edit();
         e.put(key, value);
         return e.build();
     }
 
     private static <K, V> ShardedMap<K, V> without(ShardedMap<K, V> base, K key) {
-        ShardedMap.Editor<K, V> e = base.edit();
+        ShardedMapEditor<K, V> e = base.edit();
         e.remove(key);
         return e.build();
     }
@@ -97,7 +97,7 @@ class ShardedMapTest {
 
     @Test
     void anEditorReadsItsOwnWritesAndReturnsPreviousValues() {
-        ShardedMap.Editor<String, Integer> e = ShardedMap.copyOf(Map.of("a", 1, "b", 2)).edit();
+        ShardedMapEditor<String, Integer> e = ShardedMap.copyOf(Map.of("a", 1, "b", 2)).edit();
         assertNull(e.put("c", 3));
         assertEquals(1, e.put("a", 11));
         assertEquals(2, e.remove("b"));
@@ -114,7 +114,7 @@ class ShardedMapTest {
     @Test
     void anEditThatChangesNothingReturnsTheSameMap() {
         ShardedMap<String, Integer> m = ShardedMap.copyOf(numbered(100));
-        ShardedMap.Editor<String, Integer> e = m.edit();
+        ShardedMapEditor<String, Integer> e = m.edit();
         e.remove("absent");
         e.put("orders-00007", m.get("orders-00007"));
         assertSame(m, e.build());
@@ -122,7 +122,7 @@ class ShardedMapTest {
 
     @Test
     void anEditorBuildsOnce() {
-        ShardedMap.Editor<String, Integer> e = ShardedMap.<String, Integer>empty().edit();
+        ShardedMapEditor<String, Integer> e = ShardedMap.<String, Integer>empty().edit();
         e.put("a", 1);
         ShardedMap<String, Integer> built = e.build();
         assertThrows(IllegalStateException.class, e::build);
@@ -133,7 +133,7 @@ class ShardedMapTest {
 
     @Test
     void nullKeysAndValuesAreRejected() {
-        ShardedMap.Editor<String, Integer> e = ShardedMap.<String, Integer>empty().edit();
+        ShardedMapEditor<String, Integer> e = ShardedMap.<String, Integer>empty().edit();
         assertThrows(NullPointerException.class, () -> e.put(null, 1));
         assertThrows(NullPointerException.class, () -> e.put("a", null));
         assertEquals(0, e.size());
@@ -191,7 +191,7 @@ class ShardedMapTest {
         ShardedMap<String, Integer> m = ShardedMap.copyOf(numbered(10_000));
         int[] perShard = new int[m.shardCount()];
         for (String k : m.keySet()) {
-            perShard[ShardedMap.spread(k.hashCode()) & (m.shardCount() - 1)]++;
+            perShard[ShardTable.spread(k.hashCode()) & (m.shardCount() - 1)]++;
         }
         int max = 0;
         for (int n : perShard) {
@@ -204,7 +204,7 @@ class ShardedMapTest {
     @Test
     void theShardCountFollowsTheSizeBothWays() {
         ShardedMap<String, Integer> m = ShardedMap.copyOf(numbered(10_000));
-        ShardedMap.Editor<String, Integer> e = m.edit();
+        ShardedMapEditor<String, Integer> e = m.edit();
         for (int i = 50; i < 10_000; i++) {
             e.remove(String.format("orders-%05d", i));
         }
@@ -269,7 +269,7 @@ class ShardedMapTest {
     @Test
     void equalityIgnoresShardLayoutAndHistory() {
         ShardedMap<String, Integer> built = ShardedMap.copyOf(numbered(300));
-        ShardedMap.Editor<String, Integer> e = ShardedMap.copyOf(numbered(3000)).edit();
+        ShardedMapEditor<String, Integer> e = ShardedMap.copyOf(numbered(3000)).edit();
         for (int i = 300; i < 3000; i++) {
             e.remove(String.format("orders-%05d", i));
         }
@@ -295,7 +295,7 @@ class ShardedMapTest {
             List<ShardedMap<Key, Integer>> versions = new ArrayList<>();
             List<Map<Key, Integer>> models = new ArrayList<>();
             for (int batch = 0; batch < 30; batch++) {
-                ShardedMap.Editor<Key, Integer> e = m.edit();
+                ShardedMapEditor<Key, Integer> e = m.edit();
                 int ops = random.nextInt(batch % 7 == 0 ? 5000 : 50);
                 boolean growing = batch < 15;
                 for (int op = 0; op < ops; op++) {
@@ -323,16 +323,16 @@ class ShardedMapTest {
 
     @Test
     void slotsAndBitsFormulas() {
-        assertEquals(1, ShardedMap.slotsFor(0));
-        assertEquals(2, ShardedMap.slotsFor(1));
-        assertEquals(4, ShardedMap.slotsFor(2));
-        assertEquals(8, ShardedMap.slotsFor(3));
-        assertEquals(8, ShardedMap.slotsFor(4));
-        assertEquals(16, ShardedMap.slotsFor(5));
-        assertEquals(128, ShardedMap.slotsFor(64));
-        assertEquals(0, ShardedMap.idealBits(0));
-        assertEquals(0, ShardedMap.idealBits(1));
-        assertEquals(8, ShardedMap.idealBits(10_000));
-        assertEquals(10, ShardedMap.idealBits(100_000));
+        assertEquals(1, ShardTable.slotsFor(0));
+        assertEquals(2, ShardTable.slotsFor(1));
+        assertEquals(4, ShardTable.slotsFor(2));
+        assertEquals(8, ShardTable.slotsFor(3));
+        assertEquals(8, ShardTable.slotsFor(4));
+        assertEquals(16, ShardTable.slotsFor(5));
+        assertEquals(128, ShardTable.slotsFor(64));
+        assertEquals(0, ShardTable.idealBits(0));
+        assertEquals(0, ShardTable.idealBits(1));
+        assertEquals(8, ShardTable.idealBits(10_000));
+        assertEquals(10, ShardTable.idealBits(100_000));
     }
 }

@@ -49,6 +49,10 @@ import java.util.function.Predicate;
  *       {@link #refusesConnections} names fail 1 ms after they start and may start again a
  *       {@link #reconnectBackoffMs} after the failed attempt began.</li>
  * </ul>
+ * It records what happened ({@link #sentTo}, {@link #sendCallsAtMs}, {@link #connectionsStarted}) in lists that grow
+ * with every request; {@link #recordsNothing} turns that off, for benchmarks whose bytes per operation must be the
+ * code under test's (with every node connected and answers in the same poll, a poll then allocates only the
+ * request's bookkeeping and its {@code ClientResponse}).
  * Methods such code does not call throw {@link UnsupportedOperationException}. The clock ({@link #nanoTime()},
  * {@link #time()}) starts at 1 s and moves only in {@link #poll} and {@link #advanceMs}; give the same clock to the
  * code under test (a kmeta {@code Ticker} is {@code client::nanoTime}), so that it and the client agree.
@@ -73,11 +77,13 @@ public final class FakeKafkaClient implements KafkaClient {
     private long answerDelayMs = 1;
     private long rebootstrapTriggerMs = -1;
     private boolean allConnected;
+    private boolean recording = true;
 
     private final Map<String, Integer> connectionsStarted = new HashMap<>();
     private final List<Long> sendCallsAtMs = new ArrayList<>();
     private final List<String> sentTo = new ArrayList<>();
     private int unanswered;
+    private long metadataRequestsSent;
 
     private MetadataUpdater updater;
     private final Set<String> connecting = new HashSet<>();
@@ -177,6 +183,17 @@ public final class FakeKafkaClient implements KafkaClient {
         return this;
     }
 
+    /**
+     * Records nothing from now on: {@link #sentTo}, {@link #sendCallsAtMs} and {@link #connectionsStarted} then throw
+     * {@link IllegalStateException} ({@link #unanswered} and {@link #metadataRequestsSent} still count). For
+     * benchmarks: a long run's records would grow without bound and their allocations would be counted as the code
+     * under test's.
+     */
+    public FakeKafkaClient recordsNothing() {
+        this.recording = false;
+        return this;
+    }
+
     // ------------------------------------------------------------------ the clock and what happened
 
     /** The fake clock in ns (a kmeta {@code Ticker} is {@code client::nanoTime}). Thread-safe. */
@@ -201,17 +218,31 @@ public final class FakeKafkaClient implements KafkaClient {
 
     /** Connections started ({@code ready()} on a node neither connected nor connecting), by node id. */
     public Map<String, Integer> connectionsStarted() {
+        checkRecording();
         return connectionsStarted;
     }
 
     /** Fake times ({@link #nowMs()}) of every {@link #send} call, refused or not, in order. */
     public List<Long> sendCallsAtMs() {
+        checkRecording();
         return sendCallsAtMs;
     }
 
     /** Node ids each metadata request was sent to, in order. */
     public List<String> sentTo() {
+        checkRecording();
         return sentTo;
+    }
+
+    private void checkRecording() {
+        if (!recording) {
+            throw new IllegalStateException("this client records nothing (recordsNothing())");
+        }
+    }
+
+    /** Metadata requests sent, counted whether or not the client records ({@link #recordsNothing}). */
+    public long metadataRequestsSent() {
+        return metadataRequestsSent;
     }
 
     /** Requests that got no answer: timed out or dropped by the node. */
@@ -242,7 +273,9 @@ public final class FakeKafkaClient implements KafkaClient {
         String id = node.idString();
         if (!allConnected && !connected.contains(id) && !connecting.contains(id) && connectionDelay(node, now) == 0) {
             connecting.add(id);
-            connectionsStarted.merge(id, 1, Integer::sum);
+            if (recording) {
+                connectionsStarted.merge(id, 1, Integer::sum);
+            }
             attemptStartedMs.put(id, nowMs());
             refused.remove(id);
         }
@@ -270,7 +303,9 @@ public final class FakeKafkaClient implements KafkaClient {
     @Override
     public void send(ClientRequest request, long callerNowMs) {
         long now = nowMs();
-        sendCallsAtMs.add(now);
+        if (recording) {
+            sendCallsAtMs.add(now);
+        }
         String node = request.destination();
         RuntimeException refusal = refuses.apply(node);
         if (refusal != null) {
@@ -284,7 +319,10 @@ public final class FakeKafkaClient implements KafkaClient {
             inFlight.add(new InFlight(request, reply.body(), false, now + reply.delayMs()));
             return;
         }
-        sentTo.add(node);
+        metadataRequestsSent++;
+        if (recording) {
+            sentTo.add(node);
+        }
         MetadataResponse answer = answers.apply(node);
         boolean peerDrops = answer == null && drops.test(node);
         long completeAtMs = answer != null ? now + answerDelayMs
@@ -333,6 +371,9 @@ public final class FakeKafkaClient implements KafkaClient {
     }
 
     private void completeConnections(long nowMs) {
+        if (connecting.isEmpty()) {
+            return;
+        }
         List<String> failedConnects = new ArrayList<>();
         for (String id : connecting) {
             if (refusesConnections.test(id)) {
@@ -349,7 +390,10 @@ public final class FakeKafkaClient implements KafkaClient {
     }
 
     private List<ClientResponse> completeDue(long nowMs) {
-        List<ClientResponse> done = new ArrayList<>();
+        if (inFlight.isEmpty()) {
+            return List.of();
+        }
+        List<ClientResponse> done = new ArrayList<>(inFlight.size());
         for (Iterator<InFlight> it = inFlight.iterator(); it.hasNext(); ) {
             InFlight f = it.next();
             if (!f.dropped && nowMs < f.completeAtMs) {

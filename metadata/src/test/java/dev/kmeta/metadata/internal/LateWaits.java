@@ -1,10 +1,9 @@
 package dev.kmeta.metadata.internal;
 
-import java.io.IOException;
+import dev.kmeta.lateness.LatenessBound;
+import dev.kmeta.lateness.LatenessBound.Wait;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -16,8 +15,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The deadline check of {@link ManagerStressTest} on a busy machine: a wait may return at most {@link #SLACK_MS} past
- * its deadline beyond what the machine, not the manager, did meanwhile, which is the sum of:
+ * The deadline check of {@link ManagerStressTest} (and the stall measure of {@code StormTest}) on a busy machine:
+ * control threads and the per-wait stamps that feed {@link LatenessBound}'s rule
+ * {@link LatenessBound.Rule#STALL_PLUS_GC_PLUS_RUN_QUEUE}: a wait may return at most {@link LatenessBound#SLACK_MS}
+ * past its deadline beyond what the machine, not the manager, did meanwhile, which is the sum of:
  * <ul>
  *   <li>the longest a plain control thread of the same test woke up late: control threads park until deadlines of the
  *       same lengths as the waits, and one parks 1 ms at a time (as jHiccup does: whatever pause or starvation starts,
@@ -32,38 +33,18 @@ import java.util.concurrent.locks.LockSupport;
  * it is late by more than the slack, the worst stall and the GC time; a waiter woken on time that then waits for one
  * of two busy CPUs is excused by its own run-queue time.
  *
- * <p>The sender's fault matrix takes the larger of the stall and the run-queue time ({@code OvershootBound} with
- * testkit's {@code RunQueue}). Here 32 threads never stop asking, and pauses and then a long queue for a CPU pile up in
+ * <p>The sender's fault matrix takes the larger of the stall and the run-queue time (the same helper's other rule).
+ * Here 32 threads never stop asking, and pauses and then a long queue for a CPU pile up in
  * one wait; with the larger of the three, 20 s runs at load 10-30 failed with no defect: 269 ms late with a stall of
  * 186 ms, 85 ms of run-queue and 49 ms of GC time; 222 ms late with a stall of 163 ms, 81 ms of GC and 3 ms of
- * run-queue time. The rule is restated here because the metadata module does not depend on testkit (testkit is built
- * on Kafka's server artifacts). What it cannot do: on a machine so busy that plain threads stall for 250 ms, a wait
+ * run-queue time. What it cannot do: on a machine so busy that plain threads stall for 250 ms, a wait
  * 300 ms late is within the bound.
  *
  * <p>Thread-safe.
  */
 final class LateWaits implements AutoCloseable {
-    /** How late a wait may be beyond what the machine explains. */
-    static final long SLACK_MS = 50;
-    private static final long SLACK_NS = TimeUnit.MILLISECONDS.toNanos(SLACK_MS);
-    private static final Path SCHEDSTAT = Path.of("/proc/thread-self/schedstat");
-
-    /**
-     * One wait that returned after its deadline.
-     *
-     * @param what        what it waited for, and its budget, for messages
-     * @param overshootNs how long after its deadline it returned
-     * @param runQueueNs  the waiting thread's run-queue time from just before the call to just after it returned, or
-     *                    -1 if unknown
-     * @param gcNs        the JVM's garbage-collection time over the same span
-     * @param ranNs       the waiting thread's time on a CPU over the same span, or -1 if unknown (for messages)
-     */
-    record Wait(String what, long overshootNs, long runQueueNs, long gcNs, long ranNs) {
-        /** What held this wait up besides the pauses everyone saw: its run-queue time (0 if unknown) and GC time. */
-        long heldUpNs() {
-            return Math.max(0, runQueueNs) + gcNs;
-        }
-    }
+    /** The rule of this check. */
+    static final LatenessBound.Rule RULE = LatenessBound.Rule.STALL_PLUS_GC_PLUS_RUN_QUEUE;
 
     /** The waiting thread's counters read just before a wait ({@link #stamp()}). */
     record Stamp(long runQueueNs, long ranNs, long gcMs) {
@@ -113,12 +94,12 @@ final class LateWaits implements AutoCloseable {
 
     /** The calling thread's run-queue and CPU time, and the JVM's GC time, now: read it just before a wait. */
     static Stamp stamp() {
-        return new Stamp(runQueueNs(), schedstat(0), gcMs());
+        return new Stamp(runQueueNs(), LatenessBound.ranNs(), gcMs());
     }
 
     /** Nanoseconds the calling thread has waited on a run queue since it started, or -1 if unknown. */
     static long runQueueNs() {
-        return schedstat(1);
+        return LatenessBound.runQueueNs();
     }
 
     private static long gcMs() {
@@ -127,15 +108,6 @@ final class LateWaits implements AutoCloseable {
             ms += Math.max(0, gc.getCollectionTime());
         }
         return ms;
-    }
-
-    private static long schedstat(int field) {
-        try {
-            String[] fields = Files.readString(SCHEDSTAT).trim().split("\\s+");
-            return Long.parseLong(fields[field]);
-        } catch (IOException | RuntimeException e) {
-            return -1;
-        }
     }
 
     /**
@@ -147,14 +119,11 @@ final class LateWaits implements AutoCloseable {
             return;
         }
         Stamp after = stamp();
-        Wait w = new Wait(what, overshootNs, since(before.runQueueNs(), after.runQueueNs()),
-                TimeUnit.MILLISECONDS.toNanos(after.gcMs() - before.gcMs()), since(before.ranNs(), after.ranNs()));
+        Wait w = new Wait(what, overshootNs, LatenessBound.since(before.runQueueNs(), after.runQueueNs()),
+                TimeUnit.MILLISECONDS.toNanos(after.gcMs() - before.gcMs()),
+                LatenessBound.since(before.ranNs(), after.ranNs()));
         late.add(w);
-        maxHeldUpNs.accumulateAndGet(w.heldUpNs(), Math::max);
-    }
-
-    private static long since(long beforeNs, long afterNs) {
-        return beforeNs < 0 || afterNs < 0 ? -1 : afterNs - beforeNs;
+        maxHeldUpNs.accumulateAndGet(Math.max(0, w.runQueueNs()) + w.gcNs(), Math::max);
     }
 
     /** The longest a control thread woke up past its deadline so far. */
@@ -172,45 +141,9 @@ final class LateWaits implements AutoCloseable {
         return violation(late, stallNs(), total);
     }
 
-    /** How late {@code wait} may return, given the longest stall of a control thread. */
-    static long allowedNs(Wait wait, long stallNs) {
-        return SLACK_NS + stallNs + wait.heldUpNs();
-    }
-
-    /**
-     * Null if every wait in {@code lateWaits} kept its bound; else a message naming the wait that exceeded it most
-     * (overshoot, bound, stall, run-queue and GC time) and how many of the {@code total} waits did.
-     */
+    /** Null if every wait in {@code lateWaits} kept {@link #RULE}'s bound; else a message on the worst. */
     static String violation(Collection<Wait> lateWaits, long stallNs, long total) {
-        Wait worst = null;
-        long worstExcessNs = 0;
-        int over = 0;
-        for (Wait w : lateWaits) {
-            long excessNs = w.overshootNs() - allowedNs(w, stallNs);
-            if (excessNs > 0) {
-                over++;
-                if (worst == null || excessNs > worstExcessNs) {
-                    worst = w;
-                    worstExcessNs = excessNs;
-                }
-            }
-        }
-        if (worst == null) {
-            return null;
-        }
-        return String.format("%d of %d waits returned too late; worst: %s returned %.1f ms after its deadline, bound"
-                        + " %.1f ms = %d ms + longest stall of a plain control thread %.1f ms + GC time during the"
-                        + " wait %.1f ms + this wait's own run-queue time %s (ran %s on a CPU during the wait)", over,
-                total, worst.what(), ms(worst.overshootNs()), ms(allowedNs(worst, stallNs)), SLACK_MS, ms(stallNs),
-                ms(worst.gcNs()), msOrUnknown(worst.runQueueNs()), msOrUnknown(worst.ranNs()));
-    }
-
-    private static String msOrUnknown(long ns) {
-        return ns < 0 ? "unknown (no /proc/thread-self/schedstat)" : String.format("%.1f ms", ms(ns));
-    }
-
-    private static double ms(long ns) {
-        return ns / 1e6;
+        return RULE.violation(lateWaits, stallNs, total);
     }
 
     /** Stops the control threads. */

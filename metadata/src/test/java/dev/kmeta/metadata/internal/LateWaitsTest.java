@@ -1,5 +1,6 @@
 package dev.kmeta.metadata.internal;
 
+import dev.kmeta.lateness.LatenessBound.Wait;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -17,7 +18,7 @@ class LateWaitsTest {
 
     @Test
     void aWaitParkedPastItsDeadlineWithoutRunQueueTimeFailsWithTheNumbers() {
-        LateWaits.Wait parked = new LateWaits.Wait("awaitTopic(t-001, 3) (20 ms)", ms(120), 0, 0, ms(1));
+        Wait parked = new Wait("awaitTopic(t-001, 3) (20 ms)", ms(120), 0, 0, ms(1));
 
         String message = LateWaits.violation(List.of(parked), STALL_NS, 1_000);
 
@@ -32,8 +33,8 @@ class LateWaitsTest {
     @Test
     void aWaitLateByItsOwnRunQueueTimePassesButOnlyByThatPlusTheStallAndTheSlack() {
         // The old fixed 500 ms tolerance failed a run at load ~34 with a wait 1,629 ms late: a thread starved of CPU.
-        LateWaits.Wait starved = new LateWaits.Wait("starved", ms(1_629), ms(1_600), 0, ms(1));
-        LateWaits.Wait pastBound = new LateWaits.Wait("past", ms(1_660) + 1, ms(1_600), 0, ms(1));
+        Wait starved = new Wait("starved", ms(1_629), ms(1_600), 0, ms(1));
+        Wait pastBound = new Wait("past", ms(1_660) + 1, ms(1_600), 0, ms(1));
 
         assertNull(LateWaits.violation(List.of(starved), STALL_NS, 1));
         assertNotNull(LateWaits.violation(List.of(pastBound), STALL_NS, 1));
@@ -42,12 +43,12 @@ class LateWaitsTest {
     @Test
     void theStallTheGcTimeAndTheWaitsOwnRunQueueTimeAddUp() {
         // Both measured at load 10-30, late beyond 50 ms + the largest of the three.
-        LateWaits.Wait pauseThenQueue = new LateWaits.Wait("pause-then-queue", ms(269), ms(85), ms(49), ms(6));
+        Wait pauseThenQueue = new Wait("pause-then-queue", ms(269), ms(85), ms(49), ms(6));
         assertNull(LateWaits.violation(List.of(pauseThenQueue), ms(186), 1), "269 <= 50 + 186 + 49 + 85");
-        LateWaits.Wait pausesUponPauses = new LateWaits.Wait("pauses", ms(222), ms(3), ms(81), ms(0));
+        Wait pausesUponPauses = new Wait("pauses", ms(222), ms(3), ms(81), ms(0));
         assertNull(LateWaits.violation(List.of(pausesUponPauses), ms(163), 1), "222 <= 50 + 163 + 81 + 3");
 
-        LateWaits.Wait pastIt = new LateWaits.Wait("past", ms(371), ms(85), ms(49), ms(6));
+        Wait pastIt = new Wait("past", ms(371), ms(85), ms(49), ms(6));
         String message = LateWaits.violation(List.of(pastIt), ms(186), 1);
         assertNotNull(message, "371 > 50 + 186 + 49 + 85");
         assertTrue(message.contains("bound 370.0 ms = 50 ms + longest stall of a plain control thread 186.0 ms + GC"
@@ -56,7 +57,7 @@ class LateWaitsTest {
 
     @Test
     void theControlThreadsStallExcusesAWaitWhoseRunQueueTimeIsUnknown() {
-        LateWaits.Wait unknown = new LateWaits.Wait("unknown", ms(120), -1, 0, -1);
+        Wait unknown = new Wait("unknown", ms(120), -1, 0, -1);
 
         String message = LateWaits.violation(List.of(unknown), STALL_NS, 1);
         assertNotNull(message);
@@ -66,11 +67,11 @@ class LateWaitsTest {
 
     @Test
     void theMessageNamesTheWorstOffenderAndCountsAll() {
-        List<LateWaits.Wait> waits = List.of(
-                new LateWaits.Wait("late-40", ms(40), 0, 0, 0),
-                new LateWaits.Wait("late-70", ms(70), 0, 0, 0),
-                new LateWaits.Wait("late-300-starved-280", ms(300), ms(280), 0, 0),
-                new LateWaits.Wait("late-200", ms(200), ms(5), 0, 0));
+        List<Wait> waits = List.of(
+                new Wait("late-40", ms(40), 0, 0, 0),
+                new Wait("late-70", ms(70), 0, 0, 0),
+                new Wait("late-300-starved-280", ms(300), ms(280), 0, 0),
+                new Wait("late-200", ms(200), ms(5), 0, 0));
 
         String message = LateWaits.violation(waits, STALL_NS, 10);
 

@@ -1,6 +1,7 @@
 package dev.kmeta.sender.matrix;
 
 import org.apache.kafka.common.KafkaException;
+import dev.kmeta.lateness.LatenessBound;
 import dev.kmeta.testkit.RunQueue;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.Diagnosis;
@@ -65,7 +66,7 @@ final class Load {
     private final List<Target> targets;
     private final Hiccups stalls;
     private final List<Thread> threads = new ArrayList<>();
-    private final Queue<OvershootBound.Wait> recorded = new ConcurrentLinkedQueue<>();
+    private final Queue<LatenessBound.Wait> recorded = new ConcurrentLinkedQueue<>();
     private final AtomicLong maxOvershootNs = new AtomicLong();
     private final AtomicLong maxRunQueueNs = new AtomicLong(-1);
     private final LongAdder waits = new LongAdder();
@@ -155,7 +156,7 @@ final class Load {
     private void record(String what, long overshootNs, long runQueueNs, long ranNs) {
         waits.increment();
         long late = Math.max(0, overshootNs);
-        recorded.add(new OvershootBound.Wait(what, late, runQueueNs, ranNs));
+        recorded.add(LatenessBound.Wait.withoutGc(what, late, runQueueNs, ranNs));
         maxOvershootNs.accumulateAndGet(late, Math::max);
         maxRunQueueNs.accumulateAndGet(runQueueNs, Math::max);
     }
@@ -224,7 +225,7 @@ final class Load {
     }
 
     /** Every wait recorded so far: its overshoot and run-queue time, for {@link OvershootBound}. */
-    List<OvershootBound.Wait> recorded() {
+    List<LatenessBound.Wait> recorded() {
         return new ArrayList<>(recorded);
     }
 

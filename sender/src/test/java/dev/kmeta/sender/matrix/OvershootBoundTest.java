@@ -1,5 +1,6 @@
 package dev.kmeta.sender.matrix;
 
+import dev.kmeta.lateness.LatenessBound.Wait;
 import dev.kmeta.testkit.RunQueue;
 import org.junit.jupiter.api.Test;
 
@@ -18,7 +19,7 @@ class OvershootBoundTest {
 
     @Test
     void aWaitParkedPastItsDeadlineWithoutRunQueueTimeFailsWithTheNumbers() {
-        OvershootBound.Wait late = new OvershootBound.Wait("t-0 (100 ms)", ms(120), 0, ms(1));
+        Wait late = Wait.withoutGc("t-0 (100 ms)", ms(120), 0, ms(1));
 
         String message = OvershootBound.violation("scenario-x", "survivor", STALL_NS, List.of(late));
 
@@ -31,15 +32,15 @@ class OvershootBoundTest {
 
     @Test
     void aWaitLateByItsOwnRunQueueTimePasses() {
-        OvershootBound.Wait starved = new OvershootBound.Wait("t-0 (100 ms)", ms(120), ms(100), ms(1));
+        Wait starved = Wait.withoutGc("t-0 (100 ms)", ms(120), ms(100), ms(1));
 
         assertNull(OvershootBound.violation("s", "survivor", STALL_NS, List.of(starved)));
     }
 
     @Test
     void runQueueTimeExcusesOnlyItsOwnLengthPlusTheSlack() {
-        OvershootBound.Wait atBound = new OvershootBound.Wait("a", ms(150), ms(100), 0);
-        OvershootBound.Wait pastBound = new OvershootBound.Wait("b", ms(150) + 1, ms(100), 0);
+        Wait atBound = Wait.withoutGc("a", ms(150), ms(100), 0);
+        Wait pastBound = Wait.withoutGc("b", ms(150) + 1, ms(100), 0);
 
         assertNull(OvershootBound.violation("s", "w", STALL_NS, List.of(atBound)));
         assertNotNull(OvershootBound.violation("s", "w", STALL_NS, List.of(pastBound)));
@@ -47,7 +48,7 @@ class OvershootBoundTest {
 
     @Test
     void withoutSchedstatTheScenarioStallAloneCounts() {
-        OvershootBound.Wait unknown = new OvershootBound.Wait("t (100 ms)", ms(120), -1, -1);
+        Wait unknown = Wait.withoutGc("t (100 ms)", ms(120), -1, -1);
 
         String message = OvershootBound.violation("s", "w", STALL_NS, List.of(unknown));
         assertNotNull(message);
@@ -57,11 +58,11 @@ class OvershootBoundTest {
 
     @Test
     void theMessageNamesTheWorstOffenderAndCountsAll() {
-        List<OvershootBound.Wait> waits = List.of(
-                new OvershootBound.Wait("in-time", 0, 0, 0),
-                new OvershootBound.Wait("late-70", ms(70), 0, 0),
-                new OvershootBound.Wait("late-300-starved-280", ms(300), ms(280), 0),
-                new OvershootBound.Wait("late-200", ms(200), ms(5), 0));
+        List<Wait> waits = List.of(
+                Wait.withoutGc("in-time", 0, 0, 0),
+                Wait.withoutGc("late-70", ms(70), 0, 0),
+                Wait.withoutGc("late-300-starved-280", ms(300), ms(280), 0),
+                Wait.withoutGc("late-200", ms(200), ms(5), 0));
 
         String message = OvershootBound.violation("s", "w", STALL_NS, waits);
 
@@ -83,7 +84,7 @@ class OvershootBoundTest {
         }
         long runQueueNs = RunQueue.waitedNs() - runQueueBeforeNs;
         long ranNs = RunQueue.ranNs() - ranBeforeNs;
-        OvershootBound.Wait wait = new OvershootBound.Wait("parked", System.nanoTime() - deadlineNs, runQueueNs, ranNs);
+        Wait wait = Wait.withoutGc("parked", System.nanoTime() - deadlineNs, runQueueNs, ranNs);
 
         // Parked time is not run-queue time: only the few instructions around the park (and the wake-up's wait for
         // a CPU, which is also in the overshoot) count, so the wait stays 400 ms minus that past the 50 ms slack.
