@@ -76,7 +76,7 @@ final class ApplicationWaits {
         } finally {
             state.counters.waitersNow.decrement();
             state.counters.waitTimeNsTotal.add(state.ticker.nanoTime() - startNs);
-            if (parked || outcome != WaitEvent.ANSWERED) {
+            if (parked || !WaitEvent.ANSWERED.equals(outcome)) {
                 WaitEvent.commit(event, state.clientId, null, ANY_PARTITION, outcome);
             }
         }
@@ -282,7 +282,7 @@ final class ApplicationWaits {
             e.activeWaiters.decrementAndGet();
             state.counters.waitersNow.decrement();
             state.counters.waitTimeNsTotal.add(state.ticker.nanoTime() - startNs);
-            if (parked || outcome != WaitEvent.ANSWERED) {
+            if (parked || !WaitEvent.ANSWERED.equals(outcome)) {
                 WaitEvent.commit(event, state.clientId, topic, partition, outcome);
             }
         }
