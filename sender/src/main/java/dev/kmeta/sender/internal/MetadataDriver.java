@@ -101,6 +101,10 @@ public final class MetadataDriver implements NodeProvider.Listener {
 
     MetadataDriver(MetadataManager manager, MetadataConfig config, RecordingResolver resolver,
                    EvidenceRecorder evidence) {
+        // JFR instruments an event class when it is loaded (once per JVM, 100 ms and more on a busy machine): now,
+        // not in the sender's first request, which the first send waits for.
+        new RefreshEvent();
+        new RebootstrapEvent();
         this.manager = manager;
         this.config = config;
         this.evidence = evidence;
