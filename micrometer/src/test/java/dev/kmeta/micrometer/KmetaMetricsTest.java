@@ -76,7 +76,7 @@ class KmetaMetricsTest {
 
             double requestsBefore = count(registry, "kmeta.metadata.requests");
             TimeoutException e = assertThrows(TimeoutException.class,
-                    () -> m.awaitTopic("mm-missing", MetadataClient.ANY_PARTITION, Deadline.after(1_000)));
+                    () -> m.awaitTopic("mm-missing", MetadataClient.ANY_PARTITION, Deadline.after(3_000)));
             assertEquals(Diagnosis.Cause.TOPIC_NOT_FOUND, Diagnosis.from(e).orElseThrow().cause());
             assertEquals(1, count(registry, "kmeta.metadata.timeouts", "cause", "TOPIC_NOT_FOUND"));
             assertEquals(0, count(registry, "kmeta.metadata.timeouts", "cause", "NO_ANSWER_IN_TIME"));

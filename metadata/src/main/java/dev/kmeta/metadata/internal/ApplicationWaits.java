@@ -51,8 +51,7 @@ final class ApplicationWaits {
         Deadline deadline = Deadline.after(maxBlockMs, state.ticker);
         long startNs = state.ticker.nanoTime();
         state.counters.waits.increment();
-        WaitEvent event = new WaitEvent();
-        event.begin();
+        WaitEvent event = WaitEvent.start();
         String outcome = WaitEvent.ANSWERED;
         boolean parked = false;
         state.counters.waitersNow.increment();
@@ -229,8 +228,7 @@ final class ApplicationWaits {
         }
         throwIfUnusable();
         long startNs = state.ticker.nanoTime();
-        WaitEvent event = new WaitEvent();
-        event.begin();
+        WaitEvent event = WaitEvent.start();
         String outcome = WaitEvent.ANSWERED;
         boolean parked = false;
         TopicEntry e = state.subscriptions.subscribe(topic, startNs);

@@ -26,8 +26,11 @@ final class ClusterIdChangeEvent extends Event {
     @Label("Cluster Id")
     String clusterId;
 
-    /** Writes one if a recording wants it. */
+    /** Writes one if a recording wants it (nothing is made while JFR is off). */
     static void record(String clientId, String previous, String next) {
+        if (!JfrEvents.on()) {
+            return;
+        }
         ClusterIdChangeEvent e = new ClusterIdChangeEvent();
         if (e.shouldCommit()) {
             e.clientId = clientId;

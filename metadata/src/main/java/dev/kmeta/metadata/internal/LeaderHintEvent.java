@@ -33,8 +33,11 @@ final class LeaderHintEvent extends Event {
     @Label("Leader Epoch")
     int leaderEpoch;
 
-    /** Writes one if a recording wants it. */
+    /** Writes one if a recording wants it (nothing is made while JFR is off). */
     static void record(String clientId, LeaderHint h) {
+        if (!JfrEvents.on()) {
+            return;
+        }
         LeaderHintEvent e = new LeaderHintEvent();
         if (e.shouldCommit()) {
             e.clientId = clientId;

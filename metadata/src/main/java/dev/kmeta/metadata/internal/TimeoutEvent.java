@@ -44,8 +44,11 @@ final class TimeoutEvent extends Event {
     @Label("Fix")
     String fix;
 
-    /** Writes one if a recording wants it. */
+    /** Writes one if a recording wants it (nothing is made while JFR is off). */
     static void record(String clientId, String topic, int partition, long budgetMs, Diagnosis d) {
+        if (!JfrEvents.on()) {
+            return;
+        }
         TimeoutEvent e = new TimeoutEvent();
         if (e.shouldCommit()) {
             e.clientId = clientId;

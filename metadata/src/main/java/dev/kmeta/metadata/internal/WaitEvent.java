@@ -36,8 +36,21 @@ final class WaitEvent extends Event {
     @Description("ANSWERED, TIMED_OUT, REFUSED (unauthorized or invalid topic), FATAL, CLOSED or INTERRUPTED")
     String outcome;
 
-    /** Ends {@code event} with {@code outcome} and writes it if a recording wants it. */
+    /** A begun event, or null while JFR is off in this JVM ({@link JfrEvents#on}). */
+    static WaitEvent start() {
+        if (!JfrEvents.on()) {
+            return null;
+        }
+        WaitEvent event = new WaitEvent();
+        event.begin();
+        return event;
+    }
+
+    /** Ends {@code event} (null: none) with {@code outcome} and writes it if a recording wants it. */
     static void commit(WaitEvent event, String clientId, String topic, int partition, String outcome) {
+        if (event == null) {
+            return;
+        }
         event.end();
         if (event.shouldCommit()) {
             event.clientId = clientId;

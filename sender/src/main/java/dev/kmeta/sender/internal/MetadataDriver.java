@@ -101,10 +101,8 @@ public final class MetadataDriver implements NodeProvider.Listener {
 
     MetadataDriver(MetadataManager manager, MetadataConfig config, RecordingResolver resolver,
                    EvidenceRecorder evidence) {
-        // JFR instruments an event class when it is loaded (once per JVM, 100 ms and more on a busy machine): now,
-        // not in the sender's first request, which the first send waits for.
-        new RefreshEvent();
-        new RebootstrapEvent();
+        // With JFR on, the event classes' one-time instrumentation now, not in the first request the first send awaits.
+        RefreshEvent.load();
         this.manager = manager;
         this.config = config;
         this.evidence = evidence;
@@ -247,17 +245,9 @@ public final class MetadataDriver implements NodeProvider.Listener {
         }
     }
 
-    /** The JFR event of a request about to go to {@code node}: begun now, finished by its answer or failure. */
+    /** The JFR event (null while JFR is off) of a request about to go to {@code node}, finished by its outcome. */
     private RefreshEvent beginEvent(RefreshRequest request, Node node) {
-        RefreshEvent event = new RefreshEvent();
-        if (event.isEnabled()) {
-            event.clientId = config.clientId();
-            event.node = address(node);
-            event.full = request.isFull();
-            event.topicCount = request.topics().size();
-        }
-        event.begin();
-        return event;
+        return RefreshEvent.start(config.clientId(), address(node), request.isFull(), request.topics().size());
     }
 
     /**
@@ -284,7 +274,7 @@ public final class MetadataDriver implements NodeProvider.Listener {
      */
     private void refused(RefreshRequest request, Node node, RuntimeException e, long nowMs) {
         inFlight = null;
-        inFlightEvent.finish("NOT_SENT");
+        RefreshEvent.finish(inFlightEvent, "NOT_SENT");
         String reason = "the client could not send the metadata request to " + address(node) + ": " + e;
         if (refusedSends++ == 0) {
             log.warn("[{}] {}; retrying after backoff (repeats are logged at DEBUG)", config.clientId(), reason, e);
@@ -307,16 +297,16 @@ public final class MetadataDriver implements NodeProvider.Listener {
         long nowMs = manager.ticker().milliTime();
         try {
             if (response.versionMismatch() != null) {
-                event.finish("VERSION_MISMATCH");
+                RefreshEvent.finish(event, "VERSION_MISMATCH");
                 manager.onFatal(request, response.versionMismatch(), nowMs);
             } else if (response.wasDisconnected()) {
-                event.finish(response.wasTimedOut() ? "TIMED_OUT" : "DISCONNECTED");
+                RefreshEvent.finish(event, response.wasTimedOut() ? "TIMED_OUT" : "DISCONNECTED");
                 failed(request, node, record, response, nowMs);
             } else {
                 answered(request, (MetadataResponse) response.responseBody(), record, event, nowMs);
             }
         } catch (RuntimeException e) {
-            event.finish("UNUSABLE");
+            RefreshEvent.finish(event, "UNUSABLE");
             log.warn("[{}] unusable metadata answer from {}: {}", config.clientId(), node, e.toString());
             if (manager.inFlight() == request) {
                 manager.onFailure(request, "unusable answer from " + address(node) + ": " + e, nowMs);
@@ -339,13 +329,13 @@ public final class MetadataDriver implements NodeProvider.Listener {
     private void answered(RefreshRequest request, MetadataResponse response, ConnectionEvidence.Record record,
                           RefreshEvent event, long nowMs) {
         if (response.data().errorCode() == Errors.REBOOTSTRAP_REQUIRED.code()) {
-            event.finish("REBOOTSTRAP_REQUIRED");
+            RefreshEvent.finish(event, "REBOOTSTRAP_REQUIRED");
             manager.onFailure(request, "the broker answered REBOOTSTRAP_REQUIRED", nowMs);
             rebootstrap("a Metadata answer said REBOOTSTRAP_REQUIRED");
             return;
         }
         RefreshResponse translated = ResponseTranslator.translate(response, manager.fetch());
-        event.finish("ANSWERED");
+        RefreshEvent.finish(event, "ANSWERED");
         // The evidence first, then the snapshot: a thread that sees the snapshot this answer brings also sees that
         // this address answered (the manager publishes the snapshot with a volatile store and wakes its waiters).
         evidence.answer(record, nowMs);
