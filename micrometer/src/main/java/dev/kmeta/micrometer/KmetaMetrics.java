@@ -95,12 +95,21 @@ public final class KmetaMetrics implements MeterBinder {
                 MetadataStats::rebootstraps);
         counter(registry, "cluster.id.changes", "changes", "times the cluster id changed between answers",
                 MetadataStats::clusterIdChanges);
+        counter(registry, "misrouted.connections", "connections",
+                "brokers that refused the cluster id and node id sent (KIP-1242)", MetadataStats::misroutedConnections);
+        counter(registry, "bootstrap.resolve.timeouts", "timeouts",
+                "bootstrap.resolve.timeout.ms passed with no bootstrap name resolving (KIP-909)",
+                MetadataStats::bootstrapResolveTimeouts);
+        counter(registry, "stale.refreshes", "refreshes", "refreshes asked by kmeta.metadata.max.staleness.ms",
+                MetadataStats::staleRefreshes);
         counter(registry, "topics.expired", "topics", "topics dropped for being idle past metadata.max.idle.ms",
                 MetadataStats::topicsExpired);
         counter(registry, "topics.rejected", "topics", "new topics refused by kmeta.metadata.max.topics",
                 MetadataStats::topicsRejectedByCap);
         timeGauge(registry, "age", Tags.empty(), "since the last applied answer to a full metadata request",
                 KafkaMetadata::metadataAgeMs);
+        timeGauge(registry, "oldest.topic.age", Tags.empty(),
+                "since an answer last described the oldest subscribed topic", m -> orNaN(m.stats().oldestTopicAgeMs()));
         gauge(registry, "version", null, "the snapshot's version", m -> m.fetch().version());
         for (String topic : topicAges) {
             timeGauge(registry, "topic.age", Tags.of("topic", topic), "since an answer last described the topic",

@@ -70,6 +70,8 @@ class KmetaMetricsTest {
             assertTrue(waits.totalTime(TimeUnit.NANOSECONDS) > 0);
             assertTrue(registry.get("kmeta.metadata.topic.age").timeGauge().value(TimeUnit.MILLISECONDS) >= 0);
             assertTrue(registry.get("kmeta.metadata.version").gauge().value() >= 1);
+            assertTrue(registry.get("kmeta.metadata.oldest.topic.age").timeGauge().value(TimeUnit.MILLISECONDS) >= 0);
+            assertEquals(0, count(registry, "kmeta.metadata.misrouted.connections"));
 
             m.awaitTopic("mm-orders", MetadataClient.ANY_PARTITION, Deadline.after(20_000)); // a hit: no wait
             assertEquals(1, waits.count(), "a cache hit is no wait");
