@@ -8,6 +8,7 @@ module kmeta.metadata {
     requires transitive kmeta.cluster;
     requires org.jctools.core;
     requires org.slf4j;
+    requires jdk.jfr;
 
     exports dev.kmeta.metadata;
     exports dev.kmeta.metadata.internal to kmeta.sender;

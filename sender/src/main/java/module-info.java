@@ -12,6 +12,7 @@ module kmeta.sender {
     requires transitive kafka.clients;
     requires transitive java.management;
     requires org.slf4j;
+    requires jdk.jfr;
 
     exports dev.kmeta.sender;
 }

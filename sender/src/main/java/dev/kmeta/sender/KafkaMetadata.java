@@ -285,6 +285,14 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
     }
 
     /**
+     * Ms since an applied answer (full or partial) last described {@code topic}; -1 when the topic is not subscribed
+     * or no answer described it yet. The JMX view is {@code KafkaMetadataMXBean.topicAgeSeconds}. Any thread.
+     */
+    public long topicAgeMs(String topic) {
+        return core.manager().topicAgeMs(topic);
+    }
+
+    /**
      * One send's budget from the configuration's {@code max.block.ms}, starting now on the instance's clock
      * ({@link Builder#ticker}): what a {@code send()} waits within.
      */

@@ -74,7 +74,7 @@ final class AnswerBook {
         if (next == null) {
             return;
         }
-        noteClusterIdChange(before, result);
+        noteClusterIdChange(before, next, result);
         recordChangedAnswers(request, response, next, result.changedTopics, nowMs);
         publish(request, next, result, nowMs);
         // Wake first, then the sender's own bookkeeping: nothing below is what a woken waiter reads, and with 1,000
@@ -107,10 +107,11 @@ final class AnswerBook {
         }
     }
 
-    private void noteClusterIdChange(Cluster before, ResponseMerger.Result result) {
+    private void noteClusterIdChange(Cluster before, Cluster next, ResponseMerger.Result result) {
         if (result.clusterIdChanged) {
             state.previousClusterId = before.clusterId();
             state.clusterIdChangedNs = state.ticker.nanoTime();
+            ClusterIdChangeEvent.record(state.clientId, before.clusterId(), next.clusterId());
         }
     }
 

@@ -51,6 +51,9 @@ final class ApplicationWaits {
         Deadline deadline = Deadline.after(maxBlockMs, state.ticker);
         long startNs = state.ticker.nanoTime();
         state.counters.waits.increment();
+        WaitEvent event = WaitEvent.start();
+        String outcome = WaitEvent.ANSWERED;
+        boolean parked = false;
         state.counters.waitersNow.increment();
         try {
             while (state.snapshot.version() <= lastVersion) {
@@ -62,12 +65,19 @@ final class ApplicationWaits {
                 if (Thread.currentThread().isInterrupted()) {
                     throw interrupted("a metadata version past " + lastVersion);
                 }
+                parked = true;
                 state.versionWaiters.park(state, remainingNs,
                         () -> state.snapshot.version() <= lastVersion && !state.closed && state.fatal == null);
             }
+        } catch (RuntimeException e) {
+            outcome = WaitEvent.outcomeOf(e);
+            throw e;
         } finally {
             state.counters.waitersNow.decrement();
             state.counters.waitTimeNsTotal.add(state.ticker.nanoTime() - startNs);
+            if (parked || !WaitEvent.ANSWERED.equals(outcome)) {
+                WaitEvent.commit(event, state.clientId, null, ANY_PARTITION, outcome);
+            }
         }
     }
 
@@ -75,6 +85,7 @@ final class ApplicationWaits {
         state.counters.waitTimeouts.increment();
         Diagnosis d = state.diagnose(null, ANY_PARTITION, maxBlockMs, null, deadline);
         state.counters.recordTimeout(d.cause());
+        TimeoutEvent.record(state.clientId, null, ANY_PARTITION, maxBlockMs, d);
         return Failures.make().timeout("Metadata version did not move past " + lastVersion
                 + " within " + maxBlockMs + " ms" + lastFailureSuffix() + " [" + d.message() + "]", d);
     }
@@ -217,6 +228,9 @@ final class ApplicationWaits {
         }
         throwIfUnusable();
         long startNs = state.ticker.nanoTime();
+        WaitEvent event = WaitEvent.start();
+        String outcome = WaitEvent.ANSWERED;
+        boolean parked = false;
         TopicEntry e = state.subscriptions.subscribe(topic, startNs);
         e.activeWaiters.incrementAndGet();
         state.counters.waits.increment();
@@ -255,13 +269,20 @@ final class ApplicationWaits {
                             : "partition " + partition + " of topic " + topic);
                 }
                 TopicEntry entry = e;
+                parked = true;
                 entry.waiters.park(state, remainingNs,
                         () -> state.snapshot == c && !state.closed && state.fatal == null && !entry.removed);
             }
+        } catch (RuntimeException ex) {
+            outcome = WaitEvent.outcomeOf(ex);
+            throw ex;
         } finally {
             e.activeWaiters.decrementAndGet();
             state.counters.waitersNow.decrement();
             state.counters.waitTimeNsTotal.add(state.ticker.nanoTime() - startNs);
+            if (parked || !WaitEvent.ANSWERED.equals(outcome)) {
+                WaitEvent.commit(event, state.clientId, topic, partition, outcome);
+            }
         }
     }
 
@@ -294,6 +315,7 @@ final class ApplicationWaits {
                 : "Partition " + partition + " of topic " + topic;
         Diagnosis d = state.diagnose(topic, partition, deadline.budgetMs(), e, deadline);
         state.counters.recordTimeout(d.cause());
+        TimeoutEvent.record(state.clientId, topic, partition, deadline.budgetMs(), d);
         return Failures.make().timeout(what + " not present in metadata after " + deadline.budgetMs()
                 + " ms: " + d.cause() + ": " + d.seen() + ". Fix: " + d.fix(), d);
     }

@@ -136,6 +136,7 @@ final class CommandInbox {
         for (LeaderHint h : hints) {
             if (batch.apply(h)) {
                 state.counters.leaderHintsApplied.incrementAndGet();
+                LeaderHintEvent.record(state.clientId, h);
             } else {
                 state.counters.leaderHintsIgnored.incrementAndGet();
                 TopicEntry e = state.subscriptions.get(h.topic);

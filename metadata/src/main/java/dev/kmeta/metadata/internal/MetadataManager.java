@@ -60,6 +60,7 @@ public final class MetadataManager extends ManagerState implements MetadataClien
     /** A manager for one client; {@code ticker} is the clock of every wait and of the driver methods' times. */
     public MetadataManager(MetadataConfig config, Ticker ticker) {
         super(config, ticker);
+        JfrEvents.load();
         Backoff retry = new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs(), config.jitter());
         Backoff fast = new Backoff(config.leaderlessRefreshMs(), config.retryBackoffMaxMs(), config.jitter());
         this.machine = new RefreshStateMachine(clientId, config.metadataMaxAgeMs(), retry, fast);

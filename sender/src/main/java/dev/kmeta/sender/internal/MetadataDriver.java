@@ -89,6 +89,8 @@ public final class MetadataDriver implements NodeProvider.Listener {
     private HandshakeTracker handshakes;
 
     private RefreshRequest inFlight;
+    /** The JFR event of {@link #inFlight}, begun when it was sent. */
+    private RefreshEvent inFlightEvent;
     /** The last wire request made, and what it was made from ({@link #builderFor}). */
     private MetadataRequest.Builder lastBuilder;
     private Set<String> lastBuilderTopics;
@@ -99,6 +101,8 @@ public final class MetadataDriver implements NodeProvider.Listener {
 
     MetadataDriver(MetadataManager manager, MetadataConfig config, RecordingResolver resolver,
                    EvidenceRecorder evidence) {
+        // With JFR on, the event classes' one-time instrumentation now, not in the first request the first send awaits.
+        RefreshEvent.load();
         this.manager = manager;
         this.config = config;
         this.evidence = evidence;
@@ -230,6 +234,7 @@ public final class MetadataDriver implements NodeProvider.Listener {
         }
         MetadataRequest.Builder builder = builderFor(request);
         inFlight = request;
+        inFlightEvent = beginEvent(request, node);
         try {
             ClientRequest cr = client.newClientRequest(node.idString(), builder, clientNowMs, true,
                     config.requestTimeoutMs(), response -> complete(request, node, record, response));
@@ -238,6 +243,11 @@ public final class MetadataDriver implements NodeProvider.Listener {
         } catch (RuntimeException e) {
             refused(request, node, e, nowMs);
         }
+    }
+
+    /** The JFR event (null while JFR is off) of a request about to go to {@code node}, finished by its outcome. */
+    private RefreshEvent beginEvent(RefreshRequest request, Node node) {
+        return RefreshEvent.start(config.clientId(), address(node), request.isFull(), request.topics().size());
     }
 
     /**
@@ -264,6 +274,7 @@ public final class MetadataDriver implements NodeProvider.Listener {
      */
     private void refused(RefreshRequest request, Node node, RuntimeException e, long nowMs) {
         inFlight = null;
+        RefreshEvent.finish(inFlightEvent, "NOT_SENT");
         String reason = "the client could not send the metadata request to " + address(node) + ": " + e;
         if (refusedSends++ == 0) {
             log.warn("[{}] {}; retrying after backoff (repeats are logged at DEBUG)", config.clientId(), reason, e);
@@ -282,16 +293,20 @@ public final class MetadataDriver implements NodeProvider.Listener {
             return;
         }
         inFlight = null;
+        RefreshEvent event = inFlightEvent;
         long nowMs = manager.ticker().milliTime();
         try {
             if (response.versionMismatch() != null) {
+                RefreshEvent.finish(event, "VERSION_MISMATCH");
                 manager.onFatal(request, response.versionMismatch(), nowMs);
             } else if (response.wasDisconnected()) {
+                RefreshEvent.finish(event, response.wasTimedOut() ? "TIMED_OUT" : "DISCONNECTED");
                 failed(request, node, record, response, nowMs);
             } else {
-                answered(request, (MetadataResponse) response.responseBody(), record, nowMs);
+                answered(request, (MetadataResponse) response.responseBody(), record, event, nowMs);
             }
         } catch (RuntimeException e) {
+            RefreshEvent.finish(event, "UNUSABLE");
             log.warn("[{}] unusable metadata answer from {}: {}", config.clientId(), node, e.toString());
             if (manager.inFlight() == request) {
                 manager.onFailure(request, "unusable answer from " + address(node) + ": " + e, nowMs);
@@ -312,13 +327,15 @@ public final class MetadataDriver implements NodeProvider.Listener {
     }
 
     private void answered(RefreshRequest request, MetadataResponse response, ConnectionEvidence.Record record,
-                          long nowMs) {
+                          RefreshEvent event, long nowMs) {
         if (response.data().errorCode() == Errors.REBOOTSTRAP_REQUIRED.code()) {
+            RefreshEvent.finish(event, "REBOOTSTRAP_REQUIRED");
             manager.onFailure(request, "the broker answered REBOOTSTRAP_REQUIRED", nowMs);
             rebootstrap("a Metadata answer said REBOOTSTRAP_REQUIRED");
             return;
         }
         RefreshResponse translated = ResponseTranslator.translate(response, manager.fetch());
+        RefreshEvent.finish(event, "ANSWERED");
         // The evidence first, then the snapshot: a thread that sees the snapshot this answer brings also sees that
         // this address answered (the manager publishes the snapshot with a volatile store and wakes its waiters).
         evidence.answer(record, nowMs);
@@ -498,6 +515,7 @@ public final class MetadataDriver implements NodeProvider.Listener {
 
     private void rebootstrap(String why) {
         rebootstraps.incrementAndGet();
+        RebootstrapEvent.record(config.clientId(), String.join(",", config.bootstrapServers()));
         wantingSinceMs = manager.ticker().milliTime();
         nodes.setNodes(List.copyOf(bootstrapNodes));
         dropBootstrapConnections();

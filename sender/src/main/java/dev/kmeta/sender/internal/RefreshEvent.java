@@ -1,0 +1,90 @@
+package dev.kmeta.sender.internal;
+
+import jdk.jfr.Category;
+import jdk.jfr.Description;
+import jdk.jfr.Event;
+import jdk.jfr.FlightRecorder;
+import jdk.jfr.Label;
+import jdk.jfr.Name;
+import jdk.jfr.StackTrace;
+
+/**
+ * JFR event {@code dev.kmeta.MetadataRefresh}: one metadata request, from the moment it was handed to the network
+ * client to its answer or failure (the event's duration). Begun and committed by the thread that drives the client
+ * (the sender, or a producer's network thread in driven mode), one at a time.
+ */
+@Name("dev.kmeta.MetadataRefresh")
+@Label("Metadata Refresh")
+@Description("One metadata request and its answer or failure")
+@Category("kmeta")
+@StackTrace(false)
+final class RefreshEvent extends Event {
+    @Label("Client Id")
+    String clientId;
+
+    @Label("Node")
+    @Description("The address asked: 'broker <id> at host:port', or 'bootstrap host:port'")
+    String node;
+
+    @Label("Full")
+    @Description("True for a request for every subscribed topic, false for the new or invalidated ones only")
+    boolean full;
+
+    @Label("Topic Count")
+    @Description("Topics the request named")
+    int topicCount;
+
+    @Label("Outcome")
+    @Description("ANSWERED, TIMED_OUT (request.timeout.ms), DISCONNECTED, REBOOTSTRAP_REQUIRED, VERSION_MISMATCH, "
+            + "UNUSABLE (an answer that could not be read) or NOT_SENT (the client refused the request)")
+    String outcome;
+
+    /** Not an event field: set by the first {@link #finish}, so that a request is written once. */
+    private transient boolean finished;
+
+    /**
+     * A begun event for a request to {@code node}, or null while JFR is off in this JVM (no event object, no event
+     * class loaded: see metadata's {@code JfrEvents}).
+     */
+    static RefreshEvent start(String clientId, String node, boolean full, int topicCount) {
+        if (!FlightRecorder.isInitialized()) {
+            return null;
+        }
+        RefreshEvent event = new RefreshEvent();
+        if (event.isEnabled()) {
+            event.clientId = clientId;
+            event.node = node;
+            event.full = full;
+            event.topicCount = topicCount;
+        }
+        event.begin();
+        return event;
+    }
+
+    /** With JFR on, loads this class and {@link RebootstrapEvent} now (their one-time instrumentation), not later. */
+    static void load() {
+        if (FlightRecorder.isInitialized()) {
+            new RefreshEvent();
+            new RebootstrapEvent();
+        }
+    }
+
+    /** Ends {@code event} (null: none) with {@code outcome} and writes it if a recording wants it; once. */
+    static void finish(RefreshEvent event, String outcome) {
+        if (event != null) {
+            event.finish(outcome);
+        }
+    }
+
+    private void finish(String outcome) {
+        if (finished) {
+            return;
+        }
+        finished = true;
+        end();
+        if (shouldCommit()) {
+            this.outcome = outcome;
+            commit();
+        }
+    }
+}
