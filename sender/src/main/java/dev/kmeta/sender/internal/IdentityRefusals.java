@@ -26,7 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Confined to the sender thread, except {@link #count()}, which any thread may read.
  */
 final class IdentityRefusals {
-    private static final Logger log = LoggerFactory.getLogger(IdentityRefusals.class);
+    /** The driver's logger, as when this was part of it: log settings and captures name {@code MetadataDriver}. */
+    private static final Logger log = LoggerFactory.getLogger(MetadataDriver.class);
 
     private final MetadataManager manager;
     private final String clientId;

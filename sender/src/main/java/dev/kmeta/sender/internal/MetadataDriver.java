@@ -82,7 +82,7 @@ public final class MetadataDriver implements NodeProvider.Listener {
         this.evidence = evidence;
         this.bootstrap = new BootstrapAddresses(config, resolver, evidence, this::clusterId);
         this.requests = new MetadataRequests(manager, config, evidence, this::answered);
-        this.disconnects = new DisconnectEvidence(manager, config, resolver, evidence);
+        this.disconnects = new DisconnectEvidence(manager, evidence, resolver, config.clientId());
         this.refusals = new IdentityRefusals(manager, config, evidence);
         this.probe = new LeaderProbe(config.clientId(), evidence);
     }
@@ -218,29 +218,48 @@ public final class MetadataDriver implements NodeProvider.Listener {
 
     /**
      * A connection closed: an authentication failure is fatal to every waiter; any other disconnect goes into the
-     * evidence, makes a learned broker a KIP-1242 suspect if its handshake had not finished, puts a leader under the
-     * {@link LeaderProbe}'s watch, and tells the manager (which invalidates what that broker led).
+     * evidence ({@link DisconnectEvidence}), makes a learned broker a KIP-1242 suspect if its handshake had not
+     * finished ({@link IdentityRefusals}), puts a leader under the {@link LeaderProbe}'s watch, and tells the manager.
      */
     @Override
     public void onDisconnect(String nodeId, AuthenticationException authFailure) {
         long nowMs = nowMs();
+        ConnectionEvidence.Record record = evidence.get(nodeId);
         if (authFailure != null) {
-            manager.onFatal(null, disconnects.authenticationFailed(nodeId, authFailure, nowMs), nowMs);
+            AuthenticationException failure = AuthFailures.notSasl(authFailure, config.securityProtocol());
+            if (record != null) {
+                disconnects.authenticationFailed(record, failure, authFailure, nowMs);
+            }
+            manager.onFatal(null, failure, nowMs);
             return;
         }
         int id = parseId(nodeId);
         dev.kmeta.cluster.Node learned = id >= 0 ? manager.fetch().node(id) : null;
-        ConnectionEvidence.Record record = disconnects.disconnected(nodeId, learned, nowMs);
+        if (record == null && learned != null) {
+            // A learned broker kmeta never used itself: in driven mode, the producer's connection to a leader.
+            record = evidence.record(nodeId, learned.address(), false);
+        }
+        if (record != null) {
+            disconnects.disconnected(record, nowMs);
+        }
         if (learned != null) {
-            if (record != null) {
-                refusals.learnedBrokerDisconnected(nodeId, record);
-            }
-            if (!manager.fetch().partitionsOnNode(id).isEmpty()) {
-                probe.watch(kafkaNode(learned));
-            }
+            learnedBrokerDisconnected(nodeId, id, learned, record);
         }
         if (id >= 0) {
             manager.onNodeDisconnected(id, nowMs);
+        }
+    }
+
+    private void learnedBrokerDisconnected(String nodeId, int id, dev.kmeta.cluster.Node learned,
+                                           ConnectionEvidence.Record record) {
+        if (record != null) {
+            refusals.learnedBrokerDisconnected(nodeId, record);
+        }
+        if (!manager.fetch().partitionsOnNode(id).isEmpty()) {
+            probe.watch(kafkaNode(learned));
+        }
+        if (record != null) {
+            disconnects.warnIfNeverReachable(record);
         }
     }
 

@@ -33,7 +33,8 @@ final class MetadataRequests {
                       long nowMs);
     }
 
-    private static final Logger log = LoggerFactory.getLogger(MetadataRequests.class);
+    /** The driver's logger, as when this was part of it: log settings and captures name {@code MetadataDriver}. */
+    private static final Logger log = LoggerFactory.getLogger(MetadataDriver.class);
     private static final long MAX_POLL_MS = MetadataDriver.MAX_POLL_MS;
 
     private final MetadataManager manager;
