@@ -69,7 +69,7 @@ final class IdentityRefusals {
         closedBeforeReady.clear();
     }
 
-    /** A learned broker's connection closed ({@code record}: its evidence): a suspect if it never finished ApiVersions. */
+    /** A learned broker's connection closed ({@code record}: its evidence): a suspect unless it did ApiVersions. */
     void learnedBrokerDisconnected(String nodeId, ConnectionEvidence.Record record) {
         if (handshakes != null ? handshakes.closedBeforeVersions(nodeId)
                 : record.lastProblem() == ConnectionEvidence.Problem.CONNECT_FAILED) {

@@ -72,7 +72,7 @@ public final class MetadataDriver implements NodeProvider.Listener {
     private final LeaderProbe probe;
     private NodeProvider nodes;
     private KafkaClient client;
-    /** Ticker ms since a refresh has been wanted without an answer (the rebootstrap trigger's clock); -1: not wanted. */
+    /** Ticker ms since a refresh is wanted without an answer (the rebootstrap trigger's clock); -1: not wanted. */
     private long wantingSinceMs = -1;
 
     MetadataDriver(MetadataManager manager, MetadataConfig config, RecordingResolver resolver,
@@ -178,7 +178,7 @@ public final class MetadataDriver implements NodeProvider.Listener {
         return requests.trySend(client, nowMs, clientNowMs);
     }
 
-    /** An answer came back (inside {@code client.poll}); what it throws fails the request ({@link MetadataRequests}). */
+    /** An answer came back (inside {@code client.poll}); what this throws fails the request (MetadataRequests). */
     private void answered(RefreshRequest request, MetadataResponse response, ConnectionEvidence.Record record,
                           long nowMs) {
         if (response.data().errorCode() == Errors.REBOOTSTRAP_REQUIRED.code()) {
