@@ -97,6 +97,15 @@ public interface KafkaMetadataMXBean {
     /** Times the sender dropped the brokers it learned and went back to the bootstrap addresses (count). */
     long getRebootstraps();
 
+    /**
+     * Times a broker refused the cluster id and node id kmeta sent with ApiVersions (KIP-1242, kafka-clients 4.4),
+     * each followed by a rebootstrap (count): an address that leads to another broker or cluster.
+     */
+    long getMisroutedConnections();
+
+    /** Times {@code bootstrap.resolve.timeout.ms} passed with no bootstrap name resolving (count, KIP-909). */
+    long getBootstrapResolveTimeouts();
+
     /** Topics subscribed right now (count): asked for and not yet expired by {@code metadata.max.idle.ms}. */
     int getSubscribedTopics();
 

@@ -182,6 +182,8 @@ class JmxTest {
             assertTrue(bean.getRequestLatencyAvgMs() >= 0);
             assertEquals(0, bean.getRebootstraps());
             assertEquals(m.stats().rebootstraps(), bean.getRebootstraps());
+            assertEquals(0, bean.getMisroutedConnections());
+            assertEquals(0, bean.getBootstrapResolveTimeouts());
         }
     }
 
@@ -216,6 +218,29 @@ class JmxTest {
             assertEquals(1, bean.getWaitTimeouts());
             long waitedMs = bean.getWaitTimeTotalMs();
             assertTrue(waitedMs >= 1_000, "the 2 s wait is in the total: " + waitedMs);
+        }
+    }
+
+    /**
+     * KIP-909's count on the MBean: every bootstrap name failing to resolve (a fake name through the resolver hook,
+     * never the system resolver) for {@code bootstrap.resolve.timeout.ms} is one BootstrapResolveTimeouts, as in
+     * the stats. No broker: nothing connects.
+     */
+    @Test
+    void aBootstrapResolveTimeoutIsCounted() throws Exception {
+        Map<String, Object> p = ItSupport.fastProps("kafka.unresolvable.test:1");
+        p.put("client.id", "jmx-dns");
+        p.put("bootstrap.resolve.timeout.ms", 200);
+        HostResolverHook noName = host -> {
+            throw new java.net.UnknownHostException(host);
+        };
+        try (KafkaMetadata m = KafkaMetadata.builder(p).hostResolver(noName).build()) {
+            KafkaMetadataMXBean bean = proxy(m.mbeanName());
+            await().atMost(WAIT).until(() -> m.bootstrapResolutionFailure() != null);
+            assertEquals(1, bean.getBootstrapResolveTimeouts());
+            assertEquals(m.stats().bootstrapResolveTimeouts(), bean.getBootstrapResolveTimeouts());
+            assertEquals(1L, SERVER.getAttribute(m.mbeanName(), "BootstrapResolveTimeouts"));
+            assertEquals(0, bean.getMisroutedConnections(), "no broker refused anything");
         }
     }
 

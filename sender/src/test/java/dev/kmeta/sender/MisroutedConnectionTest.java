@@ -11,6 +11,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import javax.management.JMX;
+import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Map;
@@ -99,6 +101,10 @@ class MisroutedConnectionTest {
             a.proxy(victim).retarget(bBroker.getHostString(), bBroker.getPort()).resetAll();
             awaitMisrouted(m, "misrouted-b", 0, 0);
             assertTrue(m.stats().rebootstraps() > rebootstrapsBefore, "each refusal rebootstraps: " + m.stats());
+            long refusals = m.stats().misroutedConnections();
+            long onTheMBean = JMX.newMXBeanProxy(ManagementFactory.getPlatformMBeanServer(), m.mbeanName(),
+                    KafkaMetadataMXBean.class).getMisroutedConnections();
+            assertTrue(onTheMBean >= refusals, "the MBean counts them too: " + onTheMBean + " < " + refusals);
             ConnectionEvidence.Record r = m.evidence().get(String.valueOf(victim));
             assertTrue(r.lastDetail() == null || r.lastDetail().contains("REBOOTSTRAP_REQUIRED"), r.toString());
             assertEquals(a.clusterId(), m.fetch().clusterId(), "still cluster A: the bootstrap leads there");

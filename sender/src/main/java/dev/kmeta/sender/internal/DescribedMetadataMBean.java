@@ -56,6 +56,11 @@ final class DescribedMetadataMBean extends StandardMBean {
                     + "snapshot."),
             Map.entry("Rebootstraps", "count: times the sender went back to bootstrap.servers "
                     + "(metadata.recovery.strategy=rebootstrap)."),
+            Map.entry("MisroutedConnections", "count: times a broker refused the cluster id and node id kmeta sent "
+                    + "with ApiVersions (KIP-1242, kafka-clients 4.4), each followed by a rebootstrap: an address "
+                    + "leads to another broker or cluster."),
+            Map.entry("BootstrapResolveTimeouts", "count: times bootstrap.resolve.timeout.ms (KIP-909) passed with no "
+                    + "name of bootstrap.servers resolving."),
             Map.entry("SubscribedTopics", "count: topics subscribed now (asked for, not expired by "
                     + "metadata.max.idle.ms)."),
             Map.entry("StaleRefreshes", "count: refreshes the staleness target (kmeta.metadata.max.staleness.ms) "

@@ -7,7 +7,7 @@ import org.apache.kafka.clients.NodeApiVersions;
  * The {@link ApiVersions} of kmeta's own {@code NetworkClient}, which also tells, for the disconnect being reported,
  * whether that connection had finished its ApiVersions exchange: {@code NetworkClient} removes a node's versions
  * right before it reports the node's disconnect to the updater. A broker that refuses kmeta's identity (KIP-1242)
- * never finishes it, so {@link MetadataDriver} counts only such connections as the ones that may have been refused -
+ * never finishes it, so {@link IdentityRefusals} counts only such connections as the ones that may have been refused -
  * kafka-clients does not say which node refused.
  *
  * <p>Used by the sender thread only (the one that polls the client); the superclass's own locking is kept.

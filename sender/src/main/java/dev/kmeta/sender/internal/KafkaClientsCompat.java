@@ -17,12 +17,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.lang.reflect.Array;
-import java.lang.reflect.Method;
-import java.security.CodeSource;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -52,6 +47,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * jar) gets a WARN once and a try: it works as long as the shapes above are found, and fails at creation, naming
  * the version and what is missing, if not.
  *
+ * <p>What was found (version, jar, method handles, refusal) is a {@link DetectedKafkaClients}, made once here.
+ *
  * <p>Public only for kmeta's own modules (examples, cli, kafka-producer); not an API. Thread-safe (immutable after
  * class initialisation).
  */
@@ -65,8 +62,7 @@ public final class KafkaClientsCompat {
     /** How the supported range reads in messages and docs. */
     public static final String SUPPORTED = "4.0 to 4.4";
 
-    private static final MethodHandles.Lookup LOOKUP = MethodHandles.publicLookup();
-    private static final Abi ABI = Abi.detect();
+    private static final DetectedKafkaClients ABI = DetectedKafkaClients.detect();
     private static final AtomicBoolean WARNED = new AtomicBoolean();
 
     private KafkaClientsCompat() {
@@ -218,196 +214,6 @@ public final class KafkaClientsCompat {
             return major != majorMinor[0] ? Integer.compare(major, majorMinor[0]) : Integer.compare(minor, majorMinor[1]);
         } catch (NumberFormatException e) {
             return null;
-        }
-    }
-
-    /** What was found, once. Detection never throws: a problem becomes {@link #refusal}. */
-    private static final class Abi {
-        String version = "unknown";
-        String commitId = "unknown";
-        String location = "unknown location";
-        String refusal;
-        String untested;
-        MethodHandle newLogContext;
-        MethodHandle createNetworkClient4_4;
-        MethodHandle createNetworkClient4_0;
-        Class<?> simpleRecord;
-        MethodHandle newSimpleRecord;
-        MethodHandle withRecords;
-        MethodHandle setRecords;
-        MethodHandle setProduceTopicId;
-        MethodHandle produceTopicId;
-        MethodHandle produceResponseTopicId;
-        boolean sendsClusterIdentity;
-
-        static Abi detect() {
-            Abi abi = new Abi();
-            try {
-                abi.version = appInfo("getVersion");
-                abi.commitId = appInfo("getCommitId");
-                if ("unknown".equals(abi.version)) {
-                    String manifest = KafkaException.class.getPackage().getImplementationVersion();
-                    abi.version = manifest != null ? manifest : "unknown";
-                }
-                abi.location = location(KafkaException.class);
-                String found = "kafka-clients " + abi.version + " (" + abi.location + ")";
-                Integer vsOldest = compareMinor(abi.version, OLDEST);
-                if (vsOldest != null && vsOldest < 0) {
-                    abi.refusal = "kmeta needs kafka-clients " + SUPPORTED + "; found " + found
-                            + ". Upgrade kafka-clients to 4.0 or newer.";
-                    return abi;
-                }
-                List<String> missing = new ArrayList<>();
-                abi.findAll(missing);
-                if (!missing.isEmpty()) {
-                    abi.refusal = "kmeta cannot run on " + found + " (supported: " + SUPPORTED + "): missing "
-                            + String.join("; ", missing);
-                    return abi;
-                }
-                Integer vsNewest = compareMinor(abi.version, NEWEST);
-                if (vsNewest == null || vsNewest > 0) {
-                    abi.untested = "kmeta was tested with kafka-clients " + SUPPORTED + "; found " + found
-                            + ": trying it (the calls kmeta needs were found)";
-                }
-            } catch (RuntimeException | LinkageError e) {
-                abi.refusal = "kmeta cannot run on kafka-clients " + abi.version + " (" + abi.location
-                        + "; supported: " + SUPPORTED + "): " + e;
-            }
-            return abi;
-        }
-
-        private void findAll(List<String> missing) {
-            Class<?> logContext = firstClass(missing, "LogContext", "org.apache.kafka.common.utils.internals.LogContext",
-                    "org.apache.kafka.common.utils.LogContext");
-            if (logContext != null) {
-                newLogContext = constructor(missing, logContext, String.class);
-                Class<?> clientUtils = firstClass(missing, "ClientUtils", "org.apache.kafka.clients.ClientUtils");
-                Class<?> metadata = firstClass(missing, "Metadata", "org.apache.kafka.clients.Metadata");
-                Class<?> sensor = firstClass(missing, "Sensor", "org.apache.kafka.common.metrics.Sensor");
-                Class<?> telemetry = firstClass(missing, "ClientTelemetrySender",
-                        "org.apache.kafka.common.telemetry.internals.ClientTelemetrySender");
-                if (clientUtils != null && metadata != null && sensor != null && telemetry != null) {
-                    createNetworkClient4_4 = staticMethod(null, clientUtils, "createNetworkClient",
-                            NetworkClient.class, AbstractConfig.class, List.class, String.class, Metrics.class,
-                            String.class, logContext, ApiVersions.class, Time.class, int.class, int.class, metadata,
-                            MetadataUpdater.class, HostResolver.class, sensor, telemetry);
-                    createNetworkClient4_0 = staticMethod(null, clientUtils, "createNetworkClient",
-                            NetworkClient.class, AbstractConfig.class, String.class, Metrics.class, String.class,
-                            logContext, ApiVersions.class, Time.class, int.class, int.class, metadata,
-                            MetadataUpdater.class, HostResolver.class, sensor, telemetry);
-                    if (createNetworkClient4_4 == null && createNetworkClient4_0 == null) {
-                        missing.add("ClientUtils.createNetworkClient(AbstractConfig, [List,] String, Metrics, String, "
-                                + logContext.getSimpleName() + ", ApiVersions, Time, int, int, Metadata, "
-                                + "MetadataUpdater, HostResolver, Sensor, ClientTelemetrySender)");
-                    }
-                }
-            }
-            findRecords(missing);
-            setProduceTopicId = method(TopicProduceData.class, "setTopicId", TopicProduceData.class, Uuid.class);
-            produceTopicId = method(TopicProduceData.class, "topicId", Uuid.class);
-            produceResponseTopicId = method(TopicProduceResponse.class, "topicId", Uuid.class);
-            sendsClusterIdentity = method(MetadataUpdater.class, "clusterId", String.class) != null;
-        }
-
-        private void findRecords(List<String> missing) {
-            String[] packages = {"org.apache.kafka.common.record.internal.", "org.apache.kafka.common.record."};
-            simpleRecord = firstClass(missing, "SimpleRecord", packages[0] + "SimpleRecord",
-                    packages[1] + "SimpleRecord");
-            Class<?> memoryRecords = firstClass(missing, "MemoryRecords", packages[0] + "MemoryRecords",
-                    packages[1] + "MemoryRecords");
-            if (simpleRecord == null || memoryRecords == null) {
-                return;
-            }
-            newSimpleRecord = constructor(missing, simpleRecord, long.class, byte[].class, byte[].class);
-            Class<?> array = Array.newInstance(simpleRecord, 0).getClass();
-            withRecords = staticMethod(missing, memoryRecords, "withRecords", memoryRecords, Compression.class, array);
-            if (withRecords != null) {
-                withRecords = withRecords.asFixedArity(); // varargs: called with the array itself
-            }
-            for (Method m : PartitionProduceData.class.getMethods()) {
-                if (m.getName().equals("setRecords") && m.getParameterCount() == 1
-                        && m.getParameterTypes()[0].isAssignableFrom(memoryRecords)) {
-                    setRecords = unreflect(m);
-                }
-            }
-            if (setRecords == null) {
-                missing.add("PartitionProduceData.setRecords(" + memoryRecords.getName() + ")");
-            }
-        }
-
-        private static String appInfo(String getter) {
-            for (String name : new String[] {"org.apache.kafka.common.utils.internals.AppInfoParser",
-                    "org.apache.kafka.common.utils.AppInfoParser"}) {
-                try {
-                    Class<?> parser = Class.forName(name, true, KafkaException.class.getClassLoader());
-                    Object v = parser.getMethod(getter).invoke(null);
-                    if (v != null && !"unknown".equals(v)) {
-                        return v.toString();
-                    }
-                } catch (ReflectiveOperationException | LinkageError e) {
-                    // not there in this version: try the other package
-                }
-            }
-            return "unknown";
-        }
-
-        private static String location(Class<?> c) {
-            try {
-                CodeSource source = c.getProtectionDomain().getCodeSource();
-                return source != null && source.getLocation() != null ? source.getLocation().toString()
-                        : "unknown location";
-            } catch (SecurityException e) {
-                return "unknown location";
-            }
-        }
-
-        private static Class<?> firstClass(List<String> missing, String what, String... names) {
-            for (String name : names) {
-                try {
-                    return Class.forName(name, false, KafkaException.class.getClassLoader());
-                } catch (ClassNotFoundException | LinkageError e) {
-                    // try the next
-                }
-            }
-            missing.add(what + " (looked for " + String.join(", ", names) + ")");
-            return null;
-        }
-
-        private static MethodHandle constructor(List<String> missing, Class<?> owner, Class<?>... params) {
-            try {
-                return LOOKUP.findConstructor(owner, MethodType.methodType(void.class, params));
-            } catch (ReflectiveOperationException e) {
-                missing.add("constructor " + owner.getName() + MethodType.methodType(void.class, params));
-                return null;
-            }
-        }
-
-        private static MethodHandle staticMethod(List<String> missing, Class<?> owner, String name, Class<?> ret,
-                                                 Class<?>... params) {
-            try {
-                return LOOKUP.findStatic(owner, name, MethodType.methodType(ret, params));
-            } catch (ReflectiveOperationException e) {
-                if (missing != null) {
-                    missing.add(owner.getSimpleName() + "." + name + MethodType.methodType(ret, params));
-                }
-                return null;
-            }
-        }
-
-        private static MethodHandle method(Class<?> owner, String name, Class<?> ret, Class<?>... params) {
-            try {
-                return LOOKUP.findVirtual(owner, name, MethodType.methodType(ret, params));
-            } catch (ReflectiveOperationException e) {
-                return null; // optional
-            }
-        }
-
-        private static MethodHandle unreflect(Method m) {
-            try {
-                return LOOKUP.unreflect(m);
-            } catch (IllegalAccessException e) {
-                return null;
-            }
         }
     }
 }

@@ -10,7 +10,8 @@ import java.util.Map;
 import java.util.function.LongSupplier;
 
 /**
- * The MBean of one instance: reads the manager's counters, ages and snapshot, and the sender's rebootstrap count.
+ * The MBean of one instance: reads the manager's counters, ages and snapshot, and the sender's rebootstrap count and
+ * its driver's KIP-1242 and KIP-909 counts.
  *
  * <p>Thread-safe: only volatile and atomic reads of what the sender thread writes.
  */
@@ -21,12 +22,14 @@ final class MetadataMXBeanImpl implements KafkaMetadataMXBean {
     private final MetadataManager manager;
     private final Counters counters;
     private final LongSupplier rebootstraps;
+    private final MetadataDriver driver;
 
-    MetadataMXBeanImpl(String clientId, MetadataManager manager, LongSupplier rebootstraps) {
+    MetadataMXBeanImpl(String clientId, MetadataManager manager, LongSupplier rebootstraps, MetadataDriver driver) {
         this.clientId = clientId;
         this.manager = manager;
         this.counters = manager.counters();
         this.rebootstraps = rebootstraps;
+        this.driver = driver;
     }
 
     @Override
@@ -135,6 +138,16 @@ final class MetadataMXBeanImpl implements KafkaMetadataMXBean {
     @Override
     public long getRebootstraps() {
         return rebootstraps.getAsLong();
+    }
+
+    @Override
+    public long getMisroutedConnections() {
+        return driver.misroutedConnections();
+    }
+
+    @Override
+    public long getBootstrapResolveTimeouts() {
+        return driver.bootstrapResolveTimeouts();
     }
 
     @Override

@@ -88,7 +88,7 @@ public final class SenderCore {
 
     private void registerMBean() {
         mbeanName = MetadataMBeans.register(config.clientId(),
-                new MetadataMXBeanImpl(config.clientId(), manager, this::rebootstraps));
+                new MetadataMXBeanImpl(config.clientId(), manager, this::rebootstraps, driver()));
     }
 
     /** The name of this instance's MBean on the platform MBeanServer, or null if it could not be registered. */
