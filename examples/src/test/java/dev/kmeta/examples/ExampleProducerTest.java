@@ -285,8 +285,8 @@ class ExampleProducerTest {
     /**
      * A callback that holds the network thread past close()'s waits: close() must not clean up beside the running
      * thread (its queues are confined to it, client.close() would race its poll). It releases kmeta's waiters and
-     * returns; the thread closes the client when the callback lets it go. close() waits delivery.timeout.ms (2 s)
-     * plus twice its 5 s grace here: the one slow test of the class.
+     * returns; the thread closes the client when the callback lets it go. close() waits max.block.ms (3 s here; the
+     * default 60 s would only make the test slower) plus its 5 s grace: the one slow test of the class.
      */
     @Test
     void closeWhileACallbackHoldsTheNetworkThreadLeavesTheCleanupToThatThread() throws Exception {
@@ -294,6 +294,7 @@ class ExampleProducerTest {
         createTopic("held-callback", 1);
         Map<String, Object> props = props();
         props.put("delivery.timeout.ms", 2_000);
+        props.put("max.block.ms", 3_000); // close()'s wait
         AtomicReference<NetworkLoop> loop = new AtomicReference<>();
         ExampleProducer producer = ExampleProducer.create(props, r -> {
             loop.set((NetworkLoop) r);

@@ -138,11 +138,14 @@ class KmetaProducerThreeBrokersTest {
     @Test
     @Order(1)
     void aStormOfTwentyProducersOnAMissingTopicMakesFewMetadataRequests() throws Exception {
-        StormResult stock = storm(Kind.STOCK, 20, 10, 10_000);
+        // The stock storm is the comparison printed beside kmeta's and asserts nothing: the kafka-clients-compat
+        // run (brokers in child JVMs, kafka.clients.compat.version) runs only kmeta's, whose bounds it checks.
+        boolean compatRun = System.getProperty("kmeta.testkit.kafka.distribution") != null;
+        StormResult stock = compatRun ? null : storm(Kind.STOCK, 20, 10, 10_000);
         StormResult kmeta = storm(Kind.KMETA, 20, 10, 10_000);
         report("storm, 20 producers x 10 threads x 10 s on a missing topic, max.block.ms=1000: Metadata requests "
-                + "kmeta %d vs stock %d", kmeta.requests(), stock.requests());
-        report("  stock %s", stock);
+                + "kmeta %d vs stock %s", kmeta.requests(), stock == null ? "(not run)" : stock.requests());
+        report("  stock %s", stock == null ? "(not run in the kafka-clients-compat run)" : stock);
         report("  kmeta %s", kmeta);
         assertTrue(kmeta.requests() <= 20, "kmeta-backed: " + kmeta.requests() + " Metadata requests");
         assertTrue(kmeta.sends() > 1_000, "the storm ran: " + kmeta.sends());

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.kmeta.sender.internal.KafkaClientsCompat;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.Test;
  * {@code kafka.clients.compat.version} (4.0) in the {@code kafka-clients-compat} run of the same tests (sender/pom.xml),
  * so a green compat run is a run on that version, not on 4.4 again.
  */
+@Tag("kafka-clients-compat")
 class KafkaClientsOnClassPathTest {
     @Test
     void theTestJvmRunsTheKafkaClientsTheBuildChose() {

@@ -17,6 +17,7 @@ import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.apache.kafka.common.errors.SslAuthenticationException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -111,6 +112,7 @@ class SecurityTest {
         return props(kafka.bootstrapServers(), kafka.clientProperties(USER, PASSWORD));
     }
 
+    @Tag("kafka-clients-compat")
     @Test
     void fetchesMetadataOverSaslSsl() throws Exception {
         try (KafkaMetadata m = KafkaMetadata.create(good())) {
@@ -147,6 +149,7 @@ class SecurityTest {
         }
     }
 
+    @Tag("kafka-clients-compat")
     @Test
     void wrongPasswordFailsEveryWaiterAtOnceWithoutARetryStorm() throws Exception {
         Failure f = everyWaiterFailsAtOnce(kafka.brokerAddress(0), TOPIC, proxy -> KafkaMetadata.create(

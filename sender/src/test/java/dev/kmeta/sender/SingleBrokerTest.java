@@ -9,6 +9,7 @@ import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.testkit.KafkaCluster;
 import dev.kmeta.testkit.KafkaClusterExtension;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -46,6 +47,7 @@ class SingleBrokerTest {
         return p;
     }
 
+    @Tag("kafka-clients-compat")
     @Test
     void firstAwaitOnAnExistingTopicMatchesWhatAdminSays() throws Exception {
         KafkaCluster cluster = KAFKA.cluster();
@@ -159,6 +161,7 @@ class SingleBrokerTest {
         }
     }
 
+    @Tag("kafka-clients-compat")
     @Test
     void wrongBootstrapPortTimesOutWithinTheBudgetAndRecordsEvidence() throws Exception {
         int closedPort;
@@ -185,6 +188,7 @@ class SingleBrokerTest {
         }
     }
 
+    @Tag("kafka-clients-compat")
     @Test
     void fakeDnsNamesResolveThroughTheHook() throws Exception {
         KafkaCluster cluster = KAFKA.cluster();

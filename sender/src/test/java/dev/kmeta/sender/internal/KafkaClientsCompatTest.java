@@ -7,12 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
 import org.apache.kafka.common.message.ProduceRequestData.TopicProduceData;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The version rules of {@link KafkaClientsCompat} and what it finds in this JVM's kafka-clients. Other versions run
  * in compat-tests (class loaders per version) and in sender's kafka-clients-compat test run.
  */
+@Tag("kafka-clients-compat")
 class KafkaClientsCompatTest {
     @Test
     void versionsCompareByMajorAndMinorOnly() {
