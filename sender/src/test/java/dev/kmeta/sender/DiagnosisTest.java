@@ -13,7 +13,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -208,8 +215,12 @@ class DiagnosisTest {
         KafkaCluster b = B.cluster();
         a.createTopic("a-only", 2, 3);
         int bPort = b.brokerAddress(b.brokerIds().get(0)).getPort();
+        Path jfr = Files.createTempFile("kmeta-cluster-id-change", ".jfr");
         try (LogCapture logs = LogCapture.at("info", "dev.kmeta");
+             Recording recording = new Recording();
              KafkaMetadata m = proxiedClient()) {
+            recording.enable("dev.kmeta.ClusterIdChange");
+            recording.start();
             assertEquals(2, m.awaitTopic("a-only", Deadline.after(30_000)).partitionCount("a-only"));
             assertEquals(a.clusterId(), m.fetch().clusterId());
 
@@ -234,6 +245,16 @@ class DiagnosisTest {
                     + b.clusterId()), e.getMessage());
             assertTrue(logs.text().contains("cluster id changed from " + a.clusterId() + " to " + b.clusterId()),
                     "kmeta logged the change");
+            recording.stop();
+            recording.dump(jfr);
+            // The JFR event of the change, from real brokers: exactly this change, with both ids.
+            List<RecordedEvent> changes = RecordingFile.readAllEvents(jfr).stream()
+                    .filter(ev -> ev.getEventType().getName().equals("dev.kmeta.ClusterIdChange")).toList();
+            assertEquals(1, changes.size(), String.valueOf(changes));
+            assertEquals(a.clusterId(), changes.get(0).getString("previousClusterId"));
+            assertEquals(b.clusterId(), changes.get(0).getString("clusterId"));
+        } finally {
+            Files.deleteIfExists(jfr);
         }
     }
 
