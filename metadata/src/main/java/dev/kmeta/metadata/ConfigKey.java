@@ -1,7 +1,6 @@
 package dev.kmeta.metadata;
 
 import dev.kmeta.metadata.MetadataConfig.DnsLookup;
-import dev.kmeta.metadata.MetadataConfig.Protocol;
 import dev.kmeta.metadata.MetadataConfig.RecoveryStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -11,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Function;
 
 import static dev.kmeta.metadata.MetadataConfig.*;
@@ -25,6 +25,9 @@ import static dev.kmeta.metadata.MetadataConfig.*;
  */
 final class ConfigKey {
     private static final Logger LOG = LoggerFactory.getLogger(MetadataConfig.class);
+
+    /** Kafka's security protocols; {@link MetadataConfig#securityProtocol()} returns the name. */
+    enum Protocol { PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL }
 
     /** How a key's value is written and read. */
     enum Type { ADDRESSES, STRING, LONG, INT, DOUBLE, BOOLEAN, CHOICE, TOPICS }
@@ -265,6 +268,25 @@ final class ConfigKey {
     /** {@code name=value} of this key in {@code config}, for {@code toString} (no key of the table holds a secret). */
     String shown(MetadataConfig config) {
         return name + "=" + shown.apply(config);
+    }
+
+    /**
+     * {@link MetadataConfig#toString()}: every key of the table in order, then the other keys given, sorted, with the
+     * value of any that may hold a credential shown as {@code [hidden]}.
+     */
+    static String describe(MetadataConfig config, Map<String, Object> originals) {
+        StringBuilder sb = new StringBuilder("MetadataConfig{");
+        for (ConfigKey key : ALL) {
+            sb.append(key.shown(config)).append(", ");
+        }
+        sb.append("other={");
+        String separator = "";
+        for (Map.Entry<String, Object> e : new TreeMap<>(notInTable(originals)).entrySet()) {
+            sb.append(separator).append(e.getKey()).append('=')
+                    .append(ConfigValues.isSecret(e.getKey()) ? "[hidden]" : e.getValue());
+            separator = ", ";
+        }
+        return sb.append("}}").toString();
     }
 
     /** This key's row in docs/configuration.md: {@code | `name` | default | accepted | meaning |}. */

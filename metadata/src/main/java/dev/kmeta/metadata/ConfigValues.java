@@ -8,6 +8,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -38,6 +40,8 @@ final class ConfigValues {
 
     private static final Pattern TOPIC_NAME = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
     private static final Logger LOG = LoggerFactory.getLogger(MetadataConfig.class);
+    /** The {@code n} of generated client ids {@code kmeta-<n>}: configurations built in this JVM, from 1. */
+    private static final AtomicLong CLIENT_ID_SEQUENCE = new AtomicLong(1);
 
     /** A base and a maximum that {@link #pair} has reconciled: {@code base <= max}. */
     record Pair(long base, long max) { }
@@ -273,6 +277,32 @@ final class ConfigValues {
             copy.put((String) key, e.getValue());
         }
         return Collections.unmodifiableMap(copy);
+    }
+
+    /** {@link #copy} of a {@link Properties} with its defaults (the properties it falls back to). */
+    static Map<String, Object> copyWithDefaults(Properties props) {
+        Map<Object, Object> all = new LinkedHashMap<>();
+        props.forEach(all::put);
+        for (String name : props.stringPropertyNames()) {
+            all.putIfAbsent(name, props.getProperty(name));
+        }
+        return copy(all);
+    }
+
+    /** An unmodifiable copy of {@code originals} with {@code key} set to {@code value}, or removed if it is null. */
+    static Map<String, Object> with(Map<String, Object> originals, String key, Object value) {
+        Map<String, Object> changed = new LinkedHashMap<>(originals);
+        if (value == null) {
+            changed.remove(key);
+        } else {
+            changed.put(key, value);
+        }
+        return Collections.unmodifiableMap(changed);
+    }
+
+    /** The client id of a configuration given none: the one it inherits, else the next {@code kmeta-<n>}. */
+    static String generatedClientId(String inheritedClientId) {
+        return inheritedClientId != null ? inheritedClientId : "kmeta-" + CLIENT_ID_SEQUENCE.getAndIncrement();
     }
 
     /** Whether {@code toString()} must hide the value of this key. */

@@ -1,14 +1,10 @@
 package dev.kmeta.metadata;
 
-import java.util.Collections;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
-import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The settings of a metadata manager and its sender, read from a Kafka producer's own properties: validated and
@@ -31,8 +27,6 @@ import java.util.concurrent.atomic.AtomicLong;
  * deep copies).
  */
 public final class MetadataConfig {
-    private static final AtomicLong CLIENT_ID_SEQUENCE = new AtomicLong(1);
-
     /** The prefix of kmeta's own keys. */
     public static final String KMETA_PREFIX = "kmeta.";
 
@@ -88,9 +82,6 @@ public final class MetadataConfig {
         }
     }
 
-    /** Kafka's security protocols; {@link #securityProtocol()} returns the name. */
-    enum Protocol { PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL }
-
     private final Map<String, Object> originals;
     private final boolean clientIdGenerated;
     private final List<String> bootstrapServers;
@@ -133,7 +124,7 @@ public final class MetadataConfig {
         this.bootstrapResolveTimeoutMs = ConfigKey.BOOTSTRAP_RESOLVE_TIMEOUT.readLong(v);
         this.clusterCheckEnable = ConfigKey.CLUSTER_CHECK.readBoolean(v);
         this.allowAutoCreateTopics = ConfigKey.AUTO_CREATE.readBoolean(v);
-        this.securityProtocol = ConfigKey.PROTOCOL.readChoice(v, Protocol.class).name();
+        this.securityProtocol = ConfigKey.PROTOCOL.readChoice(v, ConfigKey.Protocol.class).name();
         this.maxTopics = ConfigKey.MAX_TOPICS.readInt(v);
         this.epochRewindAcceptCount = ConfigKey.EPOCH_REWIND.readInt(v);
         this.leaderlessRefreshMs = ConfigKey.LEADERLESS_REFRESH.readLong(v);
@@ -143,9 +134,7 @@ public final class MetadataConfig {
         String givenClientId = v.string(ConfigKey.CLIENT.name);
         // Generated last, so that a config that fails validation uses no number.
         this.clientIdGenerated = givenClientId == null || givenClientId.isEmpty();
-        this.clientId = !clientIdGenerated ? givenClientId
-                : inheritedClientId != null ? inheritedClientId
-                : "kmeta-" + CLIENT_ID_SEQUENCE.getAndIncrement();
+        this.clientId = !clientIdGenerated ? givenClientId : ConfigValues.generatedClientId(inheritedClientId);
         ConfigKey.logKeysNotRead(originals);
     }
 
@@ -171,12 +160,7 @@ public final class MetadataConfig {
      */
     public static MetadataConfig from(Properties props) {
         Objects.requireNonNull(props, "props");
-        Map<Object, Object> all = new LinkedHashMap<>();
-        props.forEach(all::put);
-        for (String name : props.stringPropertyNames()) {
-            all.putIfAbsent(name, props.getProperty(name));
-        }
-        return new MetadataConfig(ConfigValues.copy(all), null);
+        return new MetadataConfig(ConfigValues.copyWithDefaults(props), null);
     }
 
     /**
@@ -190,13 +174,7 @@ public final class MetadataConfig {
      */
     public MetadataConfig with(String key, Object value) {
         Objects.requireNonNull(key, "key");
-        Map<String, Object> changed = new LinkedHashMap<>(originals);
-        if (value == null) {
-            changed.remove(key);
-        } else {
-            changed.put(key, value);
-        }
-        return new MetadataConfig(Collections.unmodifiableMap(changed), clientIdGenerated ? clientId : null);
+        return new MetadataConfig(ConfigValues.with(originals, key, value), clientIdGenerated ? clientId : null);
     }
 
     /**
@@ -416,17 +394,6 @@ public final class MetadataConfig {
      */
     @Override
     public String toString() {
-        StringBuilder sb = new StringBuilder("MetadataConfig{");
-        for (ConfigKey key : ConfigKey.ALL) {
-            sb.append(key.shown(this)).append(", ");
-        }
-        sb.append("other={");
-        String separator = "";
-        for (Map.Entry<String, Object> e : new TreeMap<>(ConfigKey.notInTable(originals)).entrySet()) {
-            sb.append(separator).append(e.getKey()).append('=')
-                    .append(ConfigValues.isSecret(e.getKey()) ? "[hidden]" : e.getValue());
-            separator = ", ";
-        }
-        return sb.append("}}").toString();
+        return ConfigKey.describe(this, originals);
     }
 }

@@ -11,7 +11,7 @@ import dev.kmeta.metadata.MetadataException;
 import dev.kmeta.metadata.PrefetchResult;
 import dev.kmeta.metadata.RefreshState;
 import dev.kmeta.metadata.Ticker;
-import dev.kmeta.metadata.internal.Failures;
+import dev.kmeta.metadata.internal.MetadataManager;
 import dev.kmeta.sender.internal.MetadataDriver;
 import dev.kmeta.sender.internal.SenderCore;
 
@@ -47,9 +47,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaMetadata {
     final SenderCore core;
     private final AtomicBoolean closed = new AtomicBoolean();
+    private final HandleCalls calls;
 
     KafkaMetadata(SenderCore core) {
         this.core = core;
+        this.calls = new HandleCalls(core, closed);
     }
 
     /**
@@ -107,12 +109,7 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
      */
     @Override
     public int requestUpdate() {
-        try {
-            checkOpen();
-            return core.manager().requestUpdate();
-        } catch (MetadataException e) {
-            throw KafkaErrors.toKafka(e);
-        }
+        return calls.requestUpdate();
     }
 
     /**
@@ -124,12 +121,7 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
      */
     @Override
     public void awaitUpdate(int lastVersion, long maxBlockMs) {
-        try {
-            checkOpen();
-            core.manager().awaitUpdate(lastVersion, maxBlockMs);
-        } catch (MetadataException e) {
-            throw KafkaErrors.toKafka(e);
-        }
+        calls.awaitUpdate(lastVersion, maxBlockMs);
     }
 
     /**
@@ -154,8 +146,7 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
     @Override
     public Cluster awaitTopic(String topic, int partition, Deadline deadline) {
         try {
-            checkOpen();
-            return core.manager().awaitTopic(topic, partition, deadline);
+            return open().awaitTopic(topic, partition, deadline);
         } catch (MetadataException e) {
             throw KafkaErrors.toKafka(e);
         }
@@ -169,8 +160,7 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
     @Override
     public Node awaitLeader(String topic, int partition, Deadline deadline) {
         try {
-            checkOpen();
-            return core.manager().awaitLeader(topic, partition, deadline);
+            return open().awaitLeader(topic, partition, deadline);
         } catch (MetadataException e) {
             throw KafkaErrors.toKafka(e);
         }
@@ -185,8 +175,7 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
      */
     public boolean subscribe(String topic) {
         try {
-            checkOpen();
-            return core.manager().subscribe(topic);
+            return open().subscribe(topic);
         } catch (MetadataException e) {
             throw KafkaErrors.toKafka(e);
         }
@@ -217,12 +206,7 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
      *                                                                error no retry fixes
      */
     public PrefetchResult prefetch(Collection<String> topics, Deadline deadline) {
-        try {
-            checkOpen();
-            return core.manager().prefetch(topics, deadline);
-        } catch (MetadataException e) {
-            throw KafkaErrors.toKafka(e);
-        }
+        return calls.prefetch(topics, deadline);
     }
 
     /** {@link #prefetch(Collection, Deadline)} within {@code budget} from now, on the instance's clock. */
@@ -371,10 +355,12 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
         return other != null && other.core == core;
     }
 
-    private void checkOpen() {
+    /** The instance's manager, if this handle is open: the send path's one check, on this object's own fields. */
+    private MetadataManager open() {
         if (closed.get()) {
-            throw Failures.make().closed("This kmeta handle for " + core.config().clientId() + " is closed");
+            throw calls.closedError();
         }
+        return core.manager();
     }
 
     /**
@@ -383,9 +369,7 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
      */
     @Override
     public void close() {
-        if (closed.compareAndSet(false, true)) {
-            core.release();
-        }
+        calls.close();
     }
 
     @Override

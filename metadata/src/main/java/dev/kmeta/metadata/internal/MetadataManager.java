@@ -22,7 +22,6 @@ import java.util.Collection;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeMap;
 
 /**
  * The metadata manager: the one writer of the {@link Cluster} snapshot, and the {@link MetadataClient} that
@@ -47,7 +46,9 @@ import java.util.TreeMap;
  * second; allocation-free) to itself. Past a miss the work is in three package-private rooms, one per kind of caller,
  * sharing {@link ManagerState} (which this class extends, so the hit reads the snapshot without a hop):
  * {@link ApplicationWaits} (the application's waits), {@link CommandInbox} (what application threads post to the
- * sender, and its draining) and {@link AnswerBook} (the sender's bookkeeping of requests, answers and failures).
+ * sender, and its draining) and {@link AnswerBook} (the sender's bookkeeping of requests, answers and failures);
+ * two read-only helpers answer the questions asked outside any wait: {@link PartitionDiagnoses} (a partition's
+ * diagnosis) and {@link MetadataAges} (how old the metadata is).
  */
 public final class MetadataManager extends ManagerState implements MetadataClient {
     private static final Logger log = LoggerFactory.getLogger(MetadataManager.class);
@@ -56,6 +57,8 @@ public final class MetadataManager extends ManagerState implements MetadataClien
     private final CommandInbox inbox;
     private final ApplicationWaits waits;
     private final AnswerBook answers;
+    private final PartitionDiagnoses diagnoses;
+    private final MetadataAges ages;
 
     /** A manager for one client; {@code ticker} is the clock of every wait and of the driver methods' times. */
     public MetadataManager(MetadataConfig config, Ticker ticker) {
@@ -67,6 +70,8 @@ public final class MetadataManager extends ManagerState implements MetadataClien
         this.inbox = new CommandInbox(this, machine);
         this.waits = new ApplicationWaits(this, inbox);
         this.answers = new AnswerBook(this, machine, config);
+        this.diagnoses = new PartitionDiagnoses(this);
+        this.ages = new MetadataAges(this);
     }
 
     // ---------------------------------------------------------------- application threads
@@ -176,15 +181,7 @@ public final class MetadataManager extends ManagerState implements MetadataClien
      */
     public Diagnosis diagnosePartition(String topic, int partition) {
         Objects.requireNonNull(topic, "topic");
-        return diagnosePartition(topic, partition, leaderOf(snapshot, topic, partition));
-    }
-
-    private Diagnosis diagnosePartition(String topic, int partition, Node leader) {
-        if (leader != null && !Diagnoser.leaderInDoubt(connections, leader)) {
-            return null;
-        }
-        Diagnosis d = diagnose(topic, partition, 0, subscriptions.get(topic), null);
-        return leader != null && d.cause() == Diagnosis.Cause.NO_ANSWER_IN_TIME ? null : d;
+        return diagnoses.partition(topic, partition);
     }
 
     /**
@@ -194,16 +191,7 @@ public final class MetadataManager extends ManagerState implements MetadataClien
      */
     public Diagnosis diagnoseUndelivered(String topic, int partition) {
         Objects.requireNonNull(topic, "topic");
-        Node leader = leaderOf(snapshot, topic, partition);
-        Diagnosis d = diagnosePartition(topic, partition, leader);
-        // null only when the partition has a leader nothing speaks against
-        return d != null ? d : Diagnoser.undelivered(facts(topic, partition, 0, subscriptions.get(topic), null),
-                leader, ticker.milliTime());
-    }
-
-    private static Node leaderOf(Cluster c, String topic, int partition) {
-        PartitionMetadata p = c.partition(topic, partition);
-        return p == null || !p.hasLeader() ? null : c.node(p.leaderId());
+        return diagnoses.undelivered(topic, partition);
     }
 
     /**
@@ -304,8 +292,7 @@ public final class MetadataManager extends ManagerState implements MetadataClien
      * new or invalidated topics do not count); before the first one, ms since this manager was made. Any thread.
      */
     public long metadataAgeMs() {
-        long last = lastFullRefreshMs;
-        return Math.max(0, ticker.milliTime() - (last == TopicEntry.NEVER_MS ? startedMs : last));
+        return ages.metadataAgeMs();
     }
 
     /**
@@ -313,21 +300,12 @@ public final class MetadataManager extends ManagerState implements MetadataClien
      * subscribed or no answer described it yet (unknown to the brokers so far). Any thread.
      */
     public long topicAgeMs(String topic) {
-        TopicEntry e = subscriptions.get(topic);
-        return e == null ? -1 : ageMs(e, ticker.milliTime());
+        return ages.topicAgeMs(topic);
     }
 
     /** {@link #topicAgeMs} of every subscribed topic an answer described; a new map each call. Any thread. */
     public Map<String, Long> topicAgesMs() {
-        long nowMs = ticker.milliTime();
-        Map<String, Long> ages = new TreeMap<>();
-        for (TopicEntry e : subscriptions.all()) {
-            long age = ageMs(e, nowMs);
-            if (age >= 0) {
-                ages.put(e.name, age);
-            }
-        }
-        return ages;
+        return ages.topicAgesMs();
     }
 
     /**
@@ -335,17 +313,7 @@ public final class MetadataManager extends ManagerState implements MetadataClien
      * topic was described by an answer yet. One pass over the subscriptions. Any thread.
      */
     public long oldestTopicAgeMs() {
-        long nowMs = ticker.milliTime();
-        long oldest = -1;
-        for (TopicEntry e : subscriptions.all()) {
-            oldest = Math.max(oldest, ageMs(e, nowMs));
-        }
-        return oldest;
-    }
-
-    private static long ageMs(TopicEntry e, long nowMs) {
-        long refreshed = e.refreshedMs;
-        return refreshed == TopicEntry.NEVER_MS ? -1 : Math.max(0, nowMs - refreshed);
+        return ages.oldestTopicAgeMs();
     }
 
     /** True when a thread is parked waiting for {@code topic} now (tests). */
