@@ -70,8 +70,8 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
     }
 
     /**
-     * A builder for a private instance with options beyond properties (a DNS hook, a clock), with a sender thread of its own
-     * ({@link Builder#build()}) or driven by a producer's network client ({@link Builder#buildDriven()}).
+     * A builder for a private instance with options beyond properties (a DNS hook, a clock), with a sender thread of
+     * its own ({@link Builder#build()}) or driven by a producer's network client ({@link Builder#buildDriven()}).
      */
     public static Builder builder(Map<String, ?> props) {
         return new Builder(props);
@@ -132,16 +132,15 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
      * diagnosis in any of them).
      *
      * @throws KafkaMetadataTimeoutException (a Kafka {@code TimeoutException}, carrying the {@code Diagnosis}) if the
-     *                                       deadline passed first
+     *         deadline passed first
      * @throws org.apache.kafka.common.errors.TopicAuthorizationException if the client may not describe the topic
-     * @throws org.apache.kafka.common.errors.InvalidTopicException       if the name is not a legal topic name
-     * @throws org.apache.kafka.common.errors.AuthenticationException     (SASL or TLS subtype) if the brokers refused
-     *                                                                    this client's identity
-     * @throws org.apache.kafka.common.errors.InterruptException          if the thread is or gets interrupted while it
-     *                                                                    waits (its interrupt status stays set)
-     * @throws org.apache.kafka.common.KafkaException                     if the handle is closed, subscribing would pass
-     *                                                                    {@code kmeta.metadata.max.topics}, or another
-     *                                                                    error no retry fixes
+     * @throws org.apache.kafka.common.errors.InvalidTopicException if the name is not a legal topic name
+     * @throws org.apache.kafka.common.errors.AuthenticationException (SASL or TLS subtype) if the brokers refused
+     *         this client's identity
+     * @throws org.apache.kafka.common.errors.InterruptException if the thread is or gets interrupted while it waits
+     *         (its interrupt status stays set)
+     * @throws org.apache.kafka.common.KafkaException if the handle is closed, subscribing would pass
+     *         {@code kmeta.metadata.max.topics}, or another error no retry fixes
      */
     @Override
     public Cluster awaitTopic(String topic, int partition, Deadline deadline) {
@@ -196,14 +195,12 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
      * warm.missing().forEach((topic, why) -> log.warn("not ready: {}", why.message()));
      * }</pre>
      *
-     * @throws org.apache.kafka.common.errors.InterruptException      if the thread is or gets interrupted while it
-     *                                                                waits (its interrupt status stays set)
+     * @throws org.apache.kafka.common.errors.InterruptException if the thread is or gets interrupted while it waits
+     *         (its interrupt status stays set)
      * @throws org.apache.kafka.common.errors.AuthenticationException (SASL or TLS subtype) if the brokers refused this
-     *                                                                client's identity
-     * @throws org.apache.kafka.common.KafkaException                 if the handle is or gets closed (which releases
-     *                                                                the wait at once), subscribing would pass
-     *                                                                {@code kmeta.metadata.max.topics}, or another
-     *                                                                error no retry fixes
+     *         client's identity
+     * @throws org.apache.kafka.common.KafkaException if the handle is or gets closed (which releases the wait at
+     *         once), subscribing would pass {@code kmeta.metadata.max.topics}, or another error no retry fixes
      */
     public PrefetchResult prefetch(Collection<String> topics, Deadline deadline) {
         return calls.prefetch(topics, deadline);
@@ -216,30 +213,18 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
 
     /**
      * Why a record for this partition cannot go out now, from what the sender recorded; null when the partition has
-     * a leader and nothing recorded speaks against that leader. The causes a producer meets here:
-     * <ul>
-     *   <li>{@code ADVERTISED_LISTENER_UNREACHABLE}: the partition's leader, at the address the brokers advertise for
-     *       it ({@code seen()} names the broker id and {@code host:port}), never accepted a connection from this
-     *       client while another address (the bootstrap) answered - the broker's {@code advertised.listeners} points
-     *       where this client cannot go. No retry fixes it; a leader move does;</li>
-     *   <li>{@code BROKERS_UNREACHABLE}: the leader was connected before and cannot be reached now (connection
-     *       refused or not made ready, name not resolving, no answer); it may come back, or the brokers may elect
-     *       another leader;</li>
-     *   <li>{@code LEADER_NOT_AVAILABLE}: the partition has no leader (its replicas are offline);</li>
-     *   <li>{@code PARTITION_OUT_OF_RANGE}, {@code TOPIC_NOT_FOUND}, {@code TOPIC_PROPAGATING}, {@code TOPIC_NOT_AUTHORIZED},
-     *       {@code CLUSTER_ID_CHANGED}, {@code AUTHENTICATION_FAILED}/{@code TLS_HANDSHAKE_FAILED}: as for a wait
-     *       (docs/troubleshooting.md); {@code NO_ANSWER_IN_TIME} for a topic not described yet.</li>
-     * </ul>
-     * The evidence covers the leaders even though kmeta asks its metadata of one node: the sender tries each broker
-     * that leads a partition of a subscribed topic and was never connected (or fails now), once per reconnect
-     * backoff, and records every disconnect its network client reports (in driven mode the producer's own
-     * connections). A leader not tried yet is not in doubt: right after the first answer the result can be null and
-     * turn into ADVERTISED_LISTENER_UNREACHABLE a connection attempt later.
+     * a leader and nothing recorded speaks against that leader. Besides the causes a wait meets (each with its fix in
+     * docs/troubleshooting.md; {@code NO_ANSWER_IN_TIME} for a topic not described yet), a producer meets here
+     * {@code ADVERTISED_LISTENER_UNREACHABLE} (the leader, at the address the brokers advertise, never accepted a
+     * connection while the bootstrap answered: fix {@code advertised.listeners}; no retry fixes it, a leader move
+     * does), {@code BROKERS_UNREACHABLE} (connected before, unreachable now) and {@code LEADER_NOT_AVAILABLE}
+     * (replicas offline). The sender tries each leader of a subscribed topic that was never connected, or fails now,
+     * once per reconnect backoff (in driven mode it also sees the producer's own connections), so right after the
+     * first answer the result can be null and turn into ADVERTISED_LISTENER_UNREACHABLE an attempt later.
      *
-     * <p>For a producer's check of a queued record, and for the exception of a record that expired: put the
-     * diagnosis in its cause chain (e.g. as a {@link KafkaMetadataTimeoutException}) so that
-     * {@link Diagnosis#from(Throwable)} finds it. Any thread; allocation-free when the result is null (one snapshot
-     * read and the leader's evidence), so it may be called for every record checked.
+     * <p>Put a non-null result in an expired record's cause chain (e.g. as a {@link KafkaMetadataTimeoutException})
+     * so that {@link Diagnosis#from(Throwable)} finds it. Any thread; allocation-free when the result is null (one
+     * snapshot read and the leader's evidence), so it may be called for every record checked.
      *
      * @param partition the partition, >= 0
      */
