@@ -26,7 +26,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -77,23 +76,6 @@ class FakeTimeTest {
         return metadata;
     }
 
-    /** Polls the client (kmeta's step runs in each poll) until {@code fakeMs} of fake time have passed. */
-    private void runFor(long fakeMs) {
-        long endMs = client.nowMs() + fakeMs;
-        while (client.nowMs() < endMs) {
-            client.poll(endMs - client.nowMs(), client.nowMs());
-        }
-    }
-
-    /** Polls until {@code done}, within {@code fakeMs} of fake time. */
-    private void runUntil(BooleanSupplier done, long fakeMs) {
-        long endMs = client.nowMs() + fakeMs;
-        while (!done.getAsBoolean()) {
-            assertTrue(client.nowMs() < endMs, "not within " + fakeMs + " fake ms");
-            client.poll(endMs - client.nowMs(), client.nowMs());
-        }
-    }
-
     /** Gaps between consecutive metadata sends, in fake ms. */
     private List<Long> sendGapsMs() {
         List<Long> at = client.sendCallsAtMs();
@@ -108,7 +90,7 @@ class FakeTimeTest {
     void aRequestWithoutAnAnswerFailsAtRequestTimeoutAndGoesAgainAtOnce() {
         long requestTimeoutMs = 3_000;
         start("request.timeout.ms", requestTimeoutMs); // every node accepts connections and never answers
-        runUntil(() -> client.sendCallsAtMs().size() == 3, 3 * requestTimeoutMs);
+        client.runUntil(() -> client.sendCallsAtMs().size() == 3, 3 * requestTimeoutMs);
 
         // The client closes the connection at the request's timeout; the retry backoff (100 ms from the attempt) is
         // long over, so the request goes again once the fixture's new connection is up, 1 ms later.
@@ -121,9 +103,9 @@ class FakeTimeTest {
     void statsAreAnImmutableSnapshotAndMinusIsWhatHappenedBetween() {
         KafkaMetadata metadata = start();
         client.drops(id -> true); // every request is dropped by the node 1 ms after it arrives
-        runUntil(() -> client.sendCallsAtMs().size() == 2, 60_000);
+        client.runUntil(() -> client.sendCallsAtMs().size() == 2, 60_000);
         MetadataStats earlier = metadata.stats();
-        runUntil(() -> client.sendCallsAtMs().size() == 5, 60_000);
+        client.runUntil(() -> client.sendCallsAtMs().size() == 5, 60_000);
         MetadataStats later = metadata.stats();
 
         assertEquals(2, earlier.requestsSent(), earlier.toString());
@@ -140,7 +122,7 @@ class FakeTimeTest {
     void failedRequestsBackOffExponentiallyUpToRetryBackoffMax() {
         start();
         client.drops(id -> true); // every request is dropped by the node 1 ms after it arrives
-        runUntil(() -> client.sendCallsAtMs().size() == 9, 60_000);
+        client.runUntil(() -> client.sendCallsAtMs().size() == 9, 60_000);
 
         // From one attempt to the next: the backoff (100 ms doubling, at most retry.backoff.max.ms), then 1 ms for the
         // fixture's new connection (the node dropped the last one).
@@ -155,7 +137,7 @@ class FakeTimeTest {
                 "metadata.recovery.rebootstrap.trigger.ms", triggerMs);
         client.rebootstrapTriggerMs(triggerMs).drops(id -> true) // learned broker 1 drops every request
                 .answers(id -> id.startsWith("-") ? answer(Errors.NONE) : null);
-        runUntil(() -> !metadata.fetch().nodes().isEmpty(), 1_000);
+        client.runUntil(() -> !metadata.fetch().nodes().isEmpty(), 1_000);
         metadata.requestUpdate(); // wanted from now on; only broker 1 is asked, and it never answers
         long rebootstrapAtMs = -1;
         while (rebootstrapAtMs < 0) {
@@ -171,7 +153,7 @@ class FakeTimeTest {
         assertEquals("1", client.sentTo().get(1));
         long firstTriedAtMs = client.sendCallsAtMs().get(1) - 1;
         assertEquals(firstTriedAtMs + triggerMs, rebootstrapAtMs, "sends at " + client.sendCallsAtMs());
-        runUntil(() -> client.sentTo().get(client.sentTo().size() - 1).equals("-1"), BACKOFF_MAX_MS + 1);
+        client.runUntil(() -> client.sentTo().get(client.sentTo().size() - 1).equals("-1"), BACKOFF_MAX_MS + 1);
     }
 
     @Test
@@ -181,11 +163,11 @@ class FakeTimeTest {
         client.answers(id -> answer(Errors.NONE));
         long usedAtMs = client.nowMs();
         metadata.subscribe(TOPIC);
-        runUntil(() -> metadata.fetch().partitionCount(TOPIC) == 1, 1_000);
+        client.runUntil(() -> metadata.fetch().partitionCount(TOPIC) == 1, 1_000);
 
-        runFor(usedAtMs + maxIdleMs - client.nowMs());
+        client.runFor(usedAtMs + maxIdleMs - client.nowMs());
         assertNotNull(metadata.fetch().topic(TOPIC), "idle for metadata.max.idle.ms: not yet expired");
-        runFor(2_000); // the sweep runs once a second, in a step (at least one a second)
+        client.runFor(2_000); // the sweep runs once a second, in a step (at least one a second)
         assertNull(metadata.fetch().topic(TOPIC), "expired once idle for longer than metadata.max.idle.ms");
     }
 
@@ -203,12 +185,12 @@ class FakeTimeTest {
         });
         awaitParked(waiting);
 
-        runFor(maxBlockMs - 1);
+        client.runFor(maxBlockMs - 1);
         assertEquals(1, deadline.remainingMs(), "max.block.ms on the instance's clock");
         LockSupport.unpark(waiting.get()); // the waiter looks at its deadline again (it parks on real time)
         awaitParked(waiting);
         assertFalse(wait.isDone(), "1 ms before its deadline the wait goes on");
-        runFor(1);
+        client.runFor(1);
         LockSupport.unpark(waiting.get());
 
         ExecutionException e = assertThrows(ExecutionException.class, () -> wait.get(10, TimeUnit.SECONDS));

@@ -175,10 +175,10 @@ class JfrEventsTest {
             recording.start();
             client.updater(m.metadataUpdater());
             m.attach(client);
-            pollUntil(client, () -> "cluster-A".equals(m.fetch().clusterId()));
+            client.runUntil(() -> "cluster-A".equals(m.fetch().clusterId()), 60_000);
             clusterId.set("cluster-B");
             m.requestUpdate();
-            pollUntil(client, () -> m.stats().clusterIdChanges() == 1);
+            client.runUntil(() -> m.stats().clusterIdChanges() == 1, 60_000);
             recording.stop();
             recording.dump(file);
         }
@@ -190,15 +190,6 @@ class JfrEventsTest {
         assertEquals("jfr-cluster-id", events.get(0).getString("clientId"));
         assertEquals("cluster-A", events.get(0).getString("previousClusterId"));
         assertEquals("cluster-B", events.get(0).getString("clusterId"));
-    }
-
-    /** Polls the fake client (kmeta's step runs in each poll) until {@code done}, within 60 s of fake time. */
-    private static void pollUntil(FakeKafkaClient client, java.util.function.BooleanSupplier done) {
-        long endMs = client.nowMs() + 60_000;
-        while (!done.getAsBoolean()) {
-            assertTrue(client.nowMs() < endMs, "not within 60 s of fake time");
-            client.poll(endMs - client.nowMs(), client.nowMs());
-        }
     }
 
     private static InetAddress[] resolve(String host) throws UnknownHostException {

@@ -26,7 +26,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -74,33 +73,18 @@ class NewTopicPropagationTest {
         return m;
     }
 
-    private void runFor(long fakeMs) {
-        long endMs = client.nowMs() + fakeMs;
-        while (client.nowMs() < endMs) {
-            client.poll(endMs - client.nowMs(), client.nowMs());
-        }
-    }
-
-    private void runUntil(BooleanSupplier done, long fakeMs) {
-        long endMs = client.nowMs() + fakeMs;
-        while (!done.getAsBoolean()) {
-            assertTrue(client.nowMs() < endMs, "not within " + fakeMs + " fake ms");
-            client.poll(endMs - client.nowMs(), client.nowMs());
-        }
-    }
-
     /** The brokers show the topic: kmeta learns it (a subscription). */
     private void shown() {
         world.set(answer(Errors.NONE));
         metadata.subscribe(TOPIC);
-        runUntil(() -> metadata.fetch().topic(TOPIC) != null, 10_000);
+        client.runUntil(() -> metadata.fetch().topic(TOPIC) != null, 10_000);
     }
 
     /** The brokers call the known topic unknown: kmeta drops it at its next refresh of it. */
     private void calledUnknown() {
         world.set(answer(Errors.UNKNOWN_TOPIC_OR_PARTITION));
         metadata.invalidate(TOPIC, 0);
-        runUntil(() -> metadata.fetch().topic(TOPIC) == null, 10_000);
+        client.runUntil(() -> metadata.fetch().topic(TOPIC) == null, 10_000);
     }
 
     /** A wait for the topic on another thread, its thread parked. */
@@ -120,7 +104,7 @@ class NewTopicPropagationTest {
     private Diagnosis timedOutWait() throws Exception {
         AtomicReference<Thread> waiting = new AtomicReference<>();
         Future<Cluster> wait = waitForTopic(waiting);
-        runFor(MAX_BLOCK_MS);
+        client.runFor(MAX_BLOCK_MS);
         LockSupport.unpark(waiting.get()); // the waiter looks at its deadline (on the fake clock) again
         ExecutionException e = assertThrows(ExecutionException.class, () -> wait.get(10, TimeUnit.SECONDS));
         return assertInstanceOf(KafkaMetadataTimeoutException.class, e.getCause()).diagnosis();
@@ -131,13 +115,13 @@ class NewTopicPropagationTest {
         start();
         AtomicReference<Thread> waiting = new AtomicReference<>();
         Future<Cluster> wait = waitForTopic(waiting);
-        runFor(MAX_BLOCK_MS / 2); // several UNKNOWN_TOPIC_OR_PARTITION answers: the wait goes on
+        client.runFor(MAX_BLOCK_MS / 2); // several UNKNOWN_TOPIC_OR_PARTITION answers: the wait goes on
         assertFalse(wait.isDone(), "an unknown topic is asked again within the budget, not failed");
         long unknownAnswers = metadata.stats().responsesApplied();
         assertTrue(unknownAnswers >= 2, "asked again: " + metadata.stats());
 
         world.set(answer(Errors.NONE)); // created
-        runUntil(() -> metadata.fetch().topic(TOPIC) != null, MAX_BLOCK_MS / 2);
+        client.runUntil(() -> metadata.fetch().topic(TOPIC) != null, MAX_BLOCK_MS / 2);
         Cluster c = wait.get(10, TimeUnit.SECONDS);
         assertEquals(1, c.partitionCount(TOPIC));
     }
@@ -157,7 +141,7 @@ class NewTopicPropagationTest {
     void aTopicShownLongBeforeTheBrokersCalledItUnknownWasDeleted() throws Exception {
         start();
         shown();
-        runFor(40_000); // past the propagation window: an unknown now is a deletion
+        client.runFor(40_000); // past the propagation window: an unknown now is a deletion
         calledUnknown();
         Diagnosis d = timedOutWait();
         assertEquals(Diagnosis.Cause.TOPIC_NOT_FOUND, d.cause(), d.message());
@@ -167,10 +151,10 @@ class NewTopicPropagationTest {
     void brokersThatDisagreeAboutATopicAreStillPropagatingIt() throws Exception {
         start();
         shown();
-        runFor(40_000);
+        client.runFor(40_000);
         calledUnknown();
         shown(); // another broker knows it
-        runFor(40_000);
+        client.runFor(40_000);
         calledUnknown();
         Diagnosis d = timedOutWait();
         assertEquals(Diagnosis.Cause.TOPIC_PROPAGATING, d.cause(), d.message());
@@ -182,7 +166,7 @@ class NewTopicPropagationTest {
         start();
         world.set(answer(Errors.LEADER_NOT_AVAILABLE)); // its id, no partitions yet: being created
         metadata.subscribe(TOPIC);
-        runUntil(() -> metadata.stats().responsesApplied() >= 1, 10_000);
+        client.runUntil(() -> metadata.stats().responsesApplied() >= 1, 10_000);
         world.set(answer(Errors.UNKNOWN_TOPIC_OR_PARTITION)); // a broker that has not heard of it yet
         Diagnosis d = timedOutWait();
         assertEquals(Diagnosis.Cause.TOPIC_PROPAGATING, d.cause(), d.message());

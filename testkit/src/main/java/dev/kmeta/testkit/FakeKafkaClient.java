@@ -24,6 +24,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -209,6 +210,32 @@ public final class FakeKafkaClient implements KafkaClient {
     /** kafka-clients' {@link Time} on the fake clock ({@code MockTime} is only in kafka-clients' test jar). */
     public Time time() {
         return time;
+    }
+
+    /**
+     * Polls (a driven kmeta's step runs in each poll) until {@code fakeMs} of fake time have passed. For the test
+     * thread that drives the client.
+     */
+    public void runFor(long fakeMs) {
+        long endMs = nowMs() + fakeMs;
+        while (nowMs() < endMs) {
+            poll(endMs - nowMs(), nowMs());
+        }
+    }
+
+    /**
+     * Polls until {@code done}, within {@code fakeMs} of fake time.
+     *
+     * @throws AssertionError if {@code fakeMs} passed first ("not within N fake ms")
+     */
+    public void runUntil(BooleanSupplier done, long fakeMs) {
+        long endMs = nowMs() + fakeMs;
+        while (!done.getAsBoolean()) {
+            if (nowMs() >= endMs) {
+                throw new AssertionError("not within " + fakeMs + " fake ms");
+            }
+            poll(endMs - nowMs(), nowMs());
+        }
     }
 
     /** Moves the fake clock forward by {@code ms}, completing nothing (the next {@link #poll} does). Thread-safe. */
