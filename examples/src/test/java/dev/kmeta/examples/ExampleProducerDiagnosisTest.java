@@ -191,7 +191,7 @@ class ExampleProducerDiagnosisTest {
         cluster.createTopic("lonely", 1, 1);
         int owner = cluster.leader("lonely", 0);
         Map<String, Object> props = props(cluster.proxiedBootstrapServers());
-        props.put("delivery.timeout.ms", 15_000);
+        props.put("delivery.timeout.ms", 8_000); // the partition is seen leaderless within about 1 s
         try (ExampleProducer producer = ExampleProducer.create(props, machine)) {
             producer.send("lonely", 0, null, bytes("warm-up")).get(30, TimeUnit.SECONDS);
             cluster.proxy(owner).blackhole(); // holds the next record in flight while its broker goes away
@@ -199,7 +199,7 @@ class ExampleProducerDiagnosisTest {
             long start = System.nanoTime();
             CompletableFuture<ExampleProducer.Ack> f = producer.send("lonely", 0, null, bytes("v"));
             cluster.stopBroker(owner);
-            await().atMost(Duration.ofSeconds(14)).until(() -> {
+            await().atMost(Duration.ofSeconds(7)).until(() -> {
                 var p = producer.metadata().fetch().partition("lonely", 0);
                 return p != null && !p.hasLeader();
             });
@@ -210,10 +210,10 @@ class ExampleProducerDiagnosisTest {
             Throwable e = failure(f);
             long tookMs = millisSince(start);
             System.out.println("[measured] leaderless partition: failed after " + tookMs + " ms: " + e.getMessage());
-            assertWithin(tookMs, 15_000, span, "the record's expiry");
+            assertWithin(tookMs, 8_000, span, "the record's expiry");
             assertInstanceOf(TimeoutException.class, e);
             assertTrue(e.getMessage().startsWith("Expiring 1 record(s) for lonely-0: not acknowledged within "
-                    + "delivery.timeout.ms=15000: LEADER_NOT_AVAILABLE: the partition has had no leader (replicas ["
+                    + "delivery.timeout.ms=8000: LEADER_NOT_AVAILABLE: the partition has had no leader (replicas ["
                     + owner + "]"), e.getMessage());
             assertEquals(Cause.LEADER_NOT_AVAILABLE, Diagnosis.from(e).orElseThrow().cause());
         }
@@ -230,7 +230,7 @@ class ExampleProducerDiagnosisTest {
         int leader = cluster.leader("dark", 0);
         String address = "127.0.0.1:" + cluster.proxy(leader).port();
         Map<String, Object> props = props(cluster.proxiedBootstrapServers());
-        props.put("delivery.timeout.ms", 9_000);
+        props.put("delivery.timeout.ms", 6_000); // twice max.block.ms, 4 request timeouts
         try (ExampleProducer producer = ExampleProducer.create(props, machine)) {
             producer.send("dark", 0, null, bytes("warm-up")).get(30, TimeUnit.SECONDS);
             cluster.proxy(leader).blackhole();
@@ -242,11 +242,11 @@ class ExampleProducerDiagnosisTest {
             long tookMs = millisSince(start);
             System.out.println("[measured] leader blackholed after it answered: failed after " + tookMs + " ms: "
                     + e.getMessage());
-            assertWithin(tookMs, 9_000, span, "the record's expiry (not max.block.ms: ordinary retries)");
+            assertWithin(tookMs, 6_000, span, "the record's expiry (not max.block.ms: ordinary retries)");
             KafkaMetadataTimeoutException timeout = assertInstanceOf(KafkaMetadataTimeoutException.class, e);
             assertEquals(Cause.BROKERS_UNREACHABLE, timeout.diagnosis().cause(), e.getMessage());
             assertTrue(e.getMessage().startsWith("Expiring 1 record(s) for dark-0: not acknowledged within "
-                    + "delivery.timeout.ms=9000: BROKERS_UNREACHABLE: broker " + leader + " at " + address
+                    + "delivery.timeout.ms=6000: BROKERS_UNREACHABLE: broker " + leader + " at " + address
                     + ", the leader of partition 0, answered before and cannot be reached now"), e.getMessage());
             assertTrue(producer.stats().retries() >= 1, "retried: " + producer.stats());
         }
