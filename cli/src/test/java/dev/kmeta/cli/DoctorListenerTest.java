@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -101,21 +102,29 @@ class DoctorListenerTest {
         assertTrue(tookMs < 30_000, "not the 60 s timeout: " + tookMs + " ms");
     }
 
-    /** As a user runs them: kafka-clients' "ERROR ... NetworkClient ... failed authentication" stays out. */
+    /**
+     * As a user runs them: kafka-clients' "ERROR ... NetworkClient ... failed authentication" stays out. The three
+     * child JVMs are independent: they run at once, each checked on its own output.
+     */
     @Test
     void noLogLineIsMixedIntoTheOutputUnlessVerbose() throws IOException {
         String file = config(SASL);
         Duration run = Duration.ofSeconds(60);
-        CliProcess.Result lookup = CliProcess.run(run, "lookup", "--bootstrap-server", KAFKA.bootstrapServers(),
-                "--command-config", file, "t");
+        CompletableFuture<CliProcess.Result> lookupRun = runAsync(run, "lookup", "--bootstrap-server",
+                KAFKA.bootstrapServers(), "--command-config", file, "t");
+        CompletableFuture<CliProcess.Result> doctorRun = runAsync(run, "doctor", "--bootstrap-server",
+                KAFKA.bootstrapServers(), "--command-config", file);
+        CompletableFuture<CliProcess.Result> verboseRun = runAsync(run, "lookup", "--verbose", "--bootstrap-server",
+                KAFKA.bootstrapServers(), "--command-config", file, "t");
+
+        CliProcess.Result lookup = lookupRun.join();
         assertEquals(KmetaCli.EXIT_PROBLEM, lookup.exitCode(), lookup.toString());
         assertEquals(1, lookup.errLines().size(), "one line, no log lines: " + lookup);
         assertTrue(lookup.errLines().get(0).contains("SASL expected but the listener speaks PLAINTEXT"),
                 lookup.toString());
         assertTrue(lookup.out().isEmpty(), lookup.toString());
 
-        CliProcess.Result doctor = CliProcess.run(run, "doctor", "--bootstrap-server", KAFKA.bootstrapServers(),
-                "--command-config", file);
+        CliProcess.Result doctor = doctorRun.join();
         assertEquals(KmetaCli.EXIT_PROBLEM, doctor.exitCode(), doctor.toString());
         assertEquals(List.of(), doctor.errLines(), doctor.toString());
         for (String l : doctor.out()) {
@@ -123,11 +132,19 @@ class DoctorListenerTest {
                     "only the checklist: " + l + "\n" + doctor);
         }
 
-        CliProcess.Result verbose = CliProcess.run(run, "lookup", "--verbose", "--bootstrap-server",
-                KAFKA.bootstrapServers(), "--command-config", file, "t");
+        CliProcess.Result verbose = verboseRun.join();
         assertEquals(KmetaCli.EXIT_PROBLEM, verbose.exitCode(), verbose.toString());
         assertTrue(verbose.err().stream().anyMatch(l -> l.contains("ERROR org.apache.kafka.clients.NetworkClient")),
                 "--verbose shows kafka-clients' logs: " + verbose);
         assertTrue(verbose.err().stream().anyMatch(l -> l.contains("INFO dev.kmeta")), verbose.toString());
+    }
+
+    /** {@link CliProcess#run} on a thread of its own (a daemon: the test's timeout ends the test, not the JVM). */
+    private static CompletableFuture<CliProcess.Result> runAsync(Duration timeout, String... args) {
+        return CompletableFuture.supplyAsync(() -> CliProcess.run(timeout, args), r -> {
+            Thread t = new Thread(r, "doctor-listener-child-" + args[0]);
+            t.setDaemon(true);
+            t.start();
+        });
     }
 }

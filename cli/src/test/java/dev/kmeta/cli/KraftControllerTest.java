@@ -36,7 +36,7 @@ class KraftControllerTest {
         KafkaCluster cluster = KAFKA.cluster();
         cluster.createTopic("steady", 3, 3);
         Run r = run("watch", "--bootstrap-server", cluster.bootstrapServers(), "--interval", "200ms",
-                "--duration", "4s", "steady");
+                "--duration", "2s", "steady"); // 10 answers at 200 ms: a reported id that churned would show
         System.out.println("[watch on 3 brokers]\n" + r.out());
         assertEquals(0, r.exitCode(), r.toString());
         assertTrue(r.out().contains(" topic steady: 3 partition(s)"), r.toString());

@@ -59,10 +59,13 @@ public final class ExampleProducer implements AutoCloseable {
     private final NetworkLoop loop;
     private final Thread networkThread;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** {@link #CLOSE_GRACE_MS}; shorter in a test that waits it out. */
+    private final long closeGraceMs;
 
     private ExampleProducer(KafkaMetadata metadata, NetworkClient client, Metrics metrics, ProducerSettings settings,
-                            ThreadFactory threads) {
+                            ThreadFactory threads, long closeGraceMs) {
         this.metadata = metadata;
+        this.closeGraceMs = closeGraceMs;
         this.settings = settings;
         this.maxBlockMs = metadata.config().maxBlockMs();
         this.buffer = new Semaphore(settings.bufferRecords());
@@ -94,6 +97,11 @@ public final class ExampleProducer implements AutoCloseable {
      * {@link Error} when the JVM has no thread to give), the client is closed too: its selector holds a descriptor.
      */
     static ExampleProducer create(Map<String, ?> props, ThreadFactory threads) {
+        return create(props, threads, CLOSE_GRACE_MS);
+    }
+
+    /** {@link #create(Map, ThreadFactory)} with another close grace than {@value #CLOSE_GRACE_MS} ms (tests). */
+    static ExampleProducer create(Map<String, ?> props, ThreadFactory threads, long closeGraceMs) {
         ProducerSettings settings = ProducerSettings.from(props);
         DrivenKafkaMetadata metadata = KafkaMetadata.driven(props); // no thread of its own: our poll drives it
         Metrics metrics = new Metrics();
@@ -101,7 +109,8 @@ public final class ExampleProducer implements AutoCloseable {
         try {
             client = networkClient(metadata, metrics, settings);
             metadata.attach(client); // kmeta sends its metadata requests on our client, woken by its wakeup()
-            ExampleProducer producer = new ExampleProducer(metadata, client, metrics, settings, threads);
+            ExampleProducer producer = new ExampleProducer(metadata, client, metrics, settings, threads,
+                    closeGraceMs);
             producer.networkThread.start();
             return producer;
         } catch (RuntimeException | Error e) {
@@ -270,7 +279,7 @@ public final class ExampleProducer implements AutoCloseable {
         }
         loop.stop("ExampleProducer " + clientId + " closed before the record was acknowledged: close waited "
                 + timeoutMs + " ms");
-        join(CLOSE_GRACE_MS);
+        join(closeGraceMs);
         if (networkThread.isAlive()) { // a callback blocks, or this thread was interrupted: never clean up beside it
             log.warn("[{}] the network thread is still running after close(); it fails what is left and closes the "
                     + "connections when it ends", clientId);

@@ -126,8 +126,8 @@ public final class SoakHarness {
         long begin = System.nanoTime();
         long nextProgress = PROGRESS_EVERY_MS;
         while (elapsedMs(begin) < settings.durationMs()) {
-            TimeUnit.MILLISECONDS.sleep(1_000 + random.nextInt(2_000));
-            long holdMs = 2_000 + random.nextInt(4_000);
+            TimeUnit.MILLISECONDS.sleep(settings.paced(1_000 + random.nextInt(2_000)));
+            long holdMs = settings.paced(2_000 + random.nextInt(4_000));
             try {
                 faults.injectOne(holdMs);
             } catch (RuntimeException e) {
