@@ -285,10 +285,11 @@ final class ClusterNodes {
      * Unregisters a stopped broker at the split-mode controller, so that its next incarnation registers at once: the
      * controller keeps the old incarnation's heartbeat session until {@code broker.session.timeout.ms} after its last
      * heartbeat and refuses a new one meanwhile (DUPLICATE_BROKER_REGISTRATION, retried every 200 ms), which made
-     * every restart of a broker take that long. The broker is fenced already (stopped or killed); what the others
-     * and their clients saw while it was down is unchanged. Only for a controller of this JVM's Kafka version; a
-     * combined node's controller stops with it. Best effort: if it fails, the broker registers once the session
-     * expires, as before.
+     * every restart of a broker take that long. The broker is down: stopped, it is fenced already (controlled
+     * shutdown); killed, it is fenced at the latest when its session expires, which this only brings forward. What
+     * the others and their clients saw while it was down is unchanged. Only for a controller of this JVM's Kafka
+     * version; a combined node's controller stops with it. Best effort: if it fails, the broker registers once the
+     * session expires, as before.
      */
     private void forgetRegistration(int brokerId) {
         Admin current = admin;
