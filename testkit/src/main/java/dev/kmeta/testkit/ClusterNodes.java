@@ -326,6 +326,7 @@ final class ClusterNodes {
                 LOG.warn("broker {} did not start, maybe a port was taken ({}); starting on new ports", node.id,
                         e.toString());
                 choosePorts(node);
+                forgetRegistration(node.id); // the failed attempt may have registered before its listener failed
             }
         }
     }
