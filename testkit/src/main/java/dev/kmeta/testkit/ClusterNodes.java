@@ -8,7 +8,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.slf4j.Logger;
@@ -269,6 +271,7 @@ final class ClusterNodes {
             throw new IllegalStateException("broker " + brokerId + " is running");
         }
         long begin = System.nanoTime();
+        forgetRegistration(brokerId);
         try {
             startOnFormerPorts(node);
         } catch (Exception e) {
@@ -276,6 +279,32 @@ final class ClusterNodes {
         }
         readiness.awaitBrokersSeeEachOther();
         LOG.info("broker {} started in {} ms", brokerId, millisSince(begin));
+    }
+
+    /**
+     * Unregisters a stopped broker at the split-mode controller, so that its next incarnation registers at once: the
+     * controller keeps the old incarnation's heartbeat session until {@code broker.session.timeout.ms} after its last
+     * heartbeat and refuses a new one meanwhile (DUPLICATE_BROKER_REGISTRATION, retried every 200 ms), which made
+     * every restart of a broker take that long. The broker is down: stopped, it is fenced already (controlled
+     * shutdown); killed, it is fenced at the latest when its session expires, which this only brings forward. What
+     * the others and their clients saw while it was down is unchanged. Only for a controller of this JVM's Kafka
+     * version; a combined node's controller stops with it. Best effort: if it fails, the broker registers once the
+     * session expires, as before.
+     */
+    private void forgetRegistration(int brokerId) {
+        Admin current = admin;
+        if (!hasController() || settings.distribution != null || current == null) {
+            return;
+        }
+        try {
+            current.unregisterBroker(brokerId).all().get(Readiness.TIMEOUT_S, TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.debug("broker {}: unregistering it before its restart failed ({}); it registers once its former "
+                    + "session expires", brokerId, e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while unregistering broker " + brokerId, e);
+        }
     }
 
     /**
@@ -297,6 +326,7 @@ final class ClusterNodes {
                 LOG.warn("broker {} did not start, maybe a port was taken ({}); starting on new ports", node.id,
                         e.toString());
                 choosePorts(node);
+                forgetRegistration(node.id); // the failed attempt may have registered before its listener failed
             }
         }
     }

@@ -180,7 +180,9 @@ public final class KafkaCluster implements AutoCloseable {
      * Starts a stopped broker on its former ports and returns once it serves and every running broker sees it.
      * If another process took one of its ports meanwhile, it starts on new ports (logged at WARN; its proxy, if
      * any, follows it; {@link #bootstrapServers()} changes), up to {@value #START_ATTEMPTS} starts in all; a
-     * combined node's CONTROLLER port included, whose failed bind Kafka reports by halting.
+     * combined node's CONTROLLER port included, whose failed bind Kafka reports by halting. With a controller of its
+     * own (of this JVM's Kafka version), the stopped broker is unregistered there first, so that the new incarnation
+     * registers at once instead of after the former one's {@code broker.session.timeout.ms}.
      */
     public synchronized void startBroker(int brokerId) {
         nodes.broker(brokerId);

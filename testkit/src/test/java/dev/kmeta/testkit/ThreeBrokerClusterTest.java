@@ -13,11 +13,17 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** Three brokers and a controller: leadership moves when a leader stops, and a restarted broker rejoins. */
+/**
+ * Three brokers and a controller: leadership moves when a leader stops, and a restarted broker rejoins. The controller
+ * keeps a stopped broker's session for two minutes here, longer than a broker start may wait to register (Kafka's
+ * {@code initial.broker.registration.timeout.ms}, 60 s): a restart passes only if the testkit lets the new
+ * incarnation register without waiting for that session to expire.
+ */
 class ThreeBrokerClusterTest {
 
     @RegisterExtension
-    static final KafkaClusterExtension KAFKA = KafkaClusterExtension.brokers(3);
+    static final KafkaClusterExtension KAFKA = KafkaClusterExtension.of(KafkaCluster.builder().brokers(3)
+            .controllerConfig("broker.session.timeout.ms", "120000"));
 
     @Test
     void leadershipMovesWhenTheLeaderStopsAndTheBrokerRejoins() throws Exception {
