@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
@@ -49,6 +50,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * count and a leaderless partition, each reaching the application with kmeta's cause; and a leader stopped under
  * load, with no failed send and the produce answers' leader hints reaching kmeta. Ordered: the leaderless-partition
  * test stops a broker for good, so it runs last.
+ *
+ * <p>The kafka-clients-compat run (the tagged tests on kafka-clients 4.0, brokers in child JVMs) starts one broker:
+ * its tests (the storm's bound, the missing topic and partition) need no second one, and the failover and
+ * leaderless-partition tests, which do, are not in it.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -63,8 +68,12 @@ class KmetaProducerThreeBrokersTest {
     private static final int STORM_MAX_BLOCK_MS = STORM_RETRY_BACKOFF_MAX_MS;
     private static final long STORM_MS = 10L * STORM_RETRY_BACKOFF_MAX_MS;
 
+    /** The kafka-clients-compat run: brokers in child JVMs, the tagged tests only. */
+    private static final boolean COMPAT_RUN = System.getProperty("kmeta.testkit.kafka.distribution") != null;
+    private static final int BROKERS = COMPAT_RUN ? 1 : 3;
+
     @RegisterExtension
-    static final KafkaClusterExtension KAFKA = KafkaClusterExtension.of(KafkaCluster.builder().brokers(3)
+    static final KafkaClusterExtension KAFKA = KafkaClusterExtension.of(KafkaCluster.builder().brokers(BROKERS)
             .withProxies());
 
     private static Map<String, Object> fastProps() {
@@ -157,8 +166,7 @@ class KmetaProducerThreeBrokersTest {
     void aStormOfTwentyProducersOnAMissingTopicMakesFewMetadataRequests() throws Exception {
         // The stock storm is the comparison printed beside kmeta's and asserts nothing: the kafka-clients-compat
         // run (brokers in child JVMs, kafka.clients.compat.version) runs only kmeta's, whose bounds it checks.
-        boolean compatRun = System.getProperty("kmeta.testkit.kafka.distribution") != null;
-        StormResult stock = compatRun ? null : storm(Kind.STOCK, 20, 10, STORM_MS);
+        StormResult stock = COMPAT_RUN ? null : storm(Kind.STOCK, 20, 10, STORM_MS);
         StormResult kmeta = storm(Kind.KMETA, 20, 10, STORM_MS);
         report("storm, 20 producers x 10 threads x %d ms on a missing topic, max.block.ms=%d, retry.backoff.max.ms=%d:"
                         + " Metadata requests kmeta %d vs stock %s", STORM_MS, STORM_MAX_BLOCK_MS,
@@ -210,23 +218,48 @@ class KmetaProducerThreeBrokersTest {
      * A sending thread that gets no CPU for longer than {@code kmeta.producer.give.up.early.ms} would see
      * KafkaProducer's own clock end the wait with its fixed message; giving up 0 ms early makes that the usual
      * case. kmeta's kept timeout is thrown from the fetch() KafkaProducer makes before it reads its clock, so the
-     * send still fails with kmeta's exception and message.
+     * send still fails with kmeta's exception and message. Three sends on two threads: two wait at once, the third
+     * on a thread whose send has just timed out.
      */
     @Tag("kafka-clients-compat")
     @Test
     @Order(2)
-    void aSendWhoseThreadIsLateForItsDeadlineStillGetsKmetasTimeout() {
+    void aSendWhoseThreadIsLateForItsDeadlineStillGetsKmetasTimeout() throws Exception {
         Map<String, Object> p = fastProps();
         p.put(dev.kmeta.producer.internal.KmetaProducers.GIVE_UP_EARLY_MS, 0);
+        ExecutorService threads = Executors.newFixedThreadPool(2, r -> {
+            Thread t = new Thread(r, "it-late-send");
+            t.setDaemon(true);
+            return t;
+        });
         try (Producer<String, String> producer = KmetaProducer.create(p)) {
+            List<Future<Throwable>> sends = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
-                Throwable e = failureOf(producer, new ProducerRecord<>("still-no-such-topic", "v"), MAX_BLOCK_MS + 1_000);
+                sends.add(threads.submit(() -> failureOf(producer, new ProducerRecord<>("still-no-such-topic", "v"),
+                        MAX_BLOCK_MS + 1_000)));
+            }
+            for (Future<Throwable> send : sends) {
+                Throwable e = resultOf(send);
                 KafkaMetadataTimeoutException kmeta = assertInstanceOf(KafkaMetadataTimeoutException.class, e,
                         "kmeta's exception, not KafkaProducer's fallback: " + e + " (cause " + e.getCause() + ")");
                 assertEquals(Diagnosis.Cause.TOPIC_NOT_FOUND, kmeta.diagnosis().cause());
                 assertTrue(e.getMessage().startsWith("Topic still-no-such-topic not present in metadata after ")
                         && e.getMessage().contains("TOPIC_NOT_FOUND"), e.getMessage());
             }
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    /** What a send task returned; its assertion error, if it failed one, as the test's own. */
+    private static Throwable resultOf(Future<Throwable> send) throws Exception {
+        try {
+            return send.get(2 * MAX_BLOCK_MS + 30_000, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof AssertionError a) {
+                throw a;
+            }
+            throw e;
         }
     }
 
@@ -234,7 +267,7 @@ class KmetaProducerThreeBrokersTest {
     @Test
     @Order(3)
     void aPartitionBeyondTheCountIsNamed() {
-        KAFKA.cluster().createTopic("two-partitions", 2, 3);
+        KAFKA.cluster().createTopic("two-partitions", 2, BROKERS);
         try (Producer<String, String> producer = KmetaProducer.create(fastProps())) {
             Throwable e = failureOf(producer, new ProducerRecord<>("two-partitions", 5, "k", "v"),
                     MAX_BLOCK_MS + 1_000);
