@@ -39,6 +39,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -48,6 +52,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code FaultProxy} in front of each broker, which the brokers advertise: what kmeta learns goes through them, so
  * the requests' versions are seen). Subclasses name the broker version; the expectations that differ by version
  * (Metadata v12 before 4.0, v13 from 4.0; produce by topic id only from 4.1 brokers) are stated here once.
+ *
+ * <p>The tests of one class run concurrently on its cluster (src/test/resources/junit-platform.properties; the
+ * classes themselves one after the other): each has its own topic and client, and their waits overlap. The one that
+ * blackholes every proxy takes {@link #PROXIES} exclusively, the others share it.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
@@ -55,6 +63,8 @@ abstract class BrokerCompatibility {
     static final short PRODUCE = 0;
     static final short METADATA = 3;
     static final short API_VERSIONS = 18;
+    /** The lock on the cluster's proxies: shared by the concurrent tests, taken alone by the one that blackholes them. */
+    static final String PROXIES = "dev.kmeta.compat.proxies";
     private static final String USER = "compat";
     private static final String PASSWORD = "compat-" + UUID.randomUUID();
 
@@ -99,6 +109,8 @@ abstract class BrokerCompatibility {
         return p;
     }
 
+    @Execution(ExecutionMode.CONCURRENT)
+    @ResourceLock(value = PROXIES, mode = ResourceAccessMode.READ)
     @Test
     void metadataMatchesWhatAdminSaysWithTopicIdsAndEpochsOverTheNegotiatedVersion() throws Exception {
         kafka.createTopic("c-fetch", 4, 2);
@@ -143,6 +155,8 @@ abstract class BrokerCompatibility {
      * {@link ClientVersionsTest}) fetches a topic from these brokers over SCRAM and the example producer produces
      * 20 records to it.
      */
+    @Execution(ExecutionMode.CONCURRENT)
+    @ResourceLock(value = PROXIES, mode = ResourceAccessMode.READ)
     @ParameterizedTest(name = "kafka-clients {0}")
     @MethodSource("clientVersions")
     void eachSupportedKafkaClientsFetchesAndProduces(String version) throws Exception {
@@ -160,6 +174,8 @@ abstract class BrokerCompatibility {
         assertEquals(20, seen.get("acked"), "Kafka " + kafka.kafkaVersion() + ": " + seen);
     }
 
+    @Execution(ExecutionMode.CONCURRENT)
+    @ResourceLock(value = PROXIES, mode = ResourceAccessMode.READ)
     @Test
     void aMissingTopicTimesOutAsTopicNotFound() {
         try (KafkaMetadata m = KafkaMetadata.create(props())) {
@@ -171,6 +187,8 @@ abstract class BrokerCompatibility {
         }
     }
 
+    @Execution(ExecutionMode.CONCURRENT)
+    @ResourceLock(value = PROXIES, mode = ResourceAccessMode.READ)
     @Test
     void addedPartitionsAreFound() {
         kafka.createTopic("c-grow", 2, 2);
@@ -183,6 +201,8 @@ abstract class BrokerCompatibility {
         }
     }
 
+    @Execution(ExecutionMode.CONCURRENT)
+    @ResourceLock(value = PROXIES, mode = ResourceAccessMode.READ)
     @Test
     void wrongScramPasswordFailsAtOnceAsAnAuthenticationFailure() {
         Map<String, Object> bad = props();
@@ -203,6 +223,8 @@ abstract class BrokerCompatibility {
      * (brokers 3.7+) reach kmeta; before 3.7 there are none, and the producer's invalidation makes kmeta refresh. The produce requests go by topic id (v13) only where the broker speaks it (4.1+),
      * by name before: the answers are matched either way.
      */
+    @Execution(ExecutionMode.CONCURRENT)
+    @ResourceLock(value = PROXIES, mode = ResourceAccessMode.READ)
     @Test
     void aLeaderMovesWhileTheExampleProducerSendsAndItsHintsReachKmeta() throws Exception {
         String topic = "c-move";
@@ -277,6 +299,7 @@ abstract class BrokerCompatibility {
      * {@code metadata.recovery.rebootstrap.trigger.ms} and gets an answer there (with Metadata v13, 4.0+ brokers could
      * also ask for it with REBOOTSTRAP_REQUIRED; the time trigger works on every version).
      */
+    @ResourceLock(value = PROXIES, mode = ResourceAccessMode.READ_WRITE)
     @Test
     void learnedBrokersUnreachableSendsKmetaBackToTheBootstrapAddresses() {
         kafka.createTopic("c-reboot", 1, 2);

@@ -12,6 +12,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -28,6 +30,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * ProducerMetadata44}), a real KafkaProducer sends 20 records through it, and a send to a missing topic fails with
  * kmeta's diagnosis; 3.9 is refused at every creation, naming the version.
  *
+ * <p>The tests run concurrently (src/test/resources/junit-platform.properties): each version has its class loader,
+ * client ids and, on the KafkaProducer route, its own missing-topic wait; they share the broker and the topic.
+ *
  * <p>Before KafkaClientsCompat, 4.0-4.3 failed here with {@code NoClassDefFoundError:
  * org/apache/kafka/common/utils/internals/LogContext} at the first instance.
  */
@@ -43,16 +48,19 @@ class ClientVersionsTest {
 
     private static Map<String, Object> probe(String version) throws Exception {
         KafkaCluster cluster = KAFKA.cluster();
-        if (cluster.runningBrokerIds().size() == 1 && !topicExists(cluster)) {
-            cluster.createTopic(TOPIC, 2, 1);
-        }
+        ensureTopic(cluster);
         return ClientJars.probe(version, Map.of("bootstrap.servers", cluster.bootstrapServers()), TOPIC);
     }
 
-    private static synchronized boolean topicExists(KafkaCluster cluster) throws Exception {
-        return cluster.admin().listTopics().names().get(30, TimeUnit.SECONDS).contains(TOPIC);
+    /** Creates the topic once, whichever of the concurrent tests comes first. */
+    private static synchronized void ensureTopic(KafkaCluster cluster) throws Exception {
+        if (cluster.runningBrokerIds().size() == 1
+                && !cluster.admin().listTopics().names().get(30, TimeUnit.SECONDS).contains(TOPIC)) {
+            cluster.createTopic(TOPIC, 2, 1);
+        }
     }
 
+    @Execution(ExecutionMode.CONCURRENT)
     @ParameterizedTest(name = "kafka-clients {0}")
     @MethodSource("versions")
     void kmetaFetchesAndTheExampleProducerProduces(String version) throws Exception {
@@ -74,6 +82,7 @@ class ClientVersionsTest {
         assertEquals(20, seen.get("acked"), String.valueOf(seen));
     }
 
+    @Execution(ExecutionMode.CONCURRENT)
     @ParameterizedTest(name = "kafka-clients {0}")
     @MethodSource("versions")
     void theKafkaProducerRouteSendsAndDiagnosesOnItsStandIn(String version) throws Exception {
@@ -91,6 +100,7 @@ class ClientVersionsTest {
                 + "awaitUpdate: " + seen);
     }
 
+    @Execution(ExecutionMode.CONCURRENT)
     @Test
     void anOlderKafkaClientsIsRefusedByTheKafkaProducerRouteAtEveryCreation() throws Exception {
         String version = ClientJars.refused();
@@ -105,6 +115,7 @@ class ClientVersionsTest {
         }
     }
 
+    @Execution(ExecutionMode.CONCURRENT)
     @Test
     void anOlderKafkaClientsIsRefusedAtCreationByName() throws Exception {
         String version = ClientJars.refused();
