@@ -79,7 +79,13 @@ class FaultMatrixTest {
             int victim = c.leader("stopped", 0);
             c.stopBroker(victim);
             run.closeCloser();
-            // The fault's end state is a cluster of two: leaders moved away, the broker left the broker set.
+            // The fault's end state is a cluster of two: leaders moved away, the broker left the broker set. stopBroker
+            // returns before the other brokers say so (with brokers in child JVMs, Admin still listed the stopped
+            // broker as it returned), and a client agreeing with that Admin view is no convergence on the end state:
+            // wait until Admin shows it, then for the client to agree.
+            awaitAdminSees(c, "the broker stopped cleanly", () -> !Convergence.adminBrokers(c).contains(victim)
+                    && Convergence.describe(c, "stopped").partitions().stream()
+                            .allMatch(p -> p.leader() != null && !p.leader().isEmpty() && p.leader().id() != victim));
             run.converge(c, List.of("stopped"));
             assertNull(run.survivor().fetch().node(victim));
             run.finish();
@@ -305,6 +311,16 @@ class FaultMatrixTest {
             assertEquals(1, now.partitionCount(), "the count follows the new topic");
             assertTrue(now.partition(0).leaderEpoch() < epoch, "epochs restart with the new topic: " + now);
             run.finish();
+        }
+    }
+
+    /** Waits (bounded) until the cluster's own Admin shows the end state of a fault. */
+    private static void awaitAdminSees(KafkaCluster c, String what, java.util.concurrent.Callable<Boolean> endState) {
+        try {
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(endState);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError("Admin never showed the end state of the fault (" + what + "): brokers "
+                    + c.runningBrokerIds() + " running", e);
         }
     }
 
