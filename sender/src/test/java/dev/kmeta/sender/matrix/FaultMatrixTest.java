@@ -137,8 +137,11 @@ class FaultMatrixTest {
             run.awaitReady("dark-one");
             int victim = c.leader("dark-one", 0);
             long answered = run.survivorLoad().answers();
+            long failed = run.survivorFailures();
             c.proxy(victim).blackhole();
-            hold(2_500); // requests that meet the dark broker time out (request.timeout.ms = 1 s)
+            // Until a request met the dark broker and timed out (request.timeout.ms = 1 s) while the load went on
+            // getting answers, or 2.5 s (the fixed length this fault had), whichever comes first.
+            run.holdUntil(2_500, () -> run.survivorFailures() > failed && run.survivorLoad().answers() > answered);
             assertTrue(run.survivorLoad().answers() > answered, "what is known stays usable during the fault");
             run.closeCloser();
             c.proxy(victim).pass();

@@ -203,6 +203,18 @@ final class MatrixRun implements AutoCloseable {
         }
     }
 
+    /**
+     * A fault's duration that ends early once {@code seen} holds (polled every 20 ms): at most {@code maxMs}, the
+     * fault's full length when what it should cause does not show.
+     */
+    void holdUntil(long maxMs, java.util.function.BooleanSupplier seen) {
+        try {
+            await().atMost(Duration.ofMillis(maxMs)).pollInterval(Duration.ofMillis(20)).until(seen::getAsBoolean);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            notes.add("held the fault " + maxMs + " ms: " + e.getMessage());
+        }
+    }
+
     /** Closes the closer now (during the fault) and checks what its close must do; returns close()'s duration. */
     long closeCloser() {
         await().atMost(Duration.ofSeconds(10)).until(() -> closer.stats().waitersNow() >= 1);
