@@ -272,7 +272,7 @@ class DiagnosisTest {
             // A send waits for a topic that is to be created; meanwhile the bootstrap starts leading to cluster B.
             long sent = m.stats().requestsSent();
             CompletableFuture<Cluster> send = onNewThread("changing-send",
-                    () -> m.awaitTopic("coming-soon", Deadline.after(4_000)));
+                    () -> m.awaitTopic("coming-soon", Deadline.after(2_500)));
             await().atMost(Duration.ofSeconds(3)).until(() -> m.stats().requestsSent() > sent);
             for (int id : a.brokerIds()) {
                 a.proxy(id).retarget("127.0.0.1", bPort).resetAll();
