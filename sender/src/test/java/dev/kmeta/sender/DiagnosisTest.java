@@ -55,7 +55,10 @@ class DiagnosisTest {
     @RegisterExtension
     static final KafkaClusterExtension B = KafkaClusterExtension.brokers(1);
 
-    /** How late after its budget a timeout may arrive. */
+    /**
+     * How late after its budget a timeout may arrive. The budgets are short (1 - 1.5 s: a timeout and what it says
+     * is all these tests check); the tolerance is what a loaded machine needs, whatever the budget.
+     */
     private static final long TOLERANCE_MS = 1_000;
 
     @BeforeEach
@@ -135,7 +138,7 @@ class DiagnosisTest {
             assertTrue(m.fetch().nodes().stream().allMatch(n -> n.port() == cluster.proxy(n.id()).port()),
                     "the brokers advertise their proxies: " + m.fetch().nodes());
 
-            KafkaMetadataTimeoutException e = timesOut(m, "advertised", -1, 3_000);
+            KafkaMetadataTimeoutException e = timesOut(m, "advertised", -1, 1_500);
             Diagnosis d = e.diagnosis();
             assertEquals(Cause.ADVERTISED_LISTENER_UNREACHABLE, d.cause(), e.getMessage());
             Matcher broker = Pattern.compile("broker (\\d+) advertises 127\\.0\\.0\\.1:(\\d+), unreachable from here")
@@ -143,7 +146,7 @@ class DiagnosisTest {
             assertTrue(broker.find(), e.getMessage());
             int id = Integer.parseInt(broker.group(1));
             assertEquals(cluster.proxy(id).port(), Integer.parseInt(broker.group(2)), e.getMessage());
-            assertTrue(e.getMessage().startsWith("Topic advertised not present in metadata after 3000 ms: "
+            assertTrue(e.getMessage().startsWith("Topic advertised not present in metadata after 1500 ms: "
                     + "ADVERTISED_LISTENER_UNREACHABLE: "), e.getMessage());
             assertTrue(e.getMessage().contains("fix advertised.listeners"), e.getMessage());
             assertTrue(m.evidence().records().stream().anyMatch(r -> r.isBootstrap() && r.everAnswered()),
@@ -158,9 +161,9 @@ class DiagnosisTest {
         Map<String, Object> p = fastProps(A.cluster().proxiedBootstrapServers());
         p.put("allow.auto.create.topics", false);
         try (KafkaMetadata m = KafkaMetadata.create(p)) {
-            KafkaMetadataTimeoutException e = timesOut(m, "no-such-topic", -1, 3_000);
+            KafkaMetadataTimeoutException e = timesOut(m, "no-such-topic", -1, 1_500);
             assertEquals(Cause.TOPIC_NOT_FOUND, e.diagnosis().cause(), e.getMessage());
-            assertTrue(e.getMessage().startsWith("Topic no-such-topic not present in metadata after 3000 ms: "
+            assertTrue(e.getMessage().startsWith("Topic no-such-topic not present in metadata after 1500 ms: "
                     + "TOPIC_NOT_FOUND: the brokers answered UNKNOWN_TOPIC_OR_PARTITION "), e.getMessage());
             Matcher n = Pattern.compile("UNKNOWN_TOPIC_OR_PARTITION (\\d+) time\\(s\\) in a row").matcher(
                     e.getMessage());
@@ -177,11 +180,11 @@ class DiagnosisTest {
         KafkaCluster cluster = A.cluster();
         cluster.createTopic("two-partitions", 2, 3);
         try (KafkaMetadata m = proxiedClient()) {
-            KafkaMetadataTimeoutException e = timesOut(m, "two-partitions", 5, 2_000);
+            KafkaMetadataTimeoutException e = timesOut(m, "two-partitions", 5, 1_000);
             Diagnosis d = e.diagnosis();
             assertEquals(Cause.PARTITION_OUT_OF_RANGE, d.cause(), e.getMessage());
             assertTrue(e.getMessage().startsWith("Partition 5 of topic two-partitions not present in metadata after "
-                    + "2000 ms: PARTITION_OUT_OF_RANGE: the topic has 2 partitions"), e.getMessage());
+                    + "1000 ms: PARTITION_OUT_OF_RANGE: the topic has 2 partitions"), e.getMessage());
             assertEquals(2, d.partitionCount());
             assertEquals(5, d.partition());
             assertEquals("two-partitions", d.topic());
@@ -196,10 +199,10 @@ class DiagnosisTest {
         cluster.stopBroker(owner);
         await().atMost(Duration.ofSeconds(20)).until(() -> cluster.leader("lonely", 0) == -1);
         try (KafkaMetadata m = proxiedClient()) {
-            KafkaMetadataTimeoutException e = timesOut(m, "lonely", 0, 3_000);
+            KafkaMetadataTimeoutException e = timesOut(m, "lonely", 0, 1_500);
             Diagnosis d = e.diagnosis();
             assertEquals(Cause.LEADER_NOT_AVAILABLE, d.cause(), e.getMessage());
-            assertTrue(e.getMessage().startsWith("Partition 0 of topic lonely not present in metadata after 3000 ms: "
+            assertTrue(e.getMessage().startsWith("Partition 0 of topic lonely not present in metadata after 1500 ms: "
                     + "LEADER_NOT_AVAILABLE: the partition has had no leader (replicas [" + owner + "]"),
                     e.getMessage());
             assertEquals(1, d.partitionCount());
@@ -236,7 +239,7 @@ class DiagnosisTest {
             assertNull(m.fetch().topic("a-only"), "the metadata of cluster A was dropped: " + m.fetch());
             assertTrue(m.stats().clusterIdChanges() >= 1, "counted");
 
-            KafkaMetadataTimeoutException e = timesOut(m, "a-only", -1, 2_000);
+            KafkaMetadataTimeoutException e = timesOut(m, "a-only", -1, 1_000);
             Diagnosis d = e.diagnosis();
             assertEquals(Cause.CLUSTER_ID_CHANGED, d.cause(), e.getMessage());
             assertEquals(a.clusterId(), d.previousClusterId());
@@ -269,7 +272,7 @@ class DiagnosisTest {
             // A send waits for a topic that is to be created; meanwhile the bootstrap starts leading to cluster B.
             long sent = m.stats().requestsSent();
             CompletableFuture<Cluster> send = onNewThread("changing-send",
-                    () -> m.awaitTopic("coming-soon", Deadline.after(4_000)));
+                    () -> m.awaitTopic("coming-soon", Deadline.after(2_500)));
             await().atMost(Duration.ofSeconds(3)).until(() -> m.stats().requestsSent() > sent);
             for (int id : a.brokerIds()) {
                 a.proxy(id).retarget("127.0.0.1", bPort).resetAll();
@@ -295,7 +298,7 @@ class DiagnosisTest {
             for (int id : cluster.brokerIds()) {
                 cluster.proxy(id).latencyMs(5_000);
             }
-            KafkaMetadataTimeoutException e = timesOut(m, "slow", -1, 2_000);
+            KafkaMetadataTimeoutException e = timesOut(m, "slow", -1, 1_000);
             assertEquals(Cause.NO_ANSWER_IN_TIME, e.diagnosis().cause(), e.getMessage());
             assertTrue(e.getMessage().contains("raise max.block.ms"), e.getMessage());
             assertTrue(m.evidence().records().stream().noneMatch(ConnectionEvidence.Record::failingNow),

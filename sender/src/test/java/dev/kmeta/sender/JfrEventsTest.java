@@ -85,7 +85,7 @@ class JfrEventsTest {
                 m.awaitLeader("jfr-orders", i % 2, m.newSendDeadline()); // cache hits: nothing recorded
             }
             TimeoutException timeout = assertThrows(TimeoutException.class,
-                    () -> m.awaitTopic("jfr-missing", MetadataClient.ANY_PARTITION, Deadline.after(3_000)));
+                    () -> m.awaitTopic("jfr-missing", MetadataClient.ANY_PARTITION, Deadline.after(1_500)));
 
             PartitionMetadata p = m.fetch().topic("jfr-orders").partition(0);
             m.onLeaderHint("jfr-orders", 0, p.leaderId(), p.leaderEpoch() + 1, null); // a produce response's hint
@@ -129,7 +129,7 @@ class JfrEventsTest {
         assertEquals("TOPIC_NOT_FOUND", t.getString("cause"));
         assertEquals("jfr-missing", t.getString("topic"));
         assertEquals(-1, t.getInt("partition"));
-        assertEquals(Duration.ofMillis(3_000), t.getDuration("budgetMs"));
+        assertEquals(Duration.ofMillis(1_500), t.getDuration("budgetMs"));
         assertTrue(t.getString("seen").contains("UNKNOWN_TOPIC_OR_PARTITION"), t.getString("seen"));
         assertFalse(t.getString("fix").isEmpty());
 

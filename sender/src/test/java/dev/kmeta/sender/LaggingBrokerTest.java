@@ -77,7 +77,7 @@ class LaggingBrokerTest {
         KAFKA.cluster().controllerProxy(LAGGING).blackhole();
         createOnLeaders(topic);
         Map<String, Object> props = fastProps(KAFKA.cluster().proxiedBootstrapServers());
-        props.put("max.block.ms", 1_500);
+        props.put("max.block.ms", 1_000);
         try (KafkaMetadata metadata = KafkaMetadata.create(props)) {
             onlyReachable(0);
             metadata.awaitTopic(topic, MetadataClient.ANY_PARTITION, Deadline.after(30_000)); // seen on broker 0

@@ -66,11 +66,14 @@ class SecurityTest {
     private static final int WAITERS = 6;
     /** Budget of every waiter: failing "at once" means long before it. */
     private static final long BUDGET_MS = 60_000;
-    /** The reconnect backoff of the failing clients: 100 ms doubling (jitter 0.2) up to 1 s. */
-    private static final long RECONNECT_BACKOFF_MS = 100;
-    private static final long RECONNECT_BACKOFF_MAX_MS = 1_000;
-    /** How long the reconnects after a fatal failure are counted. */
-    private static final long STORM_WINDOW_MS = 3_000;
+    /** The reconnect backoff of the failing clients: 50 ms doubling (jitter 0.2) up to 500 ms. */
+    private static final long RECONNECT_BACKOFF_MS = 50;
+    private static final long RECONNECT_BACKOFF_MAX_MS = 500;
+    /**
+     * How long the reconnects after a fatal failure are counted: three times the backoff's cap, as before (3 s for
+     * 100 ms doubling to 1 s), so the window still covers the doubling and the capped reconnects after it.
+     */
+    private static final long STORM_WINDOW_MS = 1_500;
 
     private static TestCertificates certs;
     private static KafkaCluster kafka;
@@ -220,8 +223,8 @@ class SecurityTest {
 
     /**
      * The most connections a client can open in {@code windowMs} with the reconnect backoff of {@link #props}: one,
-     * then one after each backoff (100 ms doubling to 1 s), each backoff taken at its shortest (-20% jitter) and the
-     * doubling started over from 100 ms (the worst case: the count of failures in a row is never reset by a failed
+     * then one after each backoff (50 ms doubling to 500 ms), each backoff taken at its shortest (-20% jitter) and the
+     * doubling started over from 50 ms (the worst case: the count of failures in a row is never reset by a failed
      * handshake), plus one for a connection under way when the window opened.
      */
     static int maxConnectionsIn(long windowMs) {

@@ -50,7 +50,7 @@ final class Convergence {
         long start = System.nanoTime();
         List<String> last = new ArrayList<>();
         try {
-            await().atMost(atMost).pollInterval(Duration.ofMillis(100)).until(() -> {
+            await().pollDelay(Duration.ZERO).atMost(atMost).pollInterval(Duration.ofMillis(100)).until(() -> {
                 List<String> now = differences(client.fetch(), cluster, topics, clientPort);
                 last.clear();
                 last.addAll(now);

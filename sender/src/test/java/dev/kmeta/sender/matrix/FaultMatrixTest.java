@@ -79,7 +79,13 @@ class FaultMatrixTest {
             int victim = c.leader("stopped", 0);
             c.stopBroker(victim);
             run.closeCloser();
-            // The fault's end state is a cluster of two: leaders moved away, the broker left the broker set.
+            // The fault's end state is a cluster of two: leaders moved away, the broker left the broker set. stopBroker
+            // returns before the other brokers say so (with brokers in child JVMs, Admin still listed the stopped
+            // broker as it returned), and a client agreeing with that Admin view is no convergence on the end state:
+            // wait until Admin shows it, then for the client to agree.
+            awaitAdminSees(c, "the broker stopped cleanly", () -> !Convergence.adminBrokers(c).contains(victim)
+                    && Convergence.describe(c, "stopped").partitions().stream()
+                            .allMatch(p -> p.leader() != null && !p.leader().isEmpty() && p.leader().id() != victim));
             run.converge(c, List.of("stopped"));
             assertNull(run.survivor().fetch().node(victim));
             run.finish();
@@ -131,8 +137,11 @@ class FaultMatrixTest {
             run.awaitReady("dark-one");
             int victim = c.leader("dark-one", 0);
             long answered = run.survivorLoad().answers();
+            long failed = run.survivorFailures();
             c.proxy(victim).blackhole();
-            hold(2_500); // requests that meet the dark broker time out (request.timeout.ms = 1 s)
+            // Until a request met the dark broker and timed out (request.timeout.ms = 1 s) while the load went on
+            // getting answers, or 2.5 s (the fixed length this fault had), whichever comes first.
+            run.holdUntil(2_500, () -> run.survivorFailures() > failed && run.survivorLoad().answers() > answered);
             assertTrue(run.survivorLoad().answers() > answered, "what is known stays usable during the fault");
             run.closeCloser();
             c.proxy(victim).pass();
@@ -169,12 +178,14 @@ class FaultMatrixTest {
             run.awaitReady("reset");
             everyProxy(p -> p.latencyMs(200)); // each answer spends a while on the wire: the resets meet them there
             long failed = run.survivor().stats().requestsFailed();
-            for (int round = 0; round < 8; round++) {
+            // Four rounds (each ~1 s: a reset, the reconnect, the next request in flight); the closer is closed
+            // between the second and the third, so resets meet it before its close and the survivor after.
+            for (int round = 0; round < 4; round++) {
                 await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(5))
                         .until(() -> run.survivor().state() == RefreshState.IN_FLIGHT);
                 hold(150);
                 everyProxy(FaultProxy::resetAll);
-                if (round == 4) {
+                if (round == 1) {
                     run.closeCloser();
                 }
             }
@@ -305,6 +316,16 @@ class FaultMatrixTest {
             assertEquals(1, now.partitionCount(), "the count follows the new topic");
             assertTrue(now.partition(0).leaderEpoch() < epoch, "epochs restart with the new topic: " + now);
             run.finish();
+        }
+    }
+
+    /** Waits (bounded) until the cluster's own Admin shows the end state of a fault. */
+    private static void awaitAdminSees(KafkaCluster c, String what, java.util.concurrent.Callable<Boolean> endState) {
+        try {
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(endState);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError("Admin never showed the end state of the fault (" + what + "): brokers "
+                    + c.runningBrokerIds() + " running", e);
         }
     }
 

@@ -53,7 +53,9 @@ final class Hiccups implements AutoCloseable {
         for (int i = first; running; i++) {
             long deadlineNs = System.nanoTime()
                     + TimeUnit.MILLISECONDS.toNanos(CONTROL_BUDGETS_MS[i % CONTROL_BUDGETS_MS.length]);
-            for (long left = deadlineNs - System.nanoTime(); left > 0; left = deadlineNs - System.nanoTime()) {
+            // close() unparks it: it stops at once instead of parking on to a deadline up to 500 ms away.
+            for (long left = deadlineNs - System.nanoTime(); left > 0 && running;
+                 left = deadlineNs - System.nanoTime()) {
                 LockSupport.parkNanos(left);
             }
             record(System.nanoTime() - deadlineNs);

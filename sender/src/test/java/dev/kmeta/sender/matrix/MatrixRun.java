@@ -165,8 +165,8 @@ final class MatrixRun implements AutoCloseable {
         topicsAsked.add(topic);
         for (KafkaMetadata client : List.of(survivor, closer)) {
             client.awaitTopic(topic, Deadline.after(30_000));
-            await().atMost(Duration.ofSeconds(20)).until(() -> client.evidence().records().stream()
-                    .anyMatch(r -> !r.isBootstrap() && r.answers() > 0));
+            await().pollDelay(Duration.ZERO).atMost(Duration.ofSeconds(20)).until(() -> client.evidence().records()
+                    .stream().anyMatch(r -> !r.isBootstrap() && r.answers() > 0));
         }
     }
 
@@ -185,7 +185,7 @@ final class MatrixRun implements AutoCloseable {
      */
     void awaitFaultSeen(long before) {
         try {
-            await().atMost(Duration.ofSeconds(15)).until(() -> survivorFailures() > before);
+            await().pollDelay(Duration.ZERO).atMost(Duration.ofSeconds(15)).until(() -> survivorFailures() > before);
         } catch (org.awaitility.core.ConditionTimeoutException e) {
             throw new AssertionError(name + ": nothing failed within 15 s; state " + survivor.state() + ", sent "
                     + survivor.stats().requestsSent() + ", failed " + survivor.stats().requestsFailed()
@@ -203,9 +203,21 @@ final class MatrixRun implements AutoCloseable {
         }
     }
 
+    /**
+     * A fault's duration that ends early once {@code seen} holds (polled every 20 ms): at most {@code maxMs}, the
+     * fault's full length when what it should cause does not show.
+     */
+    void holdUntil(long maxMs, java.util.function.BooleanSupplier seen) {
+        try {
+            await().atMost(Duration.ofMillis(maxMs)).pollInterval(Duration.ofMillis(20)).until(seen::getAsBoolean);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            notes.add("held the fault " + maxMs + " ms: " + e.getMessage());
+        }
+    }
+
     /** Closes the closer now (during the fault) and checks what its close must do; returns close()'s duration. */
     long closeCloser() {
-        await().atMost(Duration.ofSeconds(10)).until(() -> closer.stats().waitersNow() >= 1);
+        await().pollDelay(Duration.ZERO).atMost(Duration.ofSeconds(10)).until(() -> closer.stats().waitersNow() >= 1);
         long parked = closer.stats().waitersNow();
         List<SocketChannel> sockets = selectorSockets(closer);
         long beganNs = System.nanoTime();
@@ -297,7 +309,7 @@ final class MatrixRun implements AutoCloseable {
         survivor.close();
         survivorLifeMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - survivorStartNs);
         checkRequests();
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertEquals(List.of(),
+        await().pollDelay(Duration.ZERO).atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertEquals(List.of(),
                 Leaks.socketsTo(clientPorts), name + ": sockets left connected to the cluster"));
         assertEquals(List.of(), Leaks.kmetaThreads(), name + ": threads left");
         hiccups.close();
