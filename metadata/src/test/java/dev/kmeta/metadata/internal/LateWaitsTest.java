@@ -86,8 +86,11 @@ class LateWaitsTest {
         try (LateWaits lateness = LateWaits.start(System.nanoTime(), 0, 5, 50)) {
             LateWaits.Stamp before = LateWaits.stamp();
             long deadlineNs = System.nanoTime();
-            long wakeNs = deadlineNs + parkedPastNs;
-            for (long left = parkedPastNs; left > 0; left = wakeNs - System.nanoTime()) {
+            long runQueueBeforeNs = LateWaits.runQueueNs();
+            // Parks until 400 ms were spent off the run queue: a preemption between the stamps and the park would
+            // otherwise use up the 400 ms as run-queue time and leave nothing parked to catch.
+            for (long left = parkedPastNs; left > 0; left = parkedPastNs - (System.nanoTime() - deadlineNs)
+                    + (LateWaits.runQueueNs() - runQueueBeforeNs)) {
                 LockSupport.parkNanos(left);
             }
             lateness.record("parked", System.nanoTime() - deadlineNs, before);

@@ -78,8 +78,10 @@ class OvershootBoundTest {
         long deadlineNs = System.nanoTime();
         long runQueueBeforeNs = RunQueue.waitedNs();
         long ranBeforeNs = RunQueue.ranNs();
-        long wakeNs = deadlineNs + parkedPastNs;
-        for (long left = parkedPastNs; left > 0; left = wakeNs - System.nanoTime()) {
+        // Parks until 400 ms were spent off the run queue: a preemption between the stamps and the park (it happens
+        // at load ~11) would otherwise use up the 400 ms as run-queue time and leave nothing parked to catch.
+        for (long left = parkedPastNs; left > 0;
+                left = parkedPastNs - (System.nanoTime() - deadlineNs) + (RunQueue.waitedNs() - runQueueBeforeNs)) {
             LockSupport.parkNanos(left);
         }
         long runQueueNs = RunQueue.waitedNs() - runQueueBeforeNs;
