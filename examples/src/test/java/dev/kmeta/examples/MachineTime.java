@@ -2,10 +2,8 @@ package dev.kmeta.examples;
 
 import dev.kmeta.testkit.RunQueue;
 
-import java.io.IOException;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -32,7 +30,7 @@ final class MachineTime implements ThreadFactory {
         Made m = new Made();
         made.add(m);
         return new Thread(() -> {
-            m.schedstat.complete(ownSchedstat());
+            m.schedstat.complete(RunQueue.fileOfCallingThread());
             try {
                 r.run();
             } finally {
@@ -48,7 +46,7 @@ final class MachineTime implements ThreadFactory {
 
         long runQueueNs() {
             Path p = schedstat.orTimeout(30, TimeUnit.SECONDS).join();
-            long now = p == null ? -1 : field(p, 1);
+            long now = p == null ? -1 : RunQueue.waitedNs(p);
             return now >= 0 ? now : Math.max(0, finalRunQueueNs);
         }
     }
@@ -106,25 +104,5 @@ final class MachineTime implements ThreadFactory {
             sum += Math.max(0, gc.getCollectionTime());
         }
         return sum;
-    }
-
-    /** {@code /proc/<pid>/task/<tid>/schedstat} of the calling thread, readable from any thread; null if none. */
-    private static Path ownSchedstat() {
-        try {
-            Path self = Path.of("/proc").resolve(Files.readSymbolicLink(Path.of("/proc/thread-self")));
-            Path schedstat = self.resolve("schedstat");
-            return Files.isReadable(schedstat) ? schedstat : null;
-        } catch (IOException | RuntimeException e) {
-            return null;
-        }
-    }
-
-    /** A field of a schedstat file; -1 if unreadable (the thread ended: its time no longer counts). */
-    private static long field(Path schedstat, int index) {
-        try {
-            return Long.parseLong(Files.readString(schedstat).trim().split("\\s+")[index]);
-        } catch (IOException | RuntimeException e) {
-            return -1;
-        }
     }
 }

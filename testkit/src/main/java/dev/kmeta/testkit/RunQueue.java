@@ -19,17 +19,40 @@ public final class RunQueue {
 
     /** Nanoseconds the calling thread waited on a run queue since it started, or -1 if unknown. */
     public static long waitedNs() {
-        return field(1);
+        return field(SCHEDSTAT, 1);
     }
 
     /** Nanoseconds the calling thread ran on a CPU since it started, or -1 if unknown. */
     public static long ranNs() {
-        return field(0);
+        return field(SCHEDSTAT, 0);
     }
 
-    private static long field(int index) {
+    /**
+     * Nanoseconds the thread whose {@code schedstat} file this is (from {@link #fileOfCallingThread()}) waited on a
+     * run queue since it started, read from any thread; -1 if unknown (also once the thread is gone, some time after
+     * it ended: keep its last value where it matters).
+     */
+    public static long waitedNs(Path schedstat) {
+        return field(schedstat, 1);
+    }
+
+    /**
+     * The calling thread's own {@code /proc/<pid>/task/<tid>/schedstat}, which other threads can read through
+     * {@link #waitedNs(Path)} (the {@code thread-self} link resolves to the reader); null where it does not exist.
+     */
+    public static Path fileOfCallingThread() {
         try {
-            String[] fields = Files.readString(SCHEDSTAT).trim().split("\\s+");
+            Path self = Path.of("/proc").resolve(Files.readSymbolicLink(Path.of("/proc/thread-self")));
+            Path schedstat = self.resolve("schedstat");
+            return Files.isReadable(schedstat) ? schedstat : null;
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static long field(Path schedstat, int index) {
+        try {
+            String[] fields = Files.readString(schedstat).trim().split("\\s+");
             return Long.parseLong(fields[index]);
         } catch (IOException | RuntimeException e) {
             return -1;
