@@ -55,7 +55,7 @@ public final class ProducerMetadata40 extends ProducerMetadata implements StandI
 
     @Override
     public void add(String topic, long nowMs) {
-        bridge.add(topic);
+        bridge.add(topic, nowMs);
     }
 
     @Override

@@ -110,8 +110,8 @@ public final class KmetaProducers {
         kmetaProps.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, clientId);
 
         KafkaMetadata metadata = start(kmetaProps, shared, resolver);
-        ProducerBridge bridge = new ProducerBridge(metadata, InstanceViews.acquire(metadata, shared),
-                giveUpEarlyMs, config.getLong(ProducerConfig.MAX_BLOCK_MS_CONFIG), "[Producer clientId=" + clientId
+        ProducerBridge bridge = new ProducerBridge(metadata,
+                config.getLong(ProducerConfig.METADATA_MAX_IDLE_CONFIG), giveUpEarlyMs, config.getLong(ProducerConfig.MAX_BLOCK_MS_CONFIG), "[Producer clientId=" + clientId
                 + "] ");
         ref.set(bridge);
         try {

@@ -55,12 +55,12 @@ public final class ProducerMetadata44 extends ProducerMetadata implements StandI
 
     @Override
     public void add(String topic, long nowMs) {
-        bridge.add(topic);
+        bridge.add(topic, nowMs);
     }
 
     @Override
     public OptionalInt add(Collection<String> topics, long nowMs) {
-        return bridge.add(topics);
+        return bridge.add(topics, nowMs);
     }
 
     @Override
