@@ -41,10 +41,12 @@ public final class DiagnosingInterceptor implements ProducerInterceptor<Object, 
     @Override
     public ProducerRecord<Object, Object> onSend(ProducerRecord<Object, Object> record) {
         ProducerBridge b = bridge;
-        if (b != null) {
-            b.onSend(record.topic(), record.partition());
+        if (b == null) {
+            return record;
         }
-        return record;
+        ProducerRecord<Object, Object> r = b.recreations.onSend(record); // issue 27: a re-created topic's partitions
+        b.onSend(r.topic(), r.partition());
+        return r;
     }
 
     @Override
@@ -70,6 +72,11 @@ public final class DiagnosingInterceptor implements ProducerInterceptor<Object, 
         }
         try {
             Exception reason = bridge.keptTimeout(record.topic());
+            Diagnosis recreated = record.partition() >= 0 // issue 27: queued for a partition the new topic lacks
+                    ? bridge.recreations.explain(record.topic(), record.partition()) : null;
+            if (recreated != null) {
+                reason = MetadataTimeoutException.of(recreated);
+            }
             if (reason == null) {
                 Diagnosis d = record.partition() >= 0
                         ? bridge.metadata().diagnoseUndelivered(record.topic(), record.partition())
@@ -99,6 +106,8 @@ public final class DiagnosingInterceptor implements ProducerInterceptor<Object, 
                 return Errors.TOPIC_AUTHORIZATION_FAILED;
             case LEADER_NOT_AVAILABLE:
                 return Errors.LEADER_NOT_AVAILABLE;
+            case TOPIC_RECREATED:
+                return Errors.UNKNOWN_TOPIC_ID;
             default:
                 return null;
         }

@@ -114,6 +114,9 @@ public final class KmetaProducers {
                 giveUpEarlyMs, config.getLong(ProducerConfig.MAX_BLOCK_MS_CONFIG), "[Producer clientId=" + clientId
                 + "] ");
         ref.set(bridge);
+        bridge.recreations.partitioning(config.getClass(ProducerConfig.PARTITIONER_CLASS_CONFIG) != null, // issue 27
+                config.getBoolean(ProducerConfig.PARTITIONER_IGNORE_KEYS_CONFIG),
+                config.getInt(ProducerConfig.BATCH_SIZE_CONFIG));
         try {
             ProducerMetadata standIn = abi.newMetadata(bridge,
                     config.getLong(ProducerConfig.RETRY_BACKOFF_MS_CONFIG),

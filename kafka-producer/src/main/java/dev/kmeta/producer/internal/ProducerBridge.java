@@ -72,6 +72,8 @@ public final class ProducerBridge {
     private volatile int wantedVersion = -1;
     private final LongAdder updateRequests = new LongAdder();
     private final LongAdder leaderHints = new LongAdder();
+    /** Issue 27: the topics this producer saw deleted and re-created ({@link Recreations}). */
+    final Recreations recreations;
 
     ProducerBridge(KafkaMetadata metadata, InstanceViews views, long giveUpEarlyMs, long maxBlockMs,
                    String logPrefix) {
@@ -79,6 +81,7 @@ public final class ProducerBridge {
         this.views = views;
         this.giveUpEarlyMs = giveUpEarlyMs;
         this.holds = new LeaderHold(metadata, maxBlockMs);
+        this.recreations = new Recreations(metadata, logPrefix); // issue 27
         this.logPrefix = logPrefix;
     }
 
@@ -189,6 +192,13 @@ public final class ProducerBridge {
             long sinceRequestMs = (System.nanoTime() - i.requestedAtNs) / 1_000_000;
             Deadline deadline = Deadline.after(Math.max(0, timeoutMs - giveUpEarlyMs - sinceRequestMs));
             TopicMetadata t = metadata.fetch().topic(topic);
+            // Issue 27: a partition the re-created topic lacks fails at once, with the re-creation as its diagnosis.
+            TimeoutException recreated = t == null || i.sendBridge != this || !topic.equals(i.sendTopic)
+                    || i.sendPartition < t.partitionCount() ? null : recreations.beyondCount(topic, i.sendPartition);
+            if (recreated != null) {
+                kept.keep(i, recreated);
+                return;
+            }
             if (t == null || t.partitionCount() == 0) {
                 i.awaitedVersion = version;
                 metadata.awaitTopic(topic, MetadataClient.ANY_PARTITION, deadline);
