@@ -51,9 +51,17 @@ class KmetaProducerTopicRecreatedTest {
     private static final long DELIVERED_WITHIN_MS = 5_000;
     /** A record for a partition the new topic lacks, sent after kmeta saw it, fails within this ("at once"). */
     private static final long FAILED_WITHIN_MS = 1_000;
+    /**
+     * A record sent before kmeta saw the new topic is done (acked, or failed naming the re-creation) within this of
+     * that moment - well before {@link #DELIVERY_TIMEOUT_MS}.
+     */
+    private static final long SETTLED_WITHIN_MS = 2_000;
     /** How long the application keeps sending after kmeta's snapshot shows the new topic. */
     private static final long SEND_AFTER_MS = 2_000;
     private static final long TICK_MS = 20;
+
+    /** When kmeta's snapshot showed the new topic id (set by {@link #run}). */
+    private volatile long seenNs;
 
     @RegisterExtension
     static final KafkaClusterExtension KAFKA = KafkaClusterExtension.of(KafkaCluster.builder().brokers(3));
@@ -76,6 +84,17 @@ class KmetaProducerTopicRecreatedTest {
             this.kind = kind;
             this.partition = partition;
             this.afterRecreation = afterRecreation;
+        }
+
+        /** The partition the record was sent or failed for, or -1. */
+        int partitionOf() {
+            if (partition >= 0) {
+                return partition;
+            }
+            if (acked != null) {
+                return acked.partition();
+            }
+            return Diagnosis.from(error).map(Diagnosis::partition).orElse(-1);
         }
 
         boolean done() {
@@ -133,6 +152,11 @@ class KmetaProducerTopicRecreatedTest {
             } else {
                 assertTrue(s.acked != null || Diagnosis.from(s.error).isPresent(),
                         () -> "acked, or failed with kmeta's diagnosis: " + s);
+                assertTrue(s.acked != null || s.partitionOf() < 3 || s.diagnosed(Diagnosis.Cause.TOPIC_RECREATED),
+                        () -> "queued for a partition the new topic lacks: fails naming the re-creation: " + s);
+                assertTrue(s.doneNs - seenNs <= SETTLED_WITHIN_MS * 1_000_000,
+                        () -> "done within " + SETTLED_WITHIN_MS + " ms of kmeta seeing the new topic, not at "
+                                + "delivery.timeout.ms: " + s + ", " + (s.doneNs - seenNs) / 1_000_000 + " ms after");
             }
         }
         // The bad case was forced: the stock producer's records without key, sent after the re-creation, wait.
@@ -152,6 +176,8 @@ class KmetaProducerTopicRecreatedTest {
             } else {
                 assertTrue(s.acked != null || Diagnosis.from(s.error).isPresent(),
                         () -> "acked, or failed with kmeta's diagnosis: " + s);
+                assertTrue(s.doneNs - seenNs <= SETTLED_WITHIN_MS * 1_000_000,
+                        () -> "done within " + SETTLED_WITHIN_MS + " ms of kmeta seeing the new topic: " + s);
             }
         }
     }
@@ -204,7 +230,7 @@ class KmetaProducerTopicRecreatedTest {
             await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
                     .until(() -> idOf(kmeta, topic) != null && !idOf(kmeta, topic).equals(oldId));
             report("kmeta saw the new topic %d ms after it was created", (System.nanoTime() - recreatedNs) / 1_000_000);
-            long seenNs = System.nanoTime();
+            seenNs = System.nanoTime();
             await().atMost(Duration.ofMillis(SEND_AFTER_MS + 5_000)).pollInterval(Duration.ofMillis(20))
                     .until(() -> System.nanoTime() - seenNs >= SEND_AFTER_MS * 1_000_000);
             senders.shutdown();

@@ -319,6 +319,7 @@ public final class ProducerBridge {
     /** {@code timeToNextUpdate(now)}: never 0, so the producer's NetworkClient never sends a Metadata request. */
     public long timeToNextUpdate() {
         holds.onNetworkThread(); // only the producer's NetworkClient asks
+        recreations.onNetworkThread(); // issue 27: fail what is queued for a re-created topic's vanished partitions
         return closed.get() || metadata.fetch().version() > wantedVersion ? Long.MAX_VALUE : SENDER_POLL_MS;
     }
 

@@ -6,6 +6,7 @@ import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.sender.KafkaMetadataTimeoutException;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,8 +34,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *       from kmeta, sticky for about {@code batch.size} bytes, among the partitions that have a leader;</li>
  *   <li>{@link #beyondCount}: a record for a partition the re-created topic lacks fails at once with
  *       {@link Diagnosis.Cause#TOPIC_RECREATED} instead of waiting {@code max.block.ms} for partitions;</li>
- *   <li>{@link #explain}: a record queued before kmeta saw the re-creation for a partition the new topic lacks
- *       (kafka-clients holds it until {@code delivery.timeout.ms}) fails with that diagnosis as its cause.</li>
+ *   <li>{@link #onNetworkThread}: the records queued before kmeta saw the re-creation for a partition the new topic
+ *       lacks (kafka-clients holds them until {@code delivery.timeout.ms}) fail at once with that diagnosis
+ *       ({@link StaleQueues}, the one reach into KafkaProducer's accumulator; not for a transactional producer);
+ *       {@link #explain}: where they still expire, the diagnosis is their failure's cause.</li>
  * </ul>
  *
  * <p>Thread-safe. On a send to a topic whose snapshot entry did not change since this producer's last send:
@@ -99,6 +102,9 @@ final class Recreations {
     private final KafkaMetadata metadata;
     private final String logPrefix;
     private final ConcurrentMap<String, Seen> topics = new ConcurrentHashMap<>();
+    /** The re-created topics with fewer partitions than before: their vanished partitions' queues are failed. */
+    private final ConcurrentMap<String, Boolean> shrunk = new ConcurrentHashMap<>();
+    private volatile StaleQueues staleQueues;
     /** The producer's partitioning: whether kafka-clients' built-in partitioner places keyless records. */
     private volatile boolean builtIn = true;
     private volatile boolean ignoreKeys;
@@ -117,6 +123,41 @@ final class Recreations {
         this.builtIn = !customPartitioner;
         this.ignoreKeys = partitionerIgnoresKeys;
         this.batchSizeBytes = Math.max(1, batchSize);
+    }
+
+    /** The producer's accumulator access, or null (records of vanished partitions then expire, diagnosed). */
+    void attach(StaleQueues queues) {
+        this.staleQueues = queues;
+    }
+
+    /**
+     * On the producer's network thread, each time round its loop: the records queued for a partition a re-created
+     * topic lacks fail now, with TOPIC_RECREATED (kafka-clients would hold them until {@code delivery.timeout.ms}).
+     * Nothing to do, and a map's emptiness read, unless a topic was re-created with fewer partitions.
+     */
+    void onNetworkThread() {
+        StaleQueues queues = staleQueues;
+        if (shrunk.isEmpty() || queues == null) {
+            return;
+        }
+        for (String topic : shrunk.keySet()) {
+            Seen s = observe(topic);
+            if (s == null || s.recreation == null || s.count >= s.widest) {
+                shrunk.remove(topic);
+                continue;
+            }
+            for (int p = s.count; p < s.widest; p++) {
+                TopicPartition tp = new TopicPartition(topic, p);
+                int batches = queues.fail(tp, failure(s.recreation.diagnosis(p)));
+                if (batches > 0) {
+                    log.info("{}{} batch(es) queued for {} failed: {}", logPrefix, batches, tp, s.recreation);
+                }
+            }
+        }
+    }
+
+    private static TimeoutException failure(Diagnosis d) {
+        return new KafkaMetadataTimeoutException(d.message(), d);
     }
 
     /**
@@ -148,8 +189,7 @@ final class Recreations {
         if (s == null || s.recreation == null || partition < s.count || partition >= s.widest) {
             return null;
         }
-        Diagnosis d = s.recreation.diagnosis(partition);
-        return new KafkaMetadataTimeoutException(d.message(), d);
+        return failure(s.recreation.diagnosis(partition));
     }
 
     /**
@@ -183,6 +223,9 @@ final class Recreations {
         for (;;) {
             Seen next = next(topic, s, t);
             if (s == null ? topics.putIfAbsent(topic, next) == null : topics.replace(topic, s, next)) {
+                if (next.recreation != null && next.count < next.widest) {
+                    shrunk.put(topic, Boolean.TRUE);
+                }
                 return next;
             }
             s = topics.get(topic); // another sending thread moved it; learn from what it saw
