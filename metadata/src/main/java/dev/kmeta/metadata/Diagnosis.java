@@ -117,15 +117,25 @@ public final class Diagnosis {
      */
     public static Diagnosis topicRecreated(String topic, int partition, java.util.UUID oldId, java.util.UUID newId,
                                            int oldCount, int newCount) {
-        String seen = "the topic was deleted and re-created: topic id " + oldId + " -> " + newId + ", partitions "
-                + oldCount + " -> " + newCount;
+        String seen = "the topic was deleted and re-created: topic id " + kafkaForm(oldId) + " -> "
+                + kafkaForm(newId) + ", partitions " + oldCount + " -> " + newCount;
         String fix = partition >= newCount
                 ? "send to a partition below " + newCount + " (the new topic's count), or add partitions to it"
                 : "send the record again: the new topic is a different log (records queued for the old one are "
                 + "not moved to it)";
         return new Diagnosis(Cause.TOPIC_RECREATED, topic, partition, 0, seen, fix,
-                List.of("topic " + topic + " id " + oldId + " (" + oldCount + " partitions) was replaced by id "
-                        + newId + " (" + newCount + " partitions)"), newCount, null, null);
+                List.of("topic " + topic + " id " + kafkaForm(oldId) + " (" + oldCount + " partitions) was replaced "
+                        + "by id " + kafkaForm(newId) + " (" + newCount + " partitions)"), newCount, null, null);
+    }
+
+    /** A topic id as Kafka's tools print it (URL-safe base64 of its 16 bytes, no padding). */
+    private static String kafkaForm(java.util.UUID id) {
+        if (id == null) {
+            return "none";
+        }
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(16);
+        b.putLong(id.getMostSignificantBits()).putLong(id.getLeastSignificantBits());
+        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(b.array());
     }
 
     /** The cause. */

@@ -7,6 +7,7 @@ import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.sender.KafkaMetadataTimeoutException;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,8 +72,12 @@ final class Recreations {
 
         @Override
         public String toString() {
-            return "topic " + topic + " re-created: id " + oldId + " -> " + newId + ", partitions " + oldCount
-                    + " -> " + newCount;
+            return "topic " + topic + " re-created: id " + kafkaForm(oldId) + " -> " + kafkaForm(newId)
+                    + ", partitions " + oldCount + " -> " + newCount;
+        }
+
+        private static String kafkaForm(UUID id) {
+            return new Uuid(id.getMostSignificantBits(), id.getLeastSignificantBits()).toString();
         }
     }
 
