@@ -14,7 +14,9 @@ import org.slf4j.LoggerFactory;
 import java.util.Map;
 
 /**
- * The interceptor kmeta appends to a kmeta-backed producer's {@code interceptor.classes}. Its {@code onSend} notes
+ * The interceptor kmeta appends to a kmeta-backed producer's {@code interceptor.classes}. Its {@code onSend} gives a
+ * record without key to a topic re-created with fewer partitions a partition of the new topic ({@link Recreations},
+ * issue 27: kafka-clients' partitioner may stick to one that is gone), and notes
  * the record's topic and partition for the sending thread (so a wait for a partition beyond the count waits for that
  * partition, and a send whose leader never accepted a connection is held: {@link LeaderHold}); its {@code onAcknowledgement} gives a record that kafka-clients gave up on after {@code send()}
  * returned (a TimeoutException of kafka-clients' own, e.g. expired at {@code delivery.timeout.ms} while its leader was
