@@ -114,6 +114,9 @@ public final class KmetaProducers {
                 config.getLong(ProducerConfig.METADATA_MAX_IDLE_CONFIG), giveUpEarlyMs, config.getLong(ProducerConfig.MAX_BLOCK_MS_CONFIG), "[Producer clientId=" + clientId
                 + "] ");
         ref.set(bridge);
+        bridge.recreations.partitioning(config.getClass(ProducerConfig.PARTITIONER_CLASS_CONFIG) != null, // issue 27
+                config.getBoolean(ProducerConfig.PARTITIONER_IGNORE_KEYS_CONFIG),
+                config.getInt(ProducerConfig.BATCH_SIZE_CONFIG));
         try {
             ProducerMetadata standIn = abi.newMetadata(bridge,
                     config.getLong(ProducerConfig.RETRY_BACKOFF_MS_CONFIG),
@@ -121,6 +124,8 @@ public final class KmetaProducers {
                     config.getLong(ProducerConfig.METADATA_MAX_AGE_CONFIG),
                     config.getLong(ProducerConfig.METADATA_MAX_IDLE_CONFIG));
             KafkaProducer<K, V> producer = abi.newProducer(config, keySerializer, valueSerializer, standIn);
+            bridge.recreations.attach(StaleQueues.of(producer, // issue 27
+                    config.getString(ProducerConfig.TRANSACTIONAL_ID_CONFIG) != null));
             log.info("[Producer clientId={}] KafkaProducer on kmeta ({} instance {}, kafka-clients {}, gives up {} ms "
                             + "before max.block.ms)", clientId, shared ? "shared" : "private",
                     metadata.config().clientId(), abi.version(), giveUpEarlyMs);

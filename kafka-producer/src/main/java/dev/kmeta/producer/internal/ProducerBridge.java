@@ -73,6 +73,8 @@ public final class ProducerBridge {
     private volatile int wantedVersion = -1;
     private final LongAdder updateRequests = new LongAdder();
     private final LongAdder leaderHints = new LongAdder();
+    /** Issue 27: the topics this producer saw deleted and re-created ({@link Recreations}). */
+    final Recreations recreations;
 
     ProducerBridge(KafkaMetadata metadata, long metadataIdleMs, long giveUpEarlyMs, long maxBlockMs,
                    String logPrefix) {
@@ -80,6 +82,7 @@ public final class ProducerBridge {
         this.views = new ProducerViews(metadata, metadataIdleMs);
         this.giveUpEarlyMs = giveUpEarlyMs;
         this.holds = new LeaderHold(metadata, maxBlockMs);
+        this.recreations = new Recreations(metadata, logPrefix); // issue 27
         this.logPrefix = logPrefix;
     }
 
@@ -202,6 +205,13 @@ public final class ProducerBridge {
             long sinceRequestMs = (System.nanoTime() - i.requestedAtNs) / 1_000_000;
             Deadline deadline = Deadline.after(Math.max(0, timeoutMs - giveUpEarlyMs - sinceRequestMs));
             TopicMetadata t = metadata.fetch().topic(topic);
+            // Issue 27: a partition the re-created topic lacks fails at once, with the re-creation as its diagnosis.
+            TimeoutException recreated = t == null || i.sendBridge != this || !topic.equals(i.sendTopic)
+                    || i.sendPartition < t.partitionCount() ? null : recreations.beyondCount(topic, i.sendPartition);
+            if (recreated != null) {
+                kept.keep(i, recreated);
+                return;
+            }
             if (t == null || t.partitionCount() == 0) {
                 i.awaitedVersion = version;
                 metadata.awaitTopic(topic, MetadataClient.ANY_PARTITION, deadline);
@@ -323,6 +333,7 @@ public final class ProducerBridge {
     /** {@code timeToNextUpdate(now)}: never 0, so the producer's NetworkClient never sends a Metadata request. */
     public long timeToNextUpdate() {
         holds.onNetworkThread(); // only the producer's NetworkClient asks
+        recreations.onNetworkThread(); // issue 27: fail what is queued for a re-created topic's vanished partitions
         return closed.get() || metadata.fetch().version() > wantedVersion ? Long.MAX_VALUE : SENDER_POLL_MS;
     }
 
