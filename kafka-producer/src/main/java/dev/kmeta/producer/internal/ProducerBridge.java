@@ -206,7 +206,7 @@ public final class ProducerBridge {
             Deadline deadline = Deadline.after(Math.max(0, timeoutMs - giveUpEarlyMs - sinceRequestMs));
             TopicMetadata t = metadata.fetch().topic(topic);
             // Issue 27: a partition the re-created topic lacks fails at once, with the re-creation as its diagnosis.
-            TimeoutException recreated = t == null || i.sendBridge != this || !topic.equals(i.sendTopic)
+            TimeoutException recreated = t == null || i.sendBridge != kept || !topic.equals(i.sendTopic)
                     || i.sendPartition < t.partitionCount() ? null : recreations.beyondCount(topic, i.sendPartition);
             if (recreated != null) {
                 kept.keep(i, recreated);
