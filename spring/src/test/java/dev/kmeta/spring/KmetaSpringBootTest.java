@@ -31,6 +31,8 @@ import org.springframework.kafka.core.KafkaTemplate;
 import org.springframework.kafka.core.ProducerFactory;
 import org.springframework.kafka.support.SendResult;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.time.Duration;
@@ -38,6 +40,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -64,7 +67,14 @@ class KmetaSpringBootTest {
     static final KafkaClusterExtension KAFKA = KafkaClusterExtension.of(KafkaCluster.builder().brokers(1).withProxies());
 
     @BeforeAll
-    static void topics() {
+    static void topics() throws IOException {
+        // the build runs this class on kafka-clients 4.4 and on the one Spring Boot's BOM manages
+        Properties kafkaClients = new Properties();
+        try (InputStream in = Producer.class.getResourceAsStream("/kafka/kafka-version.properties")) {
+            kafkaClients.load(in);
+        }
+        String version = kafkaClients.getProperty("version");
+        assertEquals(System.getProperty("kmeta.test.kafkaClientsVersion", version), version, "kafka-clients");
         KAFKA.cluster().createTopic(TOPIC, 1, 1);
     }
 
