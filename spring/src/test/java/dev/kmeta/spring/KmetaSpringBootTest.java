@@ -162,6 +162,35 @@ class KmetaSpringBootTest {
                 + " Metadata requests, Spring's own " + counts.get(1));
     }
 
+    /**
+     * The auto-configuration makes its factory as Boot's KafkaAutoConfiguration makes its own (a later Boot that
+     * changes that recipe shows here): the same configs, transaction-id prefix, customizers (listeners,
+     * post-processors).
+     */
+    @Test
+    void bootsFactoryIsMadeFromWhatBootsOwnIsMadeFrom() {
+        List<List<Object>> made = new ArrayList<>();
+        for (boolean kmeta : new boolean[] {true, false}) {
+            SpringIt.boot()
+                    .withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+                            CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
+                            org.springframework.boot.kafka.autoconfigure.metrics.KafkaMetricsAutoConfiguration.class))
+                    .withPropertyValues("kmeta.enabled=" + kmeta, "spring.kafka.bootstrap-servers=" + bootstrap(),
+                            "spring.kafka.client-id=recipe", "spring.kafka.producer.acks=1",
+                            "spring.kafka.producer.transaction-id-prefix=recipe-tx-",
+                            "spring.kafka.security.protocol=PLAINTEXT", "spring.kafka.properties[linger.ms]=7",
+                            "spring.kafka.producer.properties[kmeta.metadata.prefetch.topics]=" + TOPIC)
+                    .run(context -> {
+                        DefaultKafkaProducerFactory<?, ?> f = context.getBean(DefaultKafkaProducerFactory.class);
+                        assertEquals(kmeta, f instanceof KmetaProducerFactory);
+                        made.add(List.of(f.getConfigurationProperties(), String.valueOf(f.getTransactionIdPrefix()),
+                                f.getListeners().stream().map(l -> l.getClass().getName()).toList(),
+                                f.getPostProcessors().size()));
+                    });
+        }
+        assertEquals(made.get(1), made.get(0), "kmeta's factory (first) and Boot's own (second)");
+    }
+
     @Test
     void transactionsCommitAndAbortAsWithSpringsOwnFactory() {
         Map<Boolean, List<String>> results = new HashMap<>();
