@@ -107,15 +107,22 @@ public final class KmetaAutoConfiguration {
         }
     }
 
-    /** The health contributor {@code kmeta}, when Actuator's health support is on the class path. */
+    /**
+     * The health contributor {@code kmeta}, when Actuator's health support is on the class path. Nested twice: the
+     * condition class of {@code @ConditionalOnEnabledHealthIndicator} is spring-boot-health's, so it is read only once
+     * the class check passed.
+     */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(HealthIndicator.class)
-    @ConditionalOnEnabledHealthIndicator("kmeta")
     static final class Health {
-        @Bean
-        @ConditionalOnMissingBean(name = "kmetaHealthIndicator")
-        HealthIndicator kmetaHealthIndicator(ObjectProvider<KmetaProducerFactory<?, ?>> factories) {
-            return new KmetaHealthIndicator(() -> factories.orderedStream().map(KmetaProducerFactory::instances));
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnEnabledHealthIndicator("kmeta")
+        static final class Enabled {
+            @Bean
+            @ConditionalOnMissingBean(name = "kmetaHealthIndicator")
+            HealthIndicator kmetaHealthIndicator(ObjectProvider<KmetaProducerFactory<?, ?>> factories) {
+                return new KmetaHealthIndicator(() -> factories.orderedStream().map(KmetaProducerFactory::instances));
+            }
         }
     }
 

@@ -21,8 +21,8 @@ import java.util.stream.Stream;
  * beans (and their copies), named by the instance's client id, with its refresh state, metadata age, cluster id,
  * broker count, timeouts by cause and, when the cluster cannot be reached, the diagnosis (cause, what was seen, the
  * fix). DOWN when any instance has a cluster-level diagnosis: the bootstrap unreachable or not resolving, TLS or SASL
- * failing, the advertised listeners unreachable, every broker unreachable; UP otherwise (UNKNOWN before any producer
- * was made: Spring makes them at the first send).
+ * failing, the advertised listeners unreachable, every broker unreachable; else UNKNOWN while an instance has no answer
+ * yet (and before any producer was made: Spring makes them at the first send); UP once every instance has brokers.
  *
  * <p>The diagnosis is kmeta's {@link KafkaMetadata#bootstrapResolutionFailure()}, else its
  * {@link KafkaMetadata#diagnose(String, int)} for a topic name Kafka cannot have: only the rules about connections
@@ -54,6 +54,7 @@ final class KmetaHealthIndicator implements HealthIndicator {
             return Health.unknown().withDetail("instances", 0).build();
         }
         boolean down = false;
+        boolean answered = true;
         Map<String, Object> details = new LinkedHashMap<>();
         for (KafkaMetadata m : all) {
             Map<String, Object> d = new LinkedHashMap<>();
@@ -63,6 +64,7 @@ final class KmetaHealthIndicator implements HealthIndicator {
             dev.kmeta.cluster.Cluster snapshot = m.fetch();
             d.put("clusterId", snapshot.clusterId());
             d.put("brokers", snapshot.nodes().size());
+            answered &= !snapshot.nodes().isEmpty();
             Map<String, Long> timeouts = new LinkedHashMap<>();
             m.stats().waitTimeoutsByCause().forEach((cause, n) -> {
                 if (n > 0) {
@@ -79,7 +81,8 @@ final class KmetaHealthIndicator implements HealthIndicator {
             }
             details.put(name(details, m.config().clientId()), d);
         }
-        return Health.status(down ? Status.DOWN : Status.UP).withDetails(details).build();
+        Status status = down ? Status.DOWN : answered ? Status.UP : Status.UNKNOWN;
+        return Health.status(status).withDetails(details).build();
     }
 
     /** A cluster-level diagnosis of the instance, or null when it reaches its cluster. */

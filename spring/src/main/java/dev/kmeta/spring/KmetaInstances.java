@@ -17,7 +17,10 @@ import java.util.function.Consumer;
 final class KmetaInstances {
     private final List<KafkaMetadata> handles = new ArrayList<>();
     private final List<Consumer<KafkaMetadata>> listeners = new ArrayList<>();
-    /** One handle per instance ever seen here: what listeners were told of. */
+    /**
+     * One open handle per instance listeners were told of. An instance whose told handle closed while others stay open
+     * is told again with a new handle (harmless for the meters: Micrometer keeps the first registration).
+     */
     private final List<KafkaMetadata> seen = new ArrayList<>();
 
     /** A new producer's handle. */
@@ -26,6 +29,7 @@ final class KmetaInstances {
         synchronized (this) {
             handles.removeIf(KmetaInstances::closed);
             handles.add(handle);
+            seen.removeIf(KmetaInstances::closed); // a closed handle would keep its instance's memory
             if (contains(seen, handle)) {
                 return;
             }

@@ -17,7 +17,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration;
+import org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration;
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.registry.HealthContributorRegistry;
+import org.springframework.boot.kafka.autoconfigure.DefaultKafkaProducerFactoryCustomizer;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
@@ -191,6 +196,19 @@ class KmetaSpringBootTest {
         assertEquals(made.get(1), made.get(0), "kmeta's factory (first) and Boot's own (second)");
     }
 
+    /** Without Micrometer and Actuator on the class path: kmeta's factory all the same, no meters, no health. */
+    @Test
+    void withoutMicrometerOrActuatorTheFactoryIsStillKmetas() {
+        SpringIt.boot()
+                .withClassLoader(new FilteredClassLoader("io.micrometer.core", "org.springframework.boot.health"))
+                .withPropertyValues("spring.kafka.bootstrap-servers=" + bootstrap()).run(context -> {
+                    assertInstanceOf(KmetaProducerFactory.class, context.getBean(ProducerFactory.class));
+                    assertFalse(context.containsBean("kmetaHealthIndicator"));
+                    assertTrue(context.getBeansOfType(DefaultKafkaProducerFactoryCustomizer.class).keySet().stream()
+                            .noneMatch(name -> name.startsWith("kmeta")), "kmeta's meter customizer without Micrometer");
+                });
+    }
+
     @Test
     void transactionsCommitAndAbortAsWithSpringsOwnFactory() {
         Map<Boolean, List<String>> results = new HashMap<>();
@@ -286,13 +304,16 @@ class KmetaSpringBootTest {
         try (FaultProxy bootstrapProxy = FaultProxy.to(KAFKA.cluster().brokerAddress(0)).refuse()) {
             SpringIt.boot()
                     .withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
-                            CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class))
+                            CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
+                            HealthContributorAutoConfiguration.class, HealthContributorRegistryAutoConfiguration.class))
                     .withPropertyValues("spring.kafka.bootstrap-servers=" + bootstrapProxy.address(),
                             "spring.kafka.client-id=" + clientId,
                             "spring.kafka.producer.properties[reconnect.backoff.ms]=50",
                             "spring.kafka.producer.properties[reconnect.backoff.max.ms]=200")
                     .run(context -> {
-                        HealthIndicator health = context.getBean("kmetaHealthIndicator", HealthIndicator.class);
+                        // Actuator's registry has it as "kmeta"
+                        HealthIndicator health = assertInstanceOf(HealthIndicator.class,
+                                context.getBean(HealthContributorRegistry.class).getContributor("kmeta"));
                         assertEquals(Status.UNKNOWN, health.health().getStatus(), "no producer yet");
                         Producer<?, ?> producer = context.getBean(ProducerFactory.class).createProducer();
                         String id = clientId + "-1"; // Spring numbers its producers' client ids
