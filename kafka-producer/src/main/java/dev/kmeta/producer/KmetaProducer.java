@@ -1,13 +1,16 @@
 package dev.kmeta.producer;
 
 import dev.kmeta.producer.internal.KmetaProducers;
+import dev.kmeta.producer.internal.ProducerBridge;
 import dev.kmeta.sender.HostResolverHook;
+import dev.kmeta.sender.KafkaMetadata;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.serialization.Serializer;
 
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Properties;
 
 /**
@@ -73,6 +76,17 @@ public final class KmetaProducer {
     public static <K, V> Producer<K, V> create(Properties props, Serializer<K> keySerializer,
                                                Serializer<V> valueSerializer) {
         return builder(props).build(keySerializer, valueSerializer);
+    }
+
+    /**
+     * The kmeta instance under a producer made here, as that producer's own handle (for health checks and metrics:
+     * {@code state()}, {@code metadataAgeMs()}, {@code stats()}, {@code diagnose(...)}); empty for any other producer
+     * (a stock KafkaProducer, a wrapper around one). Do not close the handle: the producer does, and it reads
+     * {@code CLOSED} from then on.
+     */
+    public static Optional<KafkaMetadata> metadataOf(Producer<?, ?> producer) {
+        ProducerBridge bridge = producer == null ? null : KmetaProducers.bridgeOf(producer);
+        return bridge == null ? Optional.empty() : Optional.of(bridge.metadata());
     }
 
     /** A builder, for options beyond properties (a DNS hook). */
