@@ -100,10 +100,10 @@ public final class ProducerCallsProbe implements Function<Map<String, Object>, M
                     return "acked";
                 }
             case "missing-topic":
-                props.put("max.block.ms", 1_000);
+                props.put("max.block.ms", 500);
                 return expectFailure(props, new ProducerRecord<>(topic + "-missing", "v"));
             case "partition-beyond-count":
-                props.put("max.block.ms", 1_000);
+                props.put("max.block.ms", 500);
                 return expectFailure(props, new ProducerRecord<>(topic, 3, null, "v"));
             case "leader-hint":
                 try (Producer<String, String> p = KmetaProducer.create(props)) {
