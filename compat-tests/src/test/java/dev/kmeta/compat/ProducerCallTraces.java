@@ -52,8 +52,8 @@ final class ProducerCallTraces {
     /** The trace text of a probe's answer: per scenario (in the probe's order), its outcome and normalised calls. */
     static List<String> render(String version, Map<String, Object> seen) {
         List<String> lines = new ArrayList<>();
-        lines.add("# The calls on kmeta's ProducerMetadata stand-in, as the kafka-clients of this file's name makes them."
-                + " Format: ProducerCallTraces; rewrite: -D" + WRITE_PROPERTY + "=true");
+        lines.add("# The calls on kmeta's ProducerMetadata stand-in, as the kafka-clients of this file's name makes "
+                + "them. Format: ProducerCallTraces; rewrite: -D" + WRITE_PROPERTY + "=true");
         for (String scenario : ProducerCallsProbe.SCENARIOS) {
             @SuppressWarnings("unchecked")
             List<String> raw = (List<String>) seen.get(scenario);

@@ -68,7 +68,9 @@ class ProducerCallTracesTest {
         List<String> actual = ProducerCallTraces.render(version, seen);
         ProducerCallTraces.writeRaw(version, seen);
         System.out.println("[measured] ProducerCallTracesTest, kafka-clients " + version + ": "
-                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs) + " ms");
+                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs) + " ms (" + ProducerCallsProbe.SCENARIOS
+                .stream().map(s -> s + " " + seen.get(s + ".ms") + " ms").collect(java.util.stream.Collectors
+                        .joining(", ")) + ")");
         if (Boolean.getBoolean(ProducerCallTraces.WRITE_PROPERTY)) {
             ProducerCallTraces.write(version, actual);
             System.out.println("[traces] wrote " + ProducerCallTraces.file(version).toAbsolutePath());

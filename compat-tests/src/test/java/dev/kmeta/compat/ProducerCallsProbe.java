@@ -20,11 +20,12 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * Runs inside a class loader whose kafka-clients is one given version (see {@link ClientJars#isolated}) and records,
  * through kmeta's test hook ({@link StandInCalls}), every call KafkaProducer, its Sender, TransactionManager and
- * NetworkClient make on kmeta's {@code ProducerMetadata} stand-in, scenario by scenario (one fresh producer each, on the
- * version's shared kmeta instance, closed before the next starts). Returns, per scenario (in {@link #SCENARIOS} order),
- * the raw calls as {@code "<role> <method>"} ({@code app}: the thread that runs the scenario, {@code net}: the
- * producer's network thread, {@code other}: any other) and, as its first element, {@code "outcome <what happened>"}.
- * Only JDK types cross the class loader boundary. {@link ProducerCallTraces} turns them into the pinned traces.
+ * NetworkClient make on kmeta's {@code ProducerMetadata} stand-in, scenario by scenario (one fresh producer each, on
+ * the version's shared kmeta instance, closed before the next starts). Returns, per scenario (in {@link #SCENARIOS}
+ * order), the raw calls as {@code "<role> <method>"} ({@code app}: the thread that runs the scenario, {@code net}: the
+ * producer's network thread, {@code other}: any other) after a first element {@code "outcome <what happened>"}; and
+ * under {@code "<scenario>.ms"} how long the scenario took. Only JDK types cross the class loader boundary.
+ * {@link ProducerCallTraces} turns the calls into the pinned traces.
  *
  * <p>Input: {@code props} (bootstrap), {@code topic} (1 partition, created), {@code hintTopic} (1 partition, 2
  * replicas, created) and {@code moveLeader} (a {@code Runnable} that moves the hint topic's leader to the other broker
@@ -64,6 +65,7 @@ public final class ProducerCallsProbe implements Function<Map<String, Object>, M
                     calls.clear();
                 }
                 String outcome;
+                long startNs = System.nanoTime();
                 try {
                     outcome = run(scenario, props, topic, hintTopic, moveLeader, version);
                 } catch (Exception e) {
@@ -75,6 +77,7 @@ public final class ProducerCallsProbe implements Function<Map<String, Object>, M
                     trace.addAll(calls);
                 }
                 out.put(scenario, trace);
+                out.put(scenario + ".ms", (System.nanoTime() - startNs) / 1_000_000);
             }
         } finally {
             StandInCalls.install(null);

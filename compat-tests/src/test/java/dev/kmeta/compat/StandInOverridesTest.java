@@ -97,7 +97,7 @@ class StandInOverridesTest {
                 + " calls that " + standIn.getSimpleName() + " does not override");
     }
 
-    /** The scan sees what it must: 4.4's KafkaProducer calls add(Collection, long), Sender updatePartitionLeadership. */
+    /** The scan sees what it must: 4.4's KafkaProducer calls add(Collection, long); updatePartitionLeadership. */
     @Test
     void theScanFindsKnownCallSites() throws Exception {
         Map<String, Set<String>> calls = metadataCalls(ClientJars.jar("4.4.0"));
@@ -146,7 +146,8 @@ class StandInOverridesTest {
                 String caller = file.toString().substring(1).replace(".class", "").replace('/', '.');
                 for (String[] call : invocations(Files.readAllBytes(file))) {
                     if (METADATA.contains(call[1])) {
-                        calls.computeIfAbsent(call[2] + call[3], k -> new LinkedHashSet<>()).add(caller + "." + call[0]);
+                        calls.computeIfAbsent(call[2] + call[3], k -> new LinkedHashSet<>())
+                                .add(caller + "." + call[0]);
                     }
                 }
             }
