@@ -8,6 +8,7 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.apache.kafka.common.internals.ClusterResourceListeners;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.MetadataResponse;
@@ -30,6 +31,7 @@ import java.util.Set;
  *
  * <p>Thread-safe: no method takes this object's monitor (kafka-clients' are synchronized).
  */
+@SuppressKafkaInternalApiUsage("the ProducerMetadata stand-in for the 4.4 ABI: overrides the internal class that KafkaProducer, Sender and TransactionManager ask for metadata")
 public final class ProducerMetadata44 extends ProducerMetadata implements StandIn {
     private final ProducerBridge bridge;
 

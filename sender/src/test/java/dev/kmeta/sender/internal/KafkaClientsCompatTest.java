@@ -18,8 +18,8 @@ import org.junit.jupiter.api.Test;
 class KafkaClientsCompatTest {
     @Test
     void versionsCompareByMajorAndMinorOnly() {
-        int[] oldest = KafkaClientsCompat.OLDEST;
-        int[] newest = KafkaClientsCompat.NEWEST;
+        String oldest = KafkaClientsCompat.OLDEST;
+        String newest = KafkaClientsCompat.NEWEST;
         assertTrue(KafkaClientsCompat.compareMinor("3.9.2", oldest) < 0, "3.9 is refused");
         assertEquals(0, KafkaClientsCompat.compareMinor("4.0.0", oldest));
         assertEquals(0, KafkaClientsCompat.compareMinor("4.0.2-SNAPSHOT", oldest));
@@ -43,7 +43,7 @@ class KafkaClientsCompatTest {
     void theClientsIdentityIsSentFrom44OnlyAndOlderVersionsStillLoadKmetasUpdater() {
         // KIP-1242: NetworkClient asks MetadataUpdater.clusterId(), new in 4.4. The sender's kafka-clients-compat run
         // (4.0.0) sees false here, and its integration tests run kmeta, whose NodeProvider defines clusterId(), on it.
-        boolean from44 = KafkaClientsCompat.compareMinor(KafkaClientsCompat.version(), new int[] {4, 4}) >= 0;
+        boolean from44 = KafkaClientsCompat.compareMinor(KafkaClientsCompat.version(), "4.4") >= 0;
         assertEquals(from44, KafkaClientsCompat.sendsClusterIdentity(), KafkaClientsCompat.version());
         assertEquals(System.getProperty("kmeta.test.kafkaClientsVersion", KafkaClientsCompat.version()),
                 KafkaClientsCompat.version(), "the kafka-clients this run is about");
