@@ -105,7 +105,8 @@ class ClientVersionsTest {
     void anOlderKafkaClientsIsRefusedByTheKafkaProducerRouteAtEveryCreation() throws Exception {
         String version = ClientJars.refused();
         Map<String, Object> seen = ClientJars.run(version, ProducerRouteProbe.class,
-                Map.of("bootstrap.servers", KAFKA.cluster().bootstrapServers()), TOPIC);
+                Map.of("bootstrap.servers", KAFKA.cluster().bootstrapServers(),
+                        "kmeta.producer.unsupported.version", "fail"), TOPIC); // else a stock producer
         for (String key : List.of("refused", "refusedAgain")) {
             String refused = String.valueOf(seen.get(key));
             assertTrue(refused.startsWith("org.apache.kafka.common.KafkaException: kmeta's KafkaProducer route "),

@@ -8,6 +8,7 @@ import dev.kmeta.cluster.Cluster;
 import dev.kmeta.metadata.MetadataClient;
 import dev.kmeta.micrometer.KmetaMetrics;
 import dev.kmeta.producer.KmetaProducer;
+import dev.kmeta.producer.internal.KafkaClientsAbi;
 import dev.kmeta.sender.KafkaMetadata;
 import java.io.IOException;
 import java.io.InputStream;
@@ -181,6 +182,37 @@ class KafkaInternalApiTest {
         INTERNAL.forEach((from, types) -> b.append("| `").append(from.replace("dev.kmeta.", "")).append("` | ")
                 .append(types.stream().map(t -> "`" + t + "`").collect(Collectors.joining(", "))).append(" |\n"));
         return b.toString();
+    }
+
+    /**
+     * Every member of an internal Kafka class that the KafkaProducer route's compiled code links to is one that
+     * {@code KafkaClientsAbi} resolves before it picks a stand-in ({@code requiredMembers()}): so a kafka-clients
+     * that changed one is "unsupported" at creation (a stock producer), not a {@code NoSuchMethodError} in a send.
+     */
+    @Test
+    void theRouteChecksEveryInternalMemberItLinksTo() throws IOException {
+        Set<String> linked = new TreeSet<>();
+        for (ClassRefs.Ref ref : ClassRefs.under(MODULES.get("kafka-producer"), "org/apache/kafka/")) {
+            if (!ref.kind().equals("class") && !ref.owner().startsWith(ANNOTATIONS)
+                    && !isPublicApi(ref.owner().replace('/', '.'))) {
+                linked.add(ref.owner() + "#" + ref.name() + (ref.kind().equals("field") ? ":" : "")
+                        + ref.descriptor());
+            }
+        }
+        Set<String> checked = KafkaClientsAbi.requiredMembers();
+        System.out.println("[measured] internal Kafka members the route links to: " + linked.size()
+                + "; resolved by KafkaClientsAbi before it picks a stand-in: " + checked.size());
+        assertFalse(linked.isEmpty(), "the scan finds the route's links");
+        Set<String> unchecked = new TreeSet<>(linked);
+        unchecked.removeAll(checked);
+        assertEquals(Set.of(), unchecked, "links to Kafka internals that KafkaClientsAbi does not resolve before "
+                + "choosing a stand-in: add them to its COMMON list or a Shape");
+        Set<String> stale = new TreeSet<>(checked);
+        stale.removeAll(linked);
+        // the methods that tell the shapes apart are overridden by the stand-ins, not called: no link of theirs
+        stale.removeIf(m -> m.startsWith("org/apache/kafka/clients/producer/internals/ProducerMetadata#")
+                && !m.contains("#<init>"));
+        assertEquals(Set.of(), stale, "members KafkaClientsAbi requires that the code no longer links to");
     }
 
     @Test

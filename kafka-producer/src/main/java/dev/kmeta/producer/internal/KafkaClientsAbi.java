@@ -80,7 +80,8 @@ public final class KafkaClientsAbi {
             "org/apache/kafka/common/protocol/Errors#forException(Ljava/lang/Throwable;)"
                     + "Lorg/apache/kafka/common/protocol/Errors;",
             "org/apache/kafka/common/utils/Utils#getHost(Ljava/lang/String;)Ljava/lang/String;",
-            "org/apache/kafka/common/utils/Utils#getPort(Ljava/lang/String;)Ljava/lang/Integer;");
+            "org/apache/kafka/common/utils/Utils#getPort(Ljava/lang/String;)Ljava/lang/Integer;",
+            "org/apache/kafka/common/utils/Time#SYSTEM:Lorg/apache/kafka/common/utils/Time;");
 
     /** The stand-ins, newest first: the first whose members all resolve is used. */
     private static final List<Shape> SHAPES = List.of(
@@ -96,8 +97,7 @@ public final class KafkaClientsAbi {
                             + "Lorg/apache/kafka/common/internals/ClusterResourceListeners;"
                             + "Lorg/apache/kafka/common/utils/Time;)V",
                     PRODUCER_METADATA + "#awaitUpdate(IJ)V",
-                    "org/apache/kafka/common/utils/LogContext#<init>(Ljava/lang/String;)V",
-                    "org/apache/kafka/common/utils/Time#SYSTEM:Lorg/apache/kafka/common/utils/Time;")));
+                    "org/apache/kafka/common/utils/LogContext#<init>(Ljava/lang/String;)V")));
 
     /** A stand-in and the kafka-clients members it links to (its super constructor and what tells the ABI apart). */
     private record Shape(String standIn, List<String> members) {
