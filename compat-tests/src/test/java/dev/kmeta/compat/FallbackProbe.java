@@ -42,6 +42,11 @@ public final class FallbackProbe implements Function<Map<String, Object>, Map<St
             out.put("producerClass", producer.getClass().getName());
             out.put("onKmeta", KmetaProducers.bridgeOf(producer) != null);
             out.put("fallbacksAfterFirst", KmetaProducer.fallbacks());
+            java.lang.reflect.Field config = producer.getClass().getDeclaredField("producerConfig");
+            config.setAccessible(true); // the stock producer's own record of what it was given
+            Map<String, Object> given = ((org.apache.kafka.common.config.AbstractConfig) config.get(producer))
+                    .originals();
+            out.put("givenKeys", new java.util.TreeSet<>(given.keySet()).toString());
             List<Future<RecordMetadata>> acks = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
                 acks.add(producer.send(new ProducerRecord<>(topic, "k" + i, "v" + i)));
