@@ -25,7 +25,8 @@ import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
  * <p>Thread-safe as {@link KafkaMetadata}; {@link #attach} once, from the thread that built the client. The producer
  * closes its client; {@link #close()} releases kmeta's waiters.
  */
-@SuppressKafkaInternalApiUsage("driven mode: a producer's own NetworkClient takes kmeta as its MetadataUpdater and HostResolver, and kmeta sends on its KafkaClient")
+@SuppressKafkaInternalApiUsage("driven mode: a producer's own NetworkClient takes kmeta as its MetadataUpdater and "
+        + "HostResolver, and kmeta sends on its KafkaClient")
 public final class DrivenKafkaMetadata extends KafkaMetadata {
     DrivenKafkaMetadata(SenderCore core) {
         super(core);

@@ -27,11 +27,12 @@ import java.util.Set;
  * source root is not on the module's main compile; see kafka-producer/pom.xml) and packaged in the same jar as
  * {@code ProducerMetadata44}. Every method KafkaProducer, Sender, TransactionManager and NetworkClient call is
  * overridden, without {@code synchronized}, by one call to the ABI-neutral {@link ProducerBridge}; the superclass's
- * own state is never updated. Loaded only by name, after {@link KafkaClientsAbi} checked the version.
+ * own state is never updated. Loaded only by name, after {@link KafkaClientsAbi} found its shape.
  *
  * <p>Thread-safe: no method takes this object's monitor (kafka-clients' are synchronized).
  */
-@SuppressKafkaInternalApiUsage("the ProducerMetadata stand-in for the older ABI: overrides the internal class that KafkaProducer, Sender and TransactionManager ask for metadata")
+@SuppressKafkaInternalApiUsage("the ProducerMetadata stand-in for the older ABI: overrides the internal class that "
+        + "KafkaProducer, Sender and TransactionManager ask for metadata")
 public final class ProducerMetadata40 extends ProducerMetadata implements StandIn {
     private final ProducerBridge bridge;
 

@@ -53,7 +53,8 @@ import java.util.concurrent.atomic.LongAdder;
  * path). The per-send state (the topic and partition of the send in progress, kmeta's timeout waiting to be thrown)
  * is kept per thread ({@link SendIntent}), as KafkaProducer calls these methods in sequence on the sending thread.
  */
-@SuppressKafkaInternalApiUsage("answers KafkaProducer's and Sender's ProducerMetadata calls (MetadataSnapshot, Metadata.LeaderIdAndEpoch, Errors) for every stand-in")
+@SuppressKafkaInternalApiUsage("answers KafkaProducer's and Sender's ProducerMetadata calls (MetadataSnapshot, "
+        + "Metadata.LeaderIdAndEpoch, Errors) for every stand-in")
 public final class ProducerBridge {
     private static final Logger log = LoggerFactory.getLogger(ProducerBridge.class);
     /**

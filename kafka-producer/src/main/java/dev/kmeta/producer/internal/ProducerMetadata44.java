@@ -27,11 +27,12 @@ import java.util.Set;
  * {@code LogContext} and no {@code Time}; {@code awaitUpdate} takes a {@code Timer}; {@code add(Collection, long)}
  * exists). Every method KafkaProducer, Sender, TransactionManager and NetworkClient call is overridden, without
  * {@code synchronized}, by one call to the ABI-neutral {@link ProducerBridge}; the superclass's own state is never
- * updated. Loaded only by name, after {@link KafkaClientsAbi} checked the version.
+ * updated. Loaded only by name, after {@link KafkaClientsAbi} found its shape.
  *
  * <p>Thread-safe: no method takes this object's monitor (kafka-clients' are synchronized).
  */
-@SuppressKafkaInternalApiUsage("the ProducerMetadata stand-in for the 4.4 ABI: overrides the internal class that KafkaProducer, Sender and TransactionManager ask for metadata")
+@SuppressKafkaInternalApiUsage("the ProducerMetadata stand-in for the 4.4 ABI: overrides the internal class that "
+        + "KafkaProducer, Sender and TransactionManager ask for metadata")
 public final class ProducerMetadata44 extends ProducerMetadata implements StandIn {
     private final ProducerBridge bridge;
 

@@ -21,7 +21,8 @@ import java.util.function.Supplier;
  * <p>Confined to the sender thread, except {@link #failure()} and {@link #resolveTimeouts()}, which any thread may
  * read.
  */
-@SuppressKafkaInternalApiUsage("drops the NetworkClient's connections (KafkaClient) when it re-resolves the bootstrap names")
+@SuppressKafkaInternalApiUsage("drops the NetworkClient's connections (KafkaClient) when it re-resolves the "
+        + "bootstrap names")
 final class BootstrapAddresses {
     private final MetadataConfig config;
     private final EvidenceRecorder evidence;

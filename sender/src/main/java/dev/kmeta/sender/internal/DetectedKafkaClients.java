@@ -33,7 +33,8 @@ import java.util.List;
  * <p>Thread-safe: written only by {@link #detect()}, during {@link KafkaClientsCompat}'s class initialisation, and
  * read-only after it (class initialisation publishes it).
  */
-@SuppressKafkaInternalApiUsage("finds the NetworkClient, record and produce-request calls that differ between kafka-clients versions")
+@SuppressKafkaInternalApiUsage("finds the NetworkClient, record and produce-request calls that differ between "
+        + "kafka-clients versions")
 final class DetectedKafkaClients {
     private static final MethodHandles.Lookup LOOKUP = MethodHandles.publicLookup();
 

@@ -13,7 +13,8 @@ import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
  *
  * <p>Used by the sender thread only (the one that polls the client); the superclass's own locking is kept.
  */
-@SuppressKafkaInternalApiUsage("extends ApiVersions to learn which connections finished their ApiVersions exchange (KIP-1242 refusals)")
+@SuppressKafkaInternalApiUsage("extends ApiVersions to learn which connections finished their ApiVersions exchange "
+        + "(KIP-1242 refusals)")
 final class HandshakeTracker extends ApiVersions {
     private String lastRemoved;
     private boolean lastRemovedHadVersions;

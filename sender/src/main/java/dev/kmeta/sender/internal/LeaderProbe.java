@@ -37,7 +37,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Confined to the thread that polls the client; {@link #probes()} may be read from any thread.
  */
-@SuppressKafkaInternalApiUsage("probes leader connections on the kafka-clients NetworkClient (KafkaClient) kmeta sends on")
+@SuppressKafkaInternalApiUsage("probes leader connections on the kafka-clients NetworkClient (KafkaClient) kmeta "
+        + "sends on")
 final class LeaderProbe {
     private static final Logger log = LoggerFactory.getLogger(LeaderProbe.class);
     static final long SCAN_INTERVAL_MS = 250;

@@ -58,7 +58,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link #bootstrapResolveTimeouts()}, {@link #bootstrapFailure()} and {@link #leaderProbes()} may be read from any
  * thread.
  */
-@SuppressKafkaInternalApiUsage("sends Metadata requests on a KafkaClient and reads MetadataResponse: kmeta's wire is kafka-clients' own")
+@SuppressKafkaInternalApiUsage("sends Metadata requests on a KafkaClient and reads MetadataResponse: kmeta's wire "
+        + "is kafka-clients' own")
 public final class MetadataDriver implements NodeProvider.Listener {
     private static final Logger log = LoggerFactory.getLogger(MetadataDriver.class);
     static final long MAX_POLL_MS = 1_000;

@@ -27,7 +27,8 @@ import java.util.Set;
  *
  * <p>Confined to the sender thread (the one that polls the client; completions run inside its {@code poll}).
  */
-@SuppressKafkaInternalApiUsage("builds Metadata requests and handles their responses with kafka-clients' request classes")
+@SuppressKafkaInternalApiUsage("builds Metadata requests and handles their responses with kafka-clients' request "
+        + "classes")
 final class MetadataRequests {
     /** What the driver does with an answer that came back (inside the client's {@code poll}). */
     interface Answers {

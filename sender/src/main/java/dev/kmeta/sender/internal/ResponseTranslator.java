@@ -33,7 +33,8 @@ import java.util.UUID;
  *
  * <p>Stateless and thread-safe.
  */
-@SuppressKafkaInternalApiUsage("translates MetadataResponseData (the wire message) into kmeta's snapshot without building Kafka's Cluster")
+@SuppressKafkaInternalApiUsage("translates MetadataResponseData (the wire message) into kmeta's snapshot without "
+        + "building Kafka's Cluster")
 public final class ResponseTranslator {
     private static final Logger log = LoggerFactory.getLogger(ResponseTranslator.class);
 

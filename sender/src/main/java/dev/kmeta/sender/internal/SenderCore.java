@@ -28,7 +28,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Thread-safe.
  */
-@SuppressKafkaInternalApiUsage("owns an instance's NetworkClient-facing parts (MetadataUpdater, HostResolver, KafkaClient), own thread or driven")
+@SuppressKafkaInternalApiUsage("owns an instance's NetworkClient-facing parts (MetadataUpdater, HostResolver, "
+        + "KafkaClient), own thread or driven")
 public final class SenderCore {
     private static final Logger log = LoggerFactory.getLogger(SenderCore.class);
     private static final long CLOSE_JOIN_MS = 10_000;

@@ -27,7 +27,8 @@ import java.util.Map;
  *
  * <p>Stateless factory; the client it builds is then used by the sender thread alone.
  */
-@SuppressKafkaInternalApiUsage("builds kmeta's own NetworkClient (ClientUtils, ClientDnsLookup, ApiVersions) from the producer-style configuration")
+@SuppressKafkaInternalApiUsage("builds kmeta's own NetworkClient (ClientUtils, ClientDnsLookup, ApiVersions) from "
+        + "the producer-style configuration")
 final class Transport {
     private Transport() {
     }

@@ -21,10 +21,11 @@ class KafkaClientsCompatTest {
         String oldest = KafkaClientsCompat.OLDEST;
         String newest = KafkaClientsCompat.NEWEST;
         assertTrue(KafkaClientsCompat.compareMinor("3.9.2", oldest) < 0, "3.9 is refused");
-        assertEquals(0, KafkaClientsCompat.compareMinor("4.0.0", oldest));
-        assertEquals(0, KafkaClientsCompat.compareMinor("4.0.2-SNAPSHOT", oldest));
-        assertEquals(0, KafkaClientsCompat.compareMinor("4.4.7", newest), "any 4.4 patch is tested territory");
-        assertTrue(KafkaClientsCompat.compareMinor("4.5.0", newest) > 0, "4.5 gets a WARN and a try");
+        assertEquals(0, KafkaClientsCompat.compareMinor(oldest + ".0", oldest));
+        assertEquals(0, KafkaClientsCompat.compareMinor(oldest + ".2-SNAPSHOT", oldest));
+        assertEquals(0, KafkaClientsCompat.compareMinor(newest + ".7", newest), "any patch of the newest is tested");
+        String next = newest.replaceAll("\\..*", "") + "." + (Integer.parseInt(newest.replaceAll(".*\\.", "")) + 1);
+        assertTrue(KafkaClientsCompat.compareMinor(next + ".0", newest) > 0, "the next minor gets a WARN and a try");
         assertTrue(KafkaClientsCompat.compareMinor("5.0.0", newest) > 0);
         assertTrue(KafkaClientsCompat.compareMinor("10.0.0", oldest) > 0, "numbers, not text");
         assertNull(KafkaClientsCompat.compareMinor("unknown", oldest), "unknown: a WARN and a try");
