@@ -60,6 +60,10 @@ public final class FallbackProbe implements Function<Map<String, Object>, Map<St
             out.put("acked", acked);
             KmetaProducer.create(props, new StringSerializer(), new StringSerializer()).close();
             out.put("fallbacksAfterSecond", KmetaProducer.fallbacks());
+            javax.management.ObjectName route = new javax.management.ObjectName(
+                    "dev.kmeta:type=kafka-producer-route,kafka-clients=\"" + KafkaClientsCompat.version() + "\"");
+            out.put("jmxFallbacks", java.lang.management.ManagementFactory.getPlatformMBeanServer()
+                    .getAttribute(route, "Fallbacks"));
         } catch (Exception | LinkageError e) {
             out.put("failed", e.toString());
         }

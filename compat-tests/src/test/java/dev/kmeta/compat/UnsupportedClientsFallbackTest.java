@@ -54,6 +54,7 @@ class UnsupportedClientsFallbackTest {
         assertEquals(0L, seen.get("fallbacksBefore"), String.valueOf(seen));
         assertEquals(1L, seen.get("fallbacksAfterFirst"), String.valueOf(seen));
         assertEquals(2L, seen.get("fallbacksAfterSecond"), String.valueOf(seen));
+        assertEquals(2L, seen.get("jmxFallbacks"), "in JMX too: " + seen);
 
         List<String> warnings = log.lines().filter(l -> l.contains(WARN)).collect(Collectors.toList());
         assertEquals(2, warnings.size(), "one WARN per producer: " + warnings);

@@ -132,7 +132,7 @@ class KmetaProducerNoClusterTest {
      * number with this run's shapes gets this run's stand-in.
      */
     @Test
-    void theStandInIsChosenByShapeWhateverTheVersionNumberSays() {
+    void theStandInIsChosenByShapeWhateverTheVersionNumberSays() throws Exception {
         String version = System.getProperty("kmeta.test.kafkaClientsVersion");
         KafkaClientsAbi current = KafkaClientsAbi.current();
         assertEquals(version, current.version(), "the build's kafka-clients");
@@ -143,7 +143,14 @@ class KmetaProducerNoClusterTest {
                     .standInClass(), "claimed " + claimed);
         }
         assertNull(KafkaClientsAbi.unsupportedReason());
+        KmetaProducer.create(props("127.0.0.1:" + closedPort())).close();
         assertEquals(0, KmetaProducer.fallbacks(), "a supported kafka-clients makes no stock producer");
+        javax.management.ObjectName route = new javax.management.ObjectName(
+                "dev.kmeta:type=kafka-producer-route,kafka-clients=\"" + version + "\"");
+        javax.management.MBeanServer jmx = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+        assertEquals(current.standInClass(), jmx.getAttribute(route, "StandIn"));
+        assertEquals(0L, jmx.getAttribute(route, "Fallbacks"));
+        assertEquals("", jmx.getAttribute(route, "UnsupportedReason"));
     }
 
     /** A ProducerMetadata with neither ABI's awaitUpdate: no stand-in fits. */

@@ -81,6 +81,7 @@ public final class KmetaProducers {
         Map<String, Object> all = new HashMap<>();
         props.forEach(all::put);
         boolean failIfUnsupported = failIfUnsupported(all);
+        RouteMBean.registerOnce();
         Boolean sharedGiven = bool(all, SHARED_METADATA);
         boolean shared = sharedGiven == null || sharedGiven;
         if (resolver != null) {
