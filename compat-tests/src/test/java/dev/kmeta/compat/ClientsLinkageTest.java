@@ -29,8 +29,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Every reference kmeta's compiled main code makes to kafka-clients (classes, fields, methods with their exact
- * descriptors, types in signatures) resolves in each supported kafka-clients jar, 4.0.x to 4.4.x. kmeta compiles
- * against 4.4; a reference that exists only in 4.4 (say, {@code common.utils.internals.LogContext}) would be a
+ * descriptors, types in signatures) resolves in each supported kafka-clients jar ({@code KafkaClientsCompat.OLDEST}
+ * to {@code NEWEST}). kmeta compiles against 4.4; a reference that exists only in 4.4 (say, {@code common.utils.internals.LogContext}) would be a
  * {@code NoClassDefFoundError} on 4.0-4.3 at the first call that links it, and is found here without running it.
  * What differs between versions goes through {@code KafkaClientsCompat}, which names those classes and methods only
  * as strings (reflection, method handles), so it has no reference to fail here.
