@@ -6,6 +6,7 @@ import dev.kmeta.metadata.MetadataTimeoutException;
 import org.apache.kafka.clients.producer.ProducerInterceptor;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
@@ -25,6 +26,7 @@ import java.util.Map;
  *
  * <p>Thread-safe: stateless after {@link #configure}; the per-thread notes live in {@link ProducerBridge}.
  */
+@SuppressKafkaInternalApiUsage("maps kmeta's diagnosis to the protocol Errors that KafkaProducer's callbacks carry")
 public final class DiagnosingInterceptor implements ProducerInterceptor<Object, Object> {
     /** The config key through which the producer's interceptor finds its bridge (a {@link BridgeRef}). */
     public static final String BRIDGE_CONFIG = "kmeta.producer.internal.bridge";

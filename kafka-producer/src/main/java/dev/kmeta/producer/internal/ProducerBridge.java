@@ -12,6 +12,7 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.protocol.Errors;
@@ -52,6 +53,8 @@ import java.util.concurrent.atomic.LongAdder;
  * path). The per-send state (the topic and partition of the send in progress, kmeta's timeout waiting to be thrown)
  * is kept per thread ({@link SendIntent}), as KafkaProducer calls these methods in sequence on the sending thread.
  */
+@SuppressKafkaInternalApiUsage("answers KafkaProducer's and Sender's ProducerMetadata calls (MetadataSnapshot, "
+        + "Metadata.LeaderIdAndEpoch, Errors) for every stand-in")
 public final class ProducerBridge {
     private static final Logger log = LoggerFactory.getLogger(ProducerBridge.class);
     /**

@@ -8,6 +8,7 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.apache.kafka.common.internals.ClusterResourceListeners;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.MetadataResponse;
@@ -26,13 +27,15 @@ import java.util.Set;
  * {@code LogContext} and no {@code Time}; {@code awaitUpdate} takes a {@code Timer}; {@code add(Collection, long)}
  * exists). Every method KafkaProducer, Sender, TransactionManager and NetworkClient call is overridden, without
  * {@code synchronized}, by one call to the ABI-neutral {@link ProducerBridge}; the superclass's own state is never
- * updated. Loaded only by name, after {@link KafkaClientsAbi} checked the version.
+ * updated. Loaded only by name, after {@link KafkaClientsAbi} found its shape.
  *
  * <p>Each call is first told to the test hook's listener ({@link StandInCalls}) when one was installed as this was
  * made; otherwise it costs a null check.
  *
  * <p>Thread-safe: no method takes this object's monitor (kafka-clients' are synchronized).
  */
+@SuppressKafkaInternalApiUsage("the ProducerMetadata stand-in for the 4.4 ABI: overrides the internal class that "
+        + "KafkaProducer, Sender and TransactionManager ask for metadata")
 public final class ProducerMetadata44 extends ProducerMetadata implements StandIn {
     private final ProducerBridge bridge;
     /** The test hook's listener when one was installed as this was made ({@link StandInCalls}); else null. */

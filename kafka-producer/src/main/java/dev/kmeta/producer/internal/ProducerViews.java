@@ -7,6 +7,7 @@ import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.apache.kafka.common.utils.Utils;
 
 import java.util.ArrayList;
@@ -38,6 +39,8 @@ import java.util.Set;
  * <p>Thread-safe. Views are immutable once published; two threads building at once build equal views, and the last
  * one published is kept.
  */
+@SuppressKafkaInternalApiUsage("builds the MetadataSnapshot views the producer's Sender reads, and parses addresses "
+        + "with Utils as kafka-clients does")
 public final class ProducerViews {
     private static final MetadataSnapshot CLOSED = new MetadataSnapshot(null, Map.of(), List.of(), Set.of(), Set.of(),
             Set.of(), null, Map.of(), Cluster.empty());

@@ -7,6 +7,7 @@ import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 
 import java.util.List;
 import java.util.Map;
@@ -24,6 +25,8 @@ import java.util.Set;
  * {@code leaderEpochFor} (kafka-clients 4.0-4.4: Sender, RecordAccumulator); the package-private accessors only
  * kafka-clients' own {@code Metadata} uses answer from an empty partition list.
  */
+@SuppressKafkaInternalApiUsage("a MetadataSnapshot scoped to the producer's topics: the type Sender and "
+        + "RecordAccumulator read metadata through")
 final class ScopedMetadataSnapshot extends MetadataSnapshot {
     private final Map<String, TopicMetadata> sources;
 
