@@ -16,6 +16,7 @@ import org.apache.kafka.common.errors.InterruptException;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -43,6 +44,12 @@ import java.util.concurrent.locks.LockSupport;
 final class LeaderHold {
     /** How often a held send looks again: reachability shows in the evidence, which wakes nobody. */
     static final long CHECK_MS = 20;
+    /**
+     * How soon a send held with settling first looks again while its leader is being tried, doubling up to
+     * {@link #CHECK_MS}: the probe's first connection takes a few ms on a reachable leader, and a fresh producer's
+     * first send waits for it (issue 28: a fixed 20 ms added up to 20 ms to it).
+     */
+    static final long SETTLE_CHECK_MS = 1;
 
     /** What the evidence says of the leaders a record may go to. */
     enum Verdict {
@@ -58,6 +65,8 @@ final class LeaderHold {
     private final long maxBlockMs;
     /** Threads with a hold pending ({@link SendIntent#armedBy} this). */
     private final AtomicInteger pending = new AtomicInteger();
+    /** Sends that were held (parked at least once) in {@code send()}. */
+    private final LongAdder held = new LongAdder();
     /** The producer's network thread (callbacks run there: a send from one is never held). */
     private volatile Thread networkThread;
 
@@ -72,6 +81,11 @@ final class LeaderHold {
         if (networkThread != t) {
             networkThread = t;
         }
+    }
+
+    /** How many sends were held in {@code send()} (parked at least once, settling or on an unreachable leader). */
+    long held() {
+        return held.sum();
     }
 
     /** True while some thread has a hold pending: only then do fetch() and add() look at their thread's intent. */
@@ -125,7 +139,8 @@ final class LeaderHold {
         long leftMs = maxBlockMs - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - i.sendStartNs);
         TimeoutException e;
         try {
-            e = hold(metadata, topic, i.sendPartition, Deadline.after(Math.max(0, leftMs)), settle, i.sendStartNs);
+            e = hold(metadata, topic, i.sendPartition, Deadline.after(Math.max(0, leftMs)), settle, i.sendStartNs,
+                    held);
         } catch (InterruptedException interrupted) {
             throw new InterruptException(interrupted);
         }
@@ -202,8 +217,9 @@ final class LeaderHold {
      * @throws InterruptedException if the thread is interrupted while held (its interrupt status cleared)
      */
     private static TimeoutException hold(KafkaMetadata metadata, String topic, int partition, Deadline deadline,
-                                 boolean settle, long sinceNs) throws InterruptedException {
-        for (;;) {
+                                 boolean settle, long sinceNs, LongAdder held) throws InterruptedException {
+        long settleCheckMs = SETTLE_CHECK_MS;
+        for (boolean first = true; ; first = false) {
             Verdict v = verdict(metadata, topic, partition);
             if (v == Verdict.SENDABLE || v == Verdict.UNSETTLED && !settle) {
                 return null;
@@ -212,7 +228,15 @@ final class LeaderHold {
             if (leftNs <= 0) {
                 return v == Verdict.UNREACHABLE ? timeout(metadata, topic, partition, sinceNs) : null;
             }
-            LockSupport.parkNanos(Math.min(leftNs, TimeUnit.MILLISECONDS.toNanos(CHECK_MS)));
+            if (first) {
+                held.increment();
+            }
+            long checkMs = CHECK_MS;
+            if (v == Verdict.UNSETTLED) {
+                checkMs = settleCheckMs;
+                settleCheckMs = Math.min(CHECK_MS, settleCheckMs * 2);
+            }
+            LockSupport.parkNanos(Math.min(leftNs, TimeUnit.MILLISECONDS.toNanos(checkMs)));
             if (Thread.interrupted()) {
                 throw new InterruptedException("interrupted while waiting for a reachable leader of " + topic);
             }
