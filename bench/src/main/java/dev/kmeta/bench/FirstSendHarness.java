@@ -95,7 +95,8 @@ public final class FirstSendHarness {
             Files.deleteIfExists(storage);
         }
         System.out.println();
-        System.out.println("| setup | kind | producers | created -> acked median / max | send() -> acked median / max |");
+        System.out.println("| setup | kind | producers | created -> acked median / max "
+                + "| send() -> acked median / max |");
         System.out.println("|---|---|---:|---:|---:|");
         for (String kind : List.of("stock", "kmeta")) {
             List<Run> of = runs.stream().filter(r -> r.kind().equals(kind)).toList();

@@ -46,10 +46,14 @@ final class LeaderHold {
     static final long CHECK_MS = 20;
     /**
      * How soon a send held with settling first looks again while its leader is being tried, doubling up to
-     * {@link #CHECK_MS}: the probe's first connection takes a few ms on a reachable leader, and a fresh producer's
-     * first send waits for it (issue 28: a fixed 20 ms added up to 20 ms to it).
+     * {@link #SETTLE_CHECK_MAX_MS}: the probe's first connection takes a few ms on a reachable leader (tens on a
+     * loaded machine), and a fresh producer's first send waits for it (issue 28: a fixed 20 ms added up to 20 ms).
      */
     static final long SETTLE_CHECK_MS = 1;
+    /** The longest interval between looks while settling, for its first {@link #SETTLE_FAST_MS} ms. */
+    static final long SETTLE_CHECK_MAX_MS = 4;
+    /** How long a settling send looks often: past it the leader's first attempt is slow anyway (a dropped SYN). */
+    static final long SETTLE_FAST_MS = 250;
 
     /** What the evidence says of the leaders a record may go to. */
     enum Verdict {
@@ -219,6 +223,7 @@ final class LeaderHold {
     private static TimeoutException hold(KafkaMetadata metadata, String topic, int partition, Deadline deadline,
                                  boolean settle, long sinceNs, LongAdder held) throws InterruptedException {
         long settleCheckMs = SETTLE_CHECK_MS;
+        long heldSinceNs = System.nanoTime();
         for (boolean first = true; ; first = false) {
             Verdict v = verdict(metadata, topic, partition);
             if (v == Verdict.SENDABLE || v == Verdict.UNSETTLED && !settle) {
@@ -233,8 +238,9 @@ final class LeaderHold {
             }
             long checkMs = CHECK_MS;
             if (v == Verdict.UNSETTLED) {
-                checkMs = settleCheckMs;
-                settleCheckMs = Math.min(CHECK_MS, settleCheckMs * 2);
+                boolean fast = System.nanoTime() - heldSinceNs < TimeUnit.MILLISECONDS.toNanos(SETTLE_FAST_MS);
+                checkMs = fast ? settleCheckMs : CHECK_MS;
+                settleCheckMs = Math.min(SETTLE_CHECK_MAX_MS, settleCheckMs * 2);
             }
             LockSupport.parkNanos(Math.min(leftNs, TimeUnit.MILLISECONDS.toNanos(checkMs)));
             if (Thread.interrupted()) {

@@ -76,8 +76,8 @@ public final class SenderCore {
         SenderCore core = new SenderCore(config, Objects.requireNonNull(resolver, "resolver"), sharedKey, true,
                 ticker);
         if (sharedKey != null) {
-            log.info("[{}] kmeta metadata starting, shared by the users of {} (this instance's client.id and log prefix "
-                    + "are its first user's; users join and leave with an INFO line): {}", config.clientId(),
+            log.info("[{}] kmeta metadata starting, shared by the users of {} (this instance's client.id and log "
+                    + "prefix are its first user's; users join and leave with an INFO line): {}", config.clientId(),
                     config.bootstrapServers(), config);
         } else {
             log.info("[{}] kmeta metadata starting: {}", config.clientId(), config);
