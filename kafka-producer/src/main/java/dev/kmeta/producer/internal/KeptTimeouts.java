@@ -11,16 +11,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * compares its own clock with {@code max.block.ms}, so a sending thread that got no CPU for a while still gets the
  * diagnosis - or from {@code maybeThrowExceptionForTopic}, whichever comes first.
  *
+ * <p>Also the bridge's mark in a thread's {@link SendIntent} ({@code SendIntent.bridge}): it refers to nothing of the
+ * bridge, so a thread-local left on a thread that sent through a closed producer pins no kmeta instance, snapshot or
+ * view.
+ *
  * <p>Thread-safe: the timeout itself lives in the thread's {@link SendIntent}; the count of threads holding one is
  * atomic, and lets {@code fetch()} skip the thread-local lookup while none does.
  */
 final class KeptTimeouts {
-    private final ProducerBridge bridge;
     private final AtomicInteger threads = new AtomicInteger();
-
-    KeptTimeouts(ProducerBridge bridge) {
-        this.bridge = bridge;
-    }
 
     /** Keeps {@code e} for the thread's next call on this bridge. */
     void keep(SendIntent i, TimeoutException e) {
@@ -37,20 +36,20 @@ final class KeptTimeouts {
 
     /** Throws the thread's kept timeout, once; nothing when none is kept. */
     void throwIfKept(SendIntent i) {
-        if (i.error != null && i.bridge == bridge) {
+        if (i.error != null && i.bridge == this) {
             throw release(i);
         }
     }
 
     /** The thread's kept timeout for {@code topic} (forgotten now), or null. */
     TimeoutException take(SendIntent i, String topic) {
-        return i.error == null || i.bridge != bridge || !topic.equals(i.topic) ? null : release(i);
+        return i.error == null || i.bridge != this || !topic.equals(i.topic) ? null : release(i);
     }
 
     /** Forgets the thread's kept timeout, whichever bridge kept it. */
     static void drop(SendIntent i) {
         if (i.error != null) {
-            i.bridge.kept.release(i);
+            i.bridge.release(i);
         }
     }
 

@@ -92,6 +92,11 @@ final class LeaderHold {
         return held.sum();
     }
 
+    /** True on the producer's network thread (once its NetworkClient polled). */
+    boolean isNetworkThread() {
+        return Thread.currentThread() == networkThread;
+    }
+
     /** True while some thread has a hold pending: only then do fetch() and add() look at their thread's intent. */
     boolean pending() {
         return pending.get() > 0;
@@ -118,7 +123,7 @@ final class LeaderHold {
 
     /** fetch(): true (once) when this thread's armed send is to see its topic absent; the next add() holds it. */
     boolean hidesTopic(SendIntent i) {
-        if (!i.armed || i.armedBy != this) {
+        if (!i.armed || i.armedBy != pending) {
             return false;
         }
         i.armed = false;
@@ -134,7 +139,7 @@ final class LeaderHold {
      * @throws InterruptException if the thread is interrupted while held (its interrupt status set)
      */
     void holdIfArmed(SendIntent i, String topic) {
-        if (i.armedBy != this || !topic.equals(i.holdTopic)) {
+        if (i.armedBy != pending || !topic.equals(i.holdTopic)) {
             return;
         }
         boolean settle = i.settle;
@@ -156,18 +161,18 @@ final class LeaderHold {
     private void arm(SendIntent i, boolean settle) {
         i.armed = true;
         i.settle = settle;
-        i.armedBy = this;
+        i.armedBy = pending;
         pending.incrementAndGet();
     }
 
     /** Drops the thread's pending hold, if any (of whichever bridge armed it). */
     static void disarm(SendIntent i) {
-        LeaderHold by = i.armedBy;
+        AtomicInteger by = i.armedBy;
         if (by != null) {
             i.armedBy = null;
             i.armed = false;
             i.holdTopic = null;
-            by.pending.decrementAndGet();
+            by.decrementAndGet();
         }
     }
 

@@ -12,6 +12,7 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.protocol.Errors;
@@ -34,8 +35,9 @@ import java.util.concurrent.atomic.LongAdder;
  * Only kafka-clients types that 4.0-4.4 share appear in its signatures.
  *
  * <ul>
- *   <li>The send path stays kmeta's: {@link #add(String)} subscribes (allocation-free on a hit), {@link #fetch()} is
- *   the instance's cached Kafka {@code Cluster} view - except for the first call of a send whose leaders never
+ *   <li>The send path stays kmeta's: {@link #add(String, long)} subscribes (allocation-free on a hit), {@link #fetch()}
+ *   is a Kafka {@code Cluster} view scoped to what the calling thread asks ({@link ProducerViews}: the send's topic on
+ *   a sending thread, this producer's topics on its network thread; never the whole snapshot) - except for the first call of a send whose leaders never
  *   accepted a connection ({@link LeaderHold}): that one sees the topic absent, and the {@code add(topic)} KafkaProducer
  *   makes right after it holds the send until a leader can be reached, or throws kmeta's diagnosed timeout at
  *   {@code max.block.ms} (outside the wait whose TimeoutException KafkaProducer replaces).</li>
@@ -51,6 +53,8 @@ import java.util.concurrent.atomic.LongAdder;
  * path). The per-send state (the topic and partition of the send in progress, kmeta's timeout waiting to be thrown)
  * is kept per thread ({@link SendIntent}), as KafkaProducer calls these methods in sequence on the sending thread.
  */
+@SuppressKafkaInternalApiUsage("answers KafkaProducer's and Sender's ProducerMetadata calls (MetadataSnapshot, "
+        + "Metadata.LeaderIdAndEpoch, Errors) for every stand-in")
 public final class ProducerBridge {
     private static final Logger log = LoggerFactory.getLogger(ProducerBridge.class);
     /**
@@ -61,24 +65,27 @@ public final class ProducerBridge {
     private static final ThreadLocal<SendIntent> INTENT = ThreadLocal.withInitial(SendIntent::new);
 
     private final KafkaMetadata metadata;
-    private final InstanceViews views;
+    private final ProducerViews views;
     private final long giveUpEarlyMs;
     private final String logPrefix;
     private final AtomicBoolean closed = new AtomicBoolean();
     /** The wait timeouts kept for KafkaProducer's next call on each sending thread. */
-    final KeptTimeouts kept = new KeptTimeouts(this);
+    final KeptTimeouts kept = new KeptTimeouts();
     private final LeaderHold holds;
     /** The kmeta version the producer's network thread asked to see passed; written by that thread only. */
     private volatile int wantedVersion = -1;
     private final LongAdder updateRequests = new LongAdder();
     private final LongAdder leaderHints = new LongAdder();
+    /** Issue 27: the topics this producer saw deleted and re-created ({@link Recreations}). */
+    final Recreations recreations;
 
-    ProducerBridge(KafkaMetadata metadata, InstanceViews views, long giveUpEarlyMs, long maxBlockMs,
+    ProducerBridge(KafkaMetadata metadata, long metadataIdleMs, long giveUpEarlyMs, long maxBlockMs,
                    String logPrefix) {
         this.metadata = metadata;
-        this.views = views;
+        this.views = new ProducerViews(metadata, metadataIdleMs);
         this.giveUpEarlyMs = giveUpEarlyMs;
         this.holds = new LeaderHold(metadata, maxBlockMs);
+        this.recreations = new Recreations(metadata, logPrefix); // issue 27
         this.logPrefix = logPrefix;
     }
 
@@ -87,8 +94,8 @@ public final class ProducerBridge {
         return metadata;
     }
 
-    /** The views of the kmeta instance (shared by every producer on a shared instance). */
-    public InstanceViews views() {
+    /** This producer's Kafka views (scoped per send topic and per producer; see {@link ProducerViews}). */
+    public ProducerViews views() {
         return views;
     }
 
@@ -104,7 +111,11 @@ public final class ProducerBridge {
 
     // ------------------------------------------------------------ the send path (application threads)
 
-    /** {@code fetch()}: the Kafka Cluster view of kmeta's current snapshot, built once per snapshot per instance. */
+    /**
+     * {@code fetch()}: on the producer's network thread, the view of this producer's topics; on any other thread, the
+     * view of the topic this thread's send is about (the interceptor's onSend, or the last requestUpdateForTopic, named
+     * it) - never a view of the whole snapshot ({@link ProducerViews}). Allocation-free on a hit.
+     */
     public Cluster fetch() {
         if (kept.any()) {
             kept.throwIfKept(INTENT.get()); // KafkaProducer calls fetch() right after awaitUpdate
@@ -112,7 +123,10 @@ public final class ProducerBridge {
         if (holds.pending() && holds.hidesTopic(INTENT.get())) {
             return Cluster.empty(); // waitOnMetadata's first look: the topic is not sendable yet
         }
-        return views.of(metadata).cluster;
+        if (holds.isNetworkThread()) {
+            return views.current().cluster;
+        }
+        return views.forSend(INTENT.get().viewTopic);
     }
 
     /**
@@ -122,10 +136,11 @@ public final class ProducerBridge {
      * @throws TimeoutException  kmeta's diagnosed timeout of a held send (ADVERTISED_LISTENER_UNREACHABLE)
      * @throws InterruptException if the thread is interrupted while held
      */
-    public void add(String topic) {
+    public void add(String topic, long nowMs) {
         if (closed.get()) {
             return;
         }
+        views.add(topic, nowMs);
         metadata.subscribe(topic);
         if (holds.pending()) {
             holds.holdIfArmed(INTENT.get(), topic);
@@ -136,12 +151,15 @@ public final class ProducerBridge {
      * {@code add(topics, now)} (4.4, before sendOffsetsToTransaction): subscribes every topic; empty when all are
      * known, else the version the following awaitUpdate waits past (a version wait, as kafka-clients does).
      */
-    public OptionalInt add(Collection<String> topics) {
+    public OptionalInt add(Collection<String> topics, long nowMs) {
         int version = metadata.fetch().version();
         boolean missing = false;
         for (String topic : topics) {
-            if (!closed.get() && !metadata.subscribe(topic)) {
-                missing = true;
+            if (!closed.get()) {
+                views.add(topic, nowMs);
+                if (!metadata.subscribe(topic)) {
+                    missing = true;
+                }
             }
         }
         if (!missing) {
@@ -149,7 +167,7 @@ public final class ProducerBridge {
         }
         SendIntent i = INTENT.get();
         KeptTimeouts.drop(i);
-        i.bridge = this;
+        i.bridge = kept;
         i.topic = null;
         return OptionalInt.of(version);
     }
@@ -158,8 +176,9 @@ public final class ProducerBridge {
     public int requestUpdateForTopic(String topic) {
         SendIntent i = INTENT.get();
         KeptTimeouts.drop(i);
-        if (i.bridge != this || !topic.equals(i.topic)) {
-            i.bridge = this;
+        i.viewTopic = topic;
+        if (i.bridge != kept || !topic.equals(i.topic)) {
+            i.bridge = kept;
             i.topic = topic;
             i.awaitedVersion = SendIntent.NONE;
         }
@@ -181,7 +200,7 @@ public final class ProducerBridge {
     public void awaitUpdate(int version, long timeoutMs) throws InterruptedException {
         SendIntent i = INTENT.get();
         try {
-            if (i.bridge != this || i.topic == null) {
+            if (i.bridge != kept || i.topic == null) {
                 metadata.awaitUpdate(version, Math.max(0, timeoutMs));
                 return;
             }
@@ -189,21 +208,28 @@ public final class ProducerBridge {
             long sinceRequestMs = (System.nanoTime() - i.requestedAtNs) / 1_000_000;
             Deadline deadline = Deadline.after(Math.max(0, timeoutMs - giveUpEarlyMs - sinceRequestMs));
             TopicMetadata t = metadata.fetch().topic(topic);
+            // Issue 27: a partition the re-created topic lacks fails at once, with the re-creation as its diagnosis.
+            TimeoutException recreated = t == null || i.sendBridge != kept || !topic.equals(i.sendTopic)
+                    || i.sendPartition < t.partitionCount() ? null : recreations.beyondCount(topic, i.sendPartition);
+            if (recreated != null) {
+                kept.keep(i, recreated);
+                return;
+            }
             if (t == null || t.partitionCount() == 0) {
                 i.awaitedVersion = version;
                 metadata.awaitTopic(topic, MetadataClient.ANY_PARTITION, deadline);
-                if (i.sendBridge == this) {
+                if (i.sendBridge == kept) {
                     holds.topicArrived(i, topic);
                 }
             } else if (i.awaitedVersion != version) {
                 // The producer has not looked at this version yet: let it.
                 i.awaitedVersion = version;
             } else {
-                int asked = i.sendBridge == this && topic.equals(i.sendTopic) ? i.sendPartition : -1;
+                int asked = i.sendBridge == kept && topic.equals(i.sendTopic) ? i.sendPartition : -1;
                 metadata.awaitTopic(topic, Math.max(t.partitionCount(), asked), deadline);
             }
         } catch (TimeoutException e) {
-            if (i.bridge == this && i.topic != null) {
+            if (i.bridge == kept && i.topic != null) {
                 kept.keep(i, e); // thrown by the fetch() KafkaProducer makes next, before it reads its own clock
             } else {
                 throw e;
@@ -231,7 +257,7 @@ public final class ProducerBridge {
     public Errors getError(String topic) {
         SendIntent i = INTENT.get();
         TimeoutException e = i.error;
-        if (e == null || i.bridge != this || !topic.equals(i.topic)) {
+        if (e == null || i.bridge != kept || !topic.equals(i.topic)) {
             return null;
         }
         return Diagnosis.from(e).map(d -> DiagnosingInterceptor.errorFor(d.cause())).orElse(null);
@@ -245,8 +271,9 @@ public final class ProducerBridge {
     void onSend(String topic, Integer partition) {
         SendIntent i = INTENT.get();
         LeaderHold.disarm(i);
-        i.sendBridge = this;
+        i.sendBridge = kept;
         i.sendTopic = topic;
+        i.viewTopic = topic;
         i.sendPartition = partition == null ? MetadataClient.ANY_PARTITION : partition;
         if (!closed.get()) {
             holds.onSend(i);
@@ -260,19 +287,19 @@ public final class ProducerBridge {
 
     // ------------------------------------------------------------ the producer's network thread
 
-    /** {@code fetchMetadataSnapshot()}: built once per kmeta snapshot per instance. */
+    /** {@code fetchMetadataSnapshot()}: this producer's topics, rebuilt only when one of them or the brokers changed. */
     public MetadataSnapshot fetchMetadataSnapshot() {
-        return views.of(metadata).snapshot();
+        return views.current().snapshot;
     }
 
-    /** {@code topicIds()}. */
+    /** {@code topicIds()}: of this producer's topics. */
     public Map<String, Uuid> topicIds() {
-        return views.of(metadata).topicIds();
+        return views.current().topicIds;
     }
 
-    /** {@code topicNames()}. */
+    /** {@code topicNames()}: of this producer's topics. */
     public Map<Uuid, String> topicNames() {
-        return views.of(metadata).topicNames();
+        return views.current().topicNames();
     }
 
     /**
@@ -315,6 +342,7 @@ public final class ProducerBridge {
     /** {@code timeToNextUpdate(now)}: never 0, so the producer's NetworkClient never sends a Metadata request. */
     public long timeToNextUpdate() {
         holds.onNetworkThread(); // only the producer's NetworkClient asks
+        recreations.onNetworkThread(); // issue 27: fail what is queued for a re-created topic's vanished partitions
         return closed.get() || metadata.fetch().version() > wantedVersion ? Long.MAX_VALUE : SENDER_POLL_MS;
     }
 
@@ -377,7 +405,7 @@ public final class ProducerBridge {
             try {
                 metadata.close();
             } finally {
-                views.release();
+                views.close();
             }
             log.debug("{}kmeta handle released", logPrefix);
         }

@@ -3,16 +3,22 @@ package dev.kmeta.producer.internal;
 import dev.kmeta.metadata.MetadataClient;
 import org.apache.kafka.common.errors.TimeoutException;
 
+import java.util.concurrent.atomic.AtomicInteger;
+
 /**
  * What a sending thread's send in progress through a {@link ProducerBridge} is waiting for: KafkaProducer calls the
  * stand-in's methods in sequence on the sending thread, and the bridge keeps what one call tells the next here, one
- * object per thread. Not thread-safe: confined to its thread.
+ * object per thread. Not thread-safe: confined to its thread. It refers to no bridge, hold or kmeta object (only to counters and
+ * strings), so a thread that sent through a producer since closed pins nothing of it.
  */
 final class SendIntent {
     /** No awaitUpdate yet. */
     static final int NONE = Integer.MIN_VALUE;
-    /** The bridge and topic of the last requestUpdateForTopic on this thread (topic null: a version wait). */
-    ProducerBridge bridge;
+    /**
+     * The bridge (its {@link KeptTimeouts}, which stands for it and pins nothing of it) and topic of the last
+     * requestUpdateForTopic on this thread (topic null: a version wait).
+     */
+    KeptTimeouts bridge;
     String topic;
     /** The version of the last awaitUpdate for {@link #topic}: a second call at it means "beyond the count". */
     int awaitedVersion = NONE;
@@ -24,8 +30,10 @@ final class SendIntent {
     long requestedAtNs;
     /** kmeta's timeout for {@link #topic}, for maybeThrowExceptionForTopic. */
     TimeoutException error;
+    /** The topic this thread's fetch() shows: the last one onSend or requestUpdateForTopic named. */
+    String viewTopic;
     /** The record the interceptor saw last on this thread. */
-    ProducerBridge sendBridge;
+    KeptTimeouts sendBridge;
     String sendTopic;
     int sendPartition = MetadataClient.ANY_PARTITION;
     /** When onSend saw it (the send's max.block.ms counts from here, for a held send). */
@@ -36,6 +44,6 @@ final class SendIntent {
     boolean settle;
     /** Set by that fetch(): the topic the following add(topic) holds (LeaderHold). */
     String holdTopic;
-    /** The hold that armed this thread (its counter counts it), or null. */
-    LeaderHold armedBy;
+    /** The counter of pending holds of the LeaderHold that armed this thread (it counts this one), or null. */
+    AtomicInteger armedBy;
 }

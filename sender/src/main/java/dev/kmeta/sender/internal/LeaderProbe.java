@@ -7,6 +7,7 @@ import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.metadata.internal.EvidenceRecorder;
 import org.apache.kafka.clients.KafkaClient;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,6 +42,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Confined to the thread that polls the client; {@link #probes()} may be read from any thread.
  */
+@SuppressKafkaInternalApiUsage("probes leader connections on the kafka-clients NetworkClient (KafkaClient) kmeta "
+        + "sends on")
 final class LeaderProbe {
     private static final Logger log = LoggerFactory.getLogger(LeaderProbe.class);
     static final long SCAN_INTERVAL_MS = 250;

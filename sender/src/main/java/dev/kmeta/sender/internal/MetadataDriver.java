@@ -10,6 +10,7 @@ import dev.kmeta.metadata.internal.RefreshRequest;
 import dev.kmeta.metadata.internal.RefreshResponse;
 import org.apache.kafka.clients.KafkaClient;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.protocol.Errors;
@@ -58,6 +59,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link #bootstrapResolveTimeouts()}, {@link #bootstrapFailure()} and {@link #leaderProbes()} may be read from any
  * thread.
  */
+@SuppressKafkaInternalApiUsage("sends Metadata requests on a KafkaClient and reads MetadataResponse: kmeta's wire "
+        + "is kafka-clients' own")
 public final class MetadataDriver implements NodeProvider.Listener {
     private static final Logger log = LoggerFactory.getLogger(MetadataDriver.class);
     static final long MAX_POLL_MS = 1_000;

@@ -9,6 +9,7 @@ import org.apache.kafka.clients.ClientRequest;
 import org.apache.kafka.clients.ClientResponse;
 import org.apache.kafka.clients.KafkaClient;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.slf4j.Logger;
@@ -26,6 +27,8 @@ import java.util.Set;
  *
  * <p>Confined to the sender thread (the one that polls the client; completions run inside its {@code poll}).
  */
+@SuppressKafkaInternalApiUsage("builds Metadata requests and handles their responses with kafka-clients' request "
+        + "classes")
 final class MetadataRequests {
     /** What the driver does with an answer that came back (inside the client's {@code poll}). */
     interface Answers {

@@ -2,6 +2,7 @@ package dev.kmeta.sender.internal;
 
 import dev.kmeta.sender.HostResolverHook;
 import org.apache.kafka.clients.HostResolver;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -11,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * The {@link HostResolver} kmeta hands to kafka-clients: delegates to the user's {@link HostResolverHook} and
  * remembers, per host, the last resolution failure - evidence for "bootstrap name does not resolve". Thread-safe.
  */
+@SuppressKafkaInternalApiUsage("the HostResolver kmeta gives its NetworkClient, recording DNS failures as evidence")
 final class RecordingResolver implements HostResolver {
     private final HostResolverHook hook;
     private final ConcurrentHashMap<String, String> failures = new ConcurrentHashMap<>();

@@ -8,6 +8,7 @@ import dev.kmeta.sender.HostResolverHook;
 import org.apache.kafka.clients.HostResolver;
 import org.apache.kafka.clients.KafkaClient;
 import org.apache.kafka.clients.MetadataUpdater;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,6 +29,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Thread-safe.
  */
+@SuppressKafkaInternalApiUsage("owns an instance's NetworkClient-facing parts (MetadataUpdater, HostResolver, "
+        + "KafkaClient), own thread or driven")
 public final class SenderCore {
     private static final Logger log = LoggerFactory.getLogger(SenderCore.class);
     private static final long CLOSE_JOIN_MS = 10_000;
