@@ -16,6 +16,7 @@ import org.apache.kafka.common.errors.InterruptException;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -43,6 +44,16 @@ import java.util.concurrent.locks.LockSupport;
 final class LeaderHold {
     /** How often a held send looks again: reachability shows in the evidence, which wakes nobody. */
     static final long CHECK_MS = 20;
+    /**
+     * How soon a send held with settling first looks again while its leader is being tried, doubling up to
+     * {@link #SETTLE_CHECK_MAX_MS}: the probe's first connection takes a few ms on a reachable leader (tens on a
+     * loaded machine), and a fresh producer's first send waits for it (issue 28: a fixed 20 ms added up to 20 ms).
+     */
+    static final long SETTLE_CHECK_MS = 1;
+    /** The longest interval between looks while settling, for its first {@link #SETTLE_FAST_MS} ms. */
+    static final long SETTLE_CHECK_MAX_MS = 4;
+    /** How long a settling send looks often: past it the leader's first attempt is slow anyway (a dropped SYN). */
+    static final long SETTLE_FAST_MS = 250;
 
     /** What the evidence says of the leaders a record may go to. */
     enum Verdict {
@@ -58,6 +69,8 @@ final class LeaderHold {
     private final long maxBlockMs;
     /** Threads with a hold pending ({@link SendIntent#armedBy} this). */
     private final AtomicInteger pending = new AtomicInteger();
+    /** Sends that were held (parked at least once) in {@code send()}. */
+    private final LongAdder held = new LongAdder();
     /** The producer's network thread (callbacks run there: a send from one is never held). */
     private volatile Thread networkThread;
 
@@ -72,6 +85,11 @@ final class LeaderHold {
         if (networkThread != t) {
             networkThread = t;
         }
+    }
+
+    /** How many sends were held in {@code send()} (parked at least once, settling or on an unreachable leader). */
+    long held() {
+        return held.sum();
     }
 
     /** True on the producer's network thread (once its NetworkClient polled). */
@@ -130,7 +148,8 @@ final class LeaderHold {
         long leftMs = maxBlockMs - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - i.sendStartNs);
         TimeoutException e;
         try {
-            e = hold(metadata, topic, i.sendPartition, Deadline.after(Math.max(0, leftMs)), settle, i.sendStartNs);
+            e = hold(metadata, topic, i.sendPartition, Deadline.after(Math.max(0, leftMs)), settle, i.sendStartNs,
+                    held);
         } catch (InterruptedException interrupted) {
             throw new InterruptException(interrupted);
         }
@@ -207,8 +226,10 @@ final class LeaderHold {
      * @throws InterruptedException if the thread is interrupted while held (its interrupt status cleared)
      */
     private static TimeoutException hold(KafkaMetadata metadata, String topic, int partition, Deadline deadline,
-                                 boolean settle, long sinceNs) throws InterruptedException {
-        for (;;) {
+                                 boolean settle, long sinceNs, LongAdder held) throws InterruptedException {
+        long settleCheckMs = SETTLE_CHECK_MS;
+        long heldSinceNs = System.nanoTime();
+        for (boolean first = true; ; first = false) {
             Verdict v = verdict(metadata, topic, partition);
             if (v == Verdict.SENDABLE || v == Verdict.UNSETTLED && !settle) {
                 return null;
@@ -217,7 +238,16 @@ final class LeaderHold {
             if (leftNs <= 0) {
                 return v == Verdict.UNREACHABLE ? timeout(metadata, topic, partition, sinceNs) : null;
             }
-            LockSupport.parkNanos(Math.min(leftNs, TimeUnit.MILLISECONDS.toNanos(CHECK_MS)));
+            if (first) {
+                held.increment();
+            }
+            long checkMs = CHECK_MS;
+            if (v == Verdict.UNSETTLED) {
+                boolean fast = System.nanoTime() - heldSinceNs < TimeUnit.MILLISECONDS.toNanos(SETTLE_FAST_MS);
+                checkMs = fast ? settleCheckMs : CHECK_MS;
+                settleCheckMs = Math.min(SETTLE_CHECK_MAX_MS, settleCheckMs * 2);
+            }
+            LockSupport.parkNanos(Math.min(leftNs, TimeUnit.MILLISECONDS.toNanos(checkMs)));
             if (Thread.interrupted()) {
                 throw new InterruptedException("interrupted while waiting for a reachable leader of " + topic);
             }
