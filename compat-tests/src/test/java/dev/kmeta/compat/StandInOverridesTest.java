@@ -68,8 +68,9 @@ class StandInOverridesTest {
                 ClientJars.locationOf(KafkaMetadata.class), ClientJars.locationOf(MetadataClient.class),
                 ClientJars.locationOf(Cluster.class), ClientJars.locationOf(KmetaProducer.class)));
         Class<?> abi = loader.loadClass("dev.kmeta.producer.internal.KafkaClientsAbi");
-        String standInName = (String) abi.getMethod("standInClass").invoke(abi.getMethod("select", String.class)
-                .invoke(null, version));
+        Class<?> producerMetadata = loader.loadClass("org.apache.kafka.clients.producer.internals.ProducerMetadata");
+        String standInName = (String) abi.getMethod("standInClass").invoke(abi.getMethod("select", String.class,
+                String.class, Class.class).invoke(null, version, null, producerMetadata));
         Class<?> standIn = loader.loadClass(standInName);
         Class<?> metadata = loader.loadClass("org.apache.kafka.clients.Metadata");
         List<String> missing = new ArrayList<>();

@@ -81,7 +81,15 @@ public final class KafkaClientsAbi {
                     + "Lorg/apache/kafka/common/protocol/Errors;",
             "org/apache/kafka/common/utils/Utils#getHost(Ljava/lang/String;)Ljava/lang/String;",
             "org/apache/kafka/common/utils/Utils#getPort(Ljava/lang/String;)Ljava/lang/Integer;",
-            "org/apache/kafka/common/utils/Time#SYSTEM:Lorg/apache/kafka/common/utils/Time;");
+            "org/apache/kafka/common/utils/Time#SYSTEM:Lorg/apache/kafka/common/utils/Time;",
+            // StaleQueues (issue 27): failing a re-created topic's vanished partitions' queues
+            "org/apache/kafka/clients/producer/internals/RecordAccumulator#getDeque(Lorg/apache/kafka/common/"
+                    + "TopicPartition;)Ljava/util/Deque;",
+            "org/apache/kafka/clients/producer/internals/RecordAccumulator#deallocate(Lorg/apache/kafka/clients/"
+                    + "producer/internals/ProducerBatch;)V",
+            "org/apache/kafka/clients/producer/internals/ProducerBatch#abortRecordAppends()V",
+            "org/apache/kafka/clients/producer/internals/ProducerBatch#abort(Ljava/lang/RuntimeException;)V",
+            "org/apache/kafka/common/protocol/Errors#UNKNOWN_TOPIC_ID:Lorg/apache/kafka/common/protocol/Errors;");
 
     /** The stand-ins, newest first: the first whose members all resolve is used. */
     private static final List<Shape> SHAPES = List.of(
@@ -351,6 +359,21 @@ public final class KafkaClientsAbi {
             throw rethrow(e.getCause());
         } catch (ReflectiveOperationException e) {
             throw new KafkaException("Could not construct the KafkaProducer", e);
+        }
+    }
+
+    /**
+     * The record accumulator of a KafkaProducer (its private field {@code accumulator}, as in 4.0-4.4), or null when
+     * it cannot be read: then a re-created topic's vanished partitions' records expire at {@code delivery.timeout.ms}
+     * ({@link StaleQueues}).
+     */
+    Object accumulatorOf(KafkaProducer<?, ?> producer) {
+        try {
+            Field f = KafkaProducer.class.getDeclaredField("accumulator");
+            f.setAccessible(true);
+            return f.get(producer);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
         }
     }
 

@@ -150,7 +150,7 @@ public final class KmetaProducers {
                     config.getLong(ProducerConfig.METADATA_MAX_AGE_CONFIG),
                     config.getLong(ProducerConfig.METADATA_MAX_IDLE_CONFIG));
             KafkaProducer<K, V> producer = abi.newProducer(config, keySerializer, valueSerializer, standIn);
-            bridge.recreations.attach(StaleQueues.of(producer, // issue 27
+            bridge.recreations.attach(StaleQueues.of(abi, producer, // issue 27
                     config.getString(ProducerConfig.TRANSACTIONAL_ID_CONFIG) != null));
             log.info("[Producer clientId={}] KafkaProducer on kmeta ({} instance {}, kafka-clients {}, gives up {} ms "
                             + "before max.block.ms)", clientId, shared ? "shared" : "private",

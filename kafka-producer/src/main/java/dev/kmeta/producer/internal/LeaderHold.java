@@ -13,6 +13,7 @@ import dev.kmeta.sender.KafkaMetadataTimeoutException;
 import org.apache.kafka.common.errors.TimeoutException;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -40,6 +41,16 @@ import java.util.concurrent.locks.LockSupport;
 final class LeaderHold implements SendProtocol.Leaders {
     /** How often a held send looks again: reachability shows in the evidence, which wakes nobody. */
     static final long CHECK_MS = 20;
+    /**
+     * How soon a send held with settling first looks again while its leader is being tried, doubling up to
+     * {@link #SETTLE_CHECK_MAX_MS}: the probe's first connection takes a few ms on a reachable leader (tens on a
+     * loaded machine), and a fresh producer's first send waits for it (issue 28: a fixed 20 ms added up to 20 ms).
+     */
+    static final long SETTLE_CHECK_MS = 1;
+    /** The longest interval between looks while settling, for its first {@link #SETTLE_FAST_MS} ms. */
+    static final long SETTLE_CHECK_MAX_MS = 4;
+    /** How long a settling send looks often: past it the leader's first attempt is slow anyway (a dropped SYN). */
+    static final long SETTLE_FAST_MS = 250;
 
     /** What the evidence says of the leaders a record may go to. */
     enum Verdict {
@@ -53,6 +64,8 @@ final class LeaderHold implements SendProtocol.Leaders {
 
     private final KafkaMetadata metadata;
     private final long maxBlockMs;
+    /** Sends that were held (parked at least once) in {@code send()}. */
+    private final LongAdder held = new LongAdder();
     /** The producer's network thread (callbacks run there: a send from one is never held). */
     private volatile Thread networkThread;
 
@@ -67,6 +80,11 @@ final class LeaderHold implements SendProtocol.Leaders {
         if (networkThread != t) {
             networkThread = t;
         }
+    }
+
+    /** How many sends were held in {@code send()} (parked at least once, settling or on an unreachable leader). */
+    long held() {
+        return held.sum();
     }
 
     /** True on the producer's network thread (once its NetworkClient polled). */
@@ -91,7 +109,7 @@ final class LeaderHold implements SendProtocol.Leaders {
     public TimeoutException hold(String topic, int partition, boolean settle, long sendStartNs)
             throws InterruptedException {
         long leftMs = maxBlockMs - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sendStartNs);
-        return hold(metadata, topic, partition, Deadline.after(Math.max(0, leftMs)), settle, sendStartNs);
+        return hold(metadata, topic, partition, Deadline.after(Math.max(0, leftMs)), settle, sendStartNs, held);
     }
 
     /** The verdict for a record to {@code partition} ({@link MetadataClient#ANY_PARTITION}: any of the topic's). */
@@ -144,8 +162,10 @@ final class LeaderHold implements SendProtocol.Leaders {
      * @throws InterruptedException if the thread is interrupted while held (its interrupt status cleared)
      */
     private static TimeoutException hold(KafkaMetadata metadata, String topic, int partition, Deadline deadline,
-                                 boolean settle, long sinceNs) throws InterruptedException {
-        for (;;) {
+                                 boolean settle, long sinceNs, LongAdder held) throws InterruptedException {
+        long settleCheckMs = SETTLE_CHECK_MS;
+        long heldSinceNs = System.nanoTime();
+        for (boolean first = true; ; first = false) {
             Verdict v = verdict(metadata, topic, partition);
             if (v == Verdict.SENDABLE || v == Verdict.UNSETTLED && !settle) {
                 return null;
@@ -154,7 +174,16 @@ final class LeaderHold implements SendProtocol.Leaders {
             if (leftNs <= 0) {
                 return v == Verdict.UNREACHABLE ? timeout(metadata, topic, partition, sinceNs) : null;
             }
-            LockSupport.parkNanos(Math.min(leftNs, TimeUnit.MILLISECONDS.toNanos(CHECK_MS)));
+            if (first) {
+                held.increment();
+            }
+            long checkMs = CHECK_MS;
+            if (v == Verdict.UNSETTLED) {
+                boolean fast = System.nanoTime() - heldSinceNs < TimeUnit.MILLISECONDS.toNanos(SETTLE_FAST_MS);
+                checkMs = fast ? settleCheckMs : CHECK_MS;
+                settleCheckMs = Math.min(SETTLE_CHECK_MAX_MS, settleCheckMs * 2);
+            }
+            LockSupport.parkNanos(Math.min(leftNs, TimeUnit.MILLISECONDS.toNanos(checkMs)));
             if (Thread.interrupted()) {
                 throw new InterruptedException("interrupted while waiting for a reachable leader of " + topic);
             }

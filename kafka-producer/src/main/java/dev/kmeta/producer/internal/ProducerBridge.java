@@ -263,6 +263,12 @@ public final class ProducerBridge {
         return updateRequests.sum();
     }
 
+    // issue 28 (wt-worse): one accessor, for tests and the first-send harness
+    /** How many of this producer's sends were held in {@code send()} for their leader ({@link LeaderHold}). */
+    public long leaderHolds() {
+        return holds.held();
+    }
+
     /** How many KIP-951 leader hints from produce answers this producer passed to kmeta. */
     public long leaderHints() {
         return leaderHints.sum();

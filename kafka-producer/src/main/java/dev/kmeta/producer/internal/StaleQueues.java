@@ -4,10 +4,10 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.internals.ProducerBatch;
 import org.apache.kafka.clients.producer.internals.RecordAccumulator;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
@@ -19,9 +19,9 @@ import java.util.List;
  * reaches it - and nothing else the stand-in controls (its Cluster and MetadataSnapshot views, the interceptor)
  * reaches a record once {@code send()} appended it.
  *
- * <p>What it touches: the private field {@code KafkaProducer.accumulator} (read once, by reflection), and the
- * accumulator's public {@code getDeque(TopicPartition)} and {@code deallocate(ProducerBatch)} and the batch's public
- * {@code abortRecordAppends()} and {@code abort(RuntimeException)} - the steps of kafka-clients' own
+ * <p>What it touches: the private field {@code KafkaProducer.accumulator} (read once, by {@link KafkaClientsAbi}, the
+ * route's one place for reflection), the accumulator's public {@code getDeque(TopicPartition)} and
+ * {@code deallocate(ProducerBatch)} and the batch's public {@code abortRecordAppends()} and {@code abort(RuntimeException)} - the steps of kafka-clients' own
  * {@code RecordAccumulator.abortBatches}, for one partition's queue, under that queue's lock. It does not tell the
  * producer's TransactionManager (package-private): for an idempotent producer the sequence numbers of a vanished
  * partition stay recorded, which matters only if partitions are added back up to that number; a transactional
@@ -30,6 +30,8 @@ import java.util.List;
  * <p>Thread-safety: {@link #fail} runs on the producer's network thread, as kafka-clients' own expiry does; the
  * records' callbacks run there.
  */
+@SuppressKafkaInternalApiUsage("fails the batches of a re-created topic's vanished partitions through the "
+        + "accumulator's getDeque/deallocate and the batches' abort, as kafka-clients' own abortBatches does")
 final class StaleQueues {
     private static final Logger log = LoggerFactory.getLogger(StaleQueues.class);
 
@@ -44,20 +46,17 @@ final class StaleQueues {
      * accumulator where 4.0-4.4 keep it (the records then fail at {@code delivery.timeout.ms}, with kmeta's
      * diagnosis).
      */
-    static StaleQueues of(KafkaProducer<?, ?> producer, boolean transactional) {
+    static StaleQueues of(KafkaClientsAbi abi, KafkaProducer<?, ?> producer, boolean transactional) {
         if (transactional) {
             return null;
         }
-        try {
-            Field f = KafkaProducer.class.getDeclaredField("accumulator");
-            f.setAccessible(true);
-            Object a = f.get(producer);
-            return a instanceof RecordAccumulator ? new StaleQueues((RecordAccumulator) a) : null;
-        } catch (ReflectiveOperationException | RuntimeException e) {
+        Object a = abi.accumulatorOf(producer);
+        if (!(a instanceof RecordAccumulator)) {
             log.debug("KafkaProducer's accumulator not found; records queued for a re-created topic's vanished "
-                    + "partitions expire at delivery.timeout.ms", e);
+                    + "partitions expire at delivery.timeout.ms");
             return null;
         }
+        return new StaleQueues((RecordAccumulator) a);
     }
 
     /** Fails every batch queued for {@code tp} with {@code reason}; returns how many batches. */

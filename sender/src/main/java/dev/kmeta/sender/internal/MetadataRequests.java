@@ -70,6 +70,14 @@ final class MetadataRequests {
 
     /** A request is due: send it to a ready node, or start connecting; returns how long to poll. */
     long trySend(KafkaClient client, long nowMs, long clientNowMs) {
+        return trySend(client, nowMs, clientNowMs, false);
+    }
+
+    /**
+     * {@link #trySend(KafkaClient, long, long)}; with {@code connectOnly}, gets the connection ready but sends nothing
+     * (the start-up request waiting for a first topic, {@link MetadataDriver}).
+     */
+    long trySend(KafkaClient client, long nowMs, long clientNowMs, boolean connectOnly) {
         Node node = client.leastLoadedNode(clientNowMs).node();
         if (node == null) {
             return config.reconnectBackoffMs();
@@ -86,7 +94,9 @@ final class MetadataRequests {
             }
         }
         evidence.connected(record, nowMs);
-        send(client, node, nowMs, clientNowMs, record);
+        if (!connectOnly) {
+            send(client, node, nowMs, clientNowMs, record);
+        }
         return MAX_POLL_MS;
     }
 
