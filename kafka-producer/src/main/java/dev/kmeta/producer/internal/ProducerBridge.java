@@ -50,8 +50,9 @@ import java.util.concurrent.atomic.LongAdder;
  * </ul>
  *
  * <p>Thread-safe; no method takes a lock (the views' lazy parts excepted, built once per snapshot, off the send
- * path). The per-send state (the topic and partition of the send in progress, kmeta's timeout waiting to be thrown)
- * is kept per thread ({@link SendIntent}), as KafkaProducer calls these methods in sequence on the sending thread.
+ * path). What a send is doing (the topic and partition of the send in progress, a hold, kmeta's timeout waiting to
+ * be thrown) is {@link SendProtocol}'s, kept per thread, as KafkaProducer calls these methods in sequence on the
+ * sending thread; this class asks it at each call.
  */
 @SuppressKafkaInternalApiUsage("answers KafkaProducer's and Sender's ProducerMetadata calls (MetadataSnapshot, "
         + "Metadata.LeaderIdAndEpoch, Errors) for every stand-in")
@@ -62,16 +63,15 @@ public final class ProducerBridge {
      * ({@link #requestUpdate()}): kmeta's answers arrive on kmeta's thread, which cannot wake the producer's.
      */
     static final long SENDER_POLL_MS = 10;
-    private static final ThreadLocal<SendIntent> INTENT = ThreadLocal.withInitial(SendIntent::new);
 
     private final KafkaMetadata metadata;
     private final ProducerViews views;
     private final long giveUpEarlyMs;
     private final String logPrefix;
     private final AtomicBoolean closed = new AtomicBoolean();
-    /** The wait timeouts kept for KafkaProducer's next call on each sending thread. */
-    final KeptTimeouts kept = new KeptTimeouts();
     private final LeaderHold holds;
+    /** What each sending thread's send is doing: every per-send state ({@link SendProtocol}). */
+    private final SendProtocol protocol;
     /** The kmeta version the producer's network thread asked to see passed; written by that thread only. */
     private volatile int wantedVersion = -1;
     private final LongAdder updateRequests = new LongAdder();
@@ -86,6 +86,7 @@ public final class ProducerBridge {
         this.giveUpEarlyMs = giveUpEarlyMs;
         this.holds = new LeaderHold(metadata, maxBlockMs);
         this.recreations = new Recreations(metadata, logPrefix); // issue 27
+        this.protocol = new SendProtocol(new Waits(metadata, recreations), holds, giveUpEarlyMs);
         this.logPrefix = logPrefix;
     }
 
@@ -117,16 +118,13 @@ public final class ProducerBridge {
      * it) - never a view of the whole snapshot ({@link ProducerViews}). Allocation-free on a hit.
      */
     public Cluster fetch() {
-        if (kept.any()) {
-            kept.throwIfKept(INTENT.get()); // KafkaProducer calls fetch() right after awaitUpdate
-        }
-        if (holds.pending() && holds.hidesTopic(INTENT.get())) {
+        if (protocol.fetchHidesTopic()) { // or throws the kept timeout: fetch() comes right after awaitUpdate
             return Cluster.empty(); // waitOnMetadata's first look: the topic is not sendable yet
         }
         if (holds.isNetworkThread()) {
             return views.current().cluster;
         }
-        return views.forSend(INTENT.get().viewTopic);
+        return views.forSend(protocol.viewTopic());
     }
 
     /**
@@ -142,9 +140,7 @@ public final class ProducerBridge {
         }
         views.add(topic, nowMs);
         metadata.subscribe(topic);
-        if (holds.pending()) {
-            holds.holdIfArmed(INTENT.get(), topic);
-        }
+        protocol.add(topic);
     }
 
     /**
@@ -165,24 +161,13 @@ public final class ProducerBridge {
         if (!missing) {
             return OptionalInt.empty();
         }
-        SendIntent i = INTENT.get();
-        KeptTimeouts.drop(i);
-        i.bridge = kept;
-        i.topic = null;
+        protocol.versionWait();
         return OptionalInt.of(version);
     }
 
     /** {@code requestUpdateForTopic(topic)}: notes the topic this thread waits for; kmeta asks for it on its own. */
     public int requestUpdateForTopic(String topic) {
-        SendIntent i = INTENT.get();
-        KeptTimeouts.drop(i);
-        i.viewTopic = topic;
-        if (i.bridge != kept || !topic.equals(i.topic)) {
-            i.bridge = kept;
-            i.topic = topic;
-            i.awaitedVersion = SendIntent.NONE;
-        }
-        i.requestedAtNs = System.nanoTime();
+        protocol.requestUpdateForTopic(topic);
         return metadata.fetch().version();
     }
 
@@ -198,53 +183,12 @@ public final class ProducerBridge {
      * @throws KafkaException       a topic refusal or a fatal error (Kafka's types, kmeta's message)
      */
     public void awaitUpdate(int version, long timeoutMs) throws InterruptedException {
-        SendIntent i = INTENT.get();
-        try {
-            if (i.bridge != kept || i.topic == null) {
-                metadata.awaitUpdate(version, Math.max(0, timeoutMs));
-                return;
-            }
-            String topic = i.topic;
-            long sinceRequestMs = (System.nanoTime() - i.requestedAtNs) / 1_000_000;
-            Deadline deadline = Deadline.after(Math.max(0, timeoutMs - giveUpEarlyMs - sinceRequestMs));
-            TopicMetadata t = metadata.fetch().topic(topic);
-            // Issue 27: a partition the re-created topic lacks fails at once, with the re-creation as its diagnosis.
-            TimeoutException recreated = t == null || i.sendBridge != kept || !topic.equals(i.sendTopic)
-                    || i.sendPartition < t.partitionCount() ? null : recreations.beyondCount(topic, i.sendPartition);
-            if (recreated != null) {
-                kept.keep(i, recreated);
-                return;
-            }
-            if (t == null || t.partitionCount() == 0) {
-                i.awaitedVersion = version;
-                metadata.awaitTopic(topic, MetadataClient.ANY_PARTITION, deadline);
-                if (i.sendBridge == kept) {
-                    holds.topicArrived(i, topic);
-                }
-            } else if (i.awaitedVersion != version) {
-                // The producer has not looked at this version yet: let it.
-                i.awaitedVersion = version;
-            } else {
-                int asked = i.sendBridge == kept && topic.equals(i.sendTopic) ? i.sendPartition : -1;
-                metadata.awaitTopic(topic, Math.max(t.partitionCount(), asked), deadline);
-            }
-        } catch (TimeoutException e) {
-            if (i.bridge == kept && i.topic != null) {
-                kept.keep(i, e); // thrown by the fetch() KafkaProducer makes next, before it reads its own clock
-            } else {
-                throw e;
-            }
-        } catch (InterruptException e) {
-            Thread.interrupted(); // InterruptedException's contract; KafkaProducer's InterruptException sets it again
-            InterruptedException interrupted = new InterruptedException(e.getMessage());
-            interrupted.initCause(e);
-            throw interrupted;
-        }
+        protocol.awaitUpdate(version, timeoutMs);
     }
 
     /** Throws kmeta's timeout for {@code topic} kept by this thread's last awaitUpdate, once. */
     public void maybeThrowExceptionForTopic(String topic) {
-        TimeoutException e = kept.take(INTENT.get(), topic);
+        TimeoutException e = protocol.takeTimeout(topic);
         if (e != null) {
             throw e;
         }
@@ -255,9 +199,8 @@ public final class ProducerBridge {
      * the topic, or null; the same on two calls in a row (KafkaProducer's fallback message reads it twice).
      */
     public Errors getError(String topic) {
-        SendIntent i = INTENT.get();
-        TimeoutException e = i.error;
-        if (e == null || i.bridge != kept || !topic.equals(i.topic)) {
+        TimeoutException e = protocol.peekTimeout(topic);
+        if (e == null) {
             return null;
         }
         return Diagnosis.from(e).map(d -> DiagnosingInterceptor.errorFor(d.cause())).orElse(null);
@@ -269,20 +212,12 @@ public final class ProducerBridge {
      * the producer's network thread. Allocation-free.
      */
     void onSend(String topic, Integer partition) {
-        SendIntent i = INTENT.get();
-        LeaderHold.disarm(i);
-        i.sendBridge = kept;
-        i.sendTopic = topic;
-        i.viewTopic = topic;
-        i.sendPartition = partition == null ? MetadataClient.ANY_PARTITION : partition;
-        if (!closed.get()) {
-            holds.onSend(i);
-        }
+        protocol.onSend(topic, partition == null ? MetadataClient.ANY_PARTITION : partition, !closed.get());
     }
 
     /** kmeta's timeout this thread's last awaitUpdate kept for {@code topic} and KafkaProducer did not throw. */
     TimeoutException keptTimeout(String topic) {
-        return kept.take(INTENT.get(), topic);
+        return protocol.takeTimeout(topic);
     }
 
     // ------------------------------------------------------------ the producer's network thread
@@ -408,6 +343,30 @@ public final class ProducerBridge {
                 views.close();
             }
             log.debug("{}kmeta handle released", logPrefix);
+        }
+    }
+
+    /** The waits the send protocol asks of kmeta: this producer's handle, and its re-created topics (issue 27). */
+    private record Waits(KafkaMetadata metadata, Recreations recreations) implements SendProtocol.Waits {
+        @Override
+        public int partitionCount(String topic) {
+            TopicMetadata t = metadata.fetch().topic(topic);
+            return t == null ? -1 : t.partitionCount();
+        }
+
+        @Override
+        public TimeoutException beyondCount(String topic, int partition) {
+            return recreations.beyondCount(topic, partition);
+        }
+
+        @Override
+        public void awaitTopic(String topic, int partition, Deadline deadline) {
+            metadata.awaitTopic(topic, partition, deadline);
+        }
+
+        @Override
+        public void awaitVersion(int version, long timeoutMs) {
+            metadata.awaitUpdate(version, timeoutMs);
         }
     }
 
