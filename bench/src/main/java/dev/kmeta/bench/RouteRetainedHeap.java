@@ -1,0 +1,198 @@
+package dev.kmeta.bench;
+
+import dev.kmeta.producer.KmetaProducer;
+import dev.kmeta.testkit.FakeBroker;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/**
+ * P5k, side by side through the route a user takes (a plain {@code main}): the heap that producers which sent to a
+ * 100k-partition cluster keep alive, per partition of the cluster - for the KafkaProducer route, kmeta's snapshot
+ * plus the Kafka views built of it (today {@code InstanceViews}: a {@code Cluster} and a {@code MetadataSnapshot}),
+ * against stock {@code KafkaProducer}s' own metadata, in the same run, on one testkit {@link FakeBroker}.
+ *
+ * <p>Scenarios, each for stock producers and for {@code KmetaProducer.create(props)} producers (which share one kmeta
+ * instance, the default):
+ * <ul>
+ *   <li>{@code 1 producer}: one producer sends to every topic;</li>
+ *   <li>{@code 10 producers, disjoint}: each of 10 producers sends to its tenth of the topics;</li>
+ *   <li>{@code 10 producers, all topics}: each of 10 producers sends to every topic.</li>
+ * </ul>
+ * <b>Method</b> (as {@link RetainedHeap}): class histograms ({@code GC.class_histogram}, which runs a full GC
+ * first) taken before the producers are made and while they are held, warmed (one record acknowledged per topic and
+ * producer, sent by 16 threads); retained = the difference. That includes what every KafkaProducer keeps whatever
+ * its metadata (its accumulator's pooled 16 KB buffers, per-topic sensors, threads), the same on both routes. To
+ * isolate the part that grows with partitions (the metadata), each scenario also runs on a second fake cluster
+ * with the same topic names but 1 partition each ({@code --marginal on}): the <em>marginal</em> bytes per partition
+ * are {@code (retained at P partitions - retained at T partitions) / (P - T)}, which cancels per-topic and
+ * per-producer costs. Both are printed, per partition of the cluster (100k), whatever the number of producers.
+ * After the producers are closed a third histogram shows what they left behind ({@code left after close}).
+ *
+ * <pre>{@code
+ * java -Xms4g -Xmx4g -cp bench/target/benchmarks.jar dev.kmeta.bench.RouteRetainedHeap \
+ *     > bench/results/p5k-route-retained-heap.txt
+ * }</pre>
+ * Options: {@code --topics N} (1000), {@code --partitions N} (100 per topic), {@code --producers N} (10),
+ * {@code --nodes N} (3), {@code --marginal on|off} (on), {@code --top N} (classes listed per measurement, 6),
+ * {@code --impl both|kmeta|kafka-clients}. A few minutes; 10 stock producers that each know 100k partitions hold
+ * about 1 GB.
+ *
+ * <p>Not thread-safe; a program.
+ */
+public final class RouteRetainedHeap {
+    private static volatile List<Producer<byte[], byte[]>> held;
+
+    private RouteRetainedHeap() {
+    }
+
+    /** One measurement. */
+    record Measured(String scenario, String route, int partitionsPerTopic, long retainedBytes, long leftBytes,
+                    Map<String, long[]> diff) {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> opts = Args.parse(args, Map.of("topics", "1000", "partitions", "100", "producers",
+                "10", "nodes", "3", "marginal", "on", "top", "6", "impl", "both"));
+        int topics = Args.intOpt(opts, "topics");
+        int partitions = Args.intOpt(opts, "partitions");
+        int producers = Args.intOpt(opts, "producers");
+        int top = Args.intOpt(opts, "top");
+        boolean marginal = opts.get("marginal").equals("on");
+        String impl = opts.get("impl");
+        if (!impl.equals("both")) {
+            Wire.checkImpl(impl);
+        }
+        System.out.printf(Locale.ROOT, "RouteRetainedHeap (P5k): %d topics x %d partitions on %d fake nodes, 1 and "
+                + "%d producers, marginal %s, %s%n", topics, partitions, Args.intOpt(opts, "nodes"), producers,
+                marginal ? "on" : "off", Args.jvm());
+        String[] names = new String[topics];
+        for (int t = 0; t < topics; t++) {
+            names[t] = String.format(Locale.ROOT, "topic-%05d", t);
+        }
+        List<Integer> shapes = marginal ? List.of(partitions, 1) : List.of(partitions);
+        List<Measured> all = new ArrayList<>();
+        for (int shape : shapes) {
+            try (FakeBroker broker = FakeBroker.start(Args.intOpt(opts, "nodes"))) {
+                broker.createTopics(List.of(names), shape);
+                Map<String, int[]> scenarios = new LinkedHashMap<>(); // name -> {producers, disjoint?1:0}
+                scenarios.put("1 producer", new int[] {1, 0});
+                scenarios.put(producers + " producers, disjoint topics", new int[] {producers, 1});
+                scenarios.put(producers + " producers, all topics", new int[] {producers, 0});
+                for (Map.Entry<String, int[]> sc : scenarios.entrySet()) {
+                    for (String route : routes(impl)) {
+                        Measured m = measure(sc.getKey(), route, broker, names, shape, sc.getValue()[0],
+                                sc.getValue()[1] == 1);
+                        all.add(m);
+                        System.out.printf(Locale.ROOT, "%-32s %-22s %3d partitions/topic: retained %,14d B = "
+                                        + "%8.1f B/partition; left after close %,12d B  (load %s)%n", m.scenario(),
+                                m.route(), shape, m.retainedBytes(), (double) m.retainedBytes() / (topics * shape),
+                                m.leftBytes(), Args.load());
+                        if (shape == partitions) {
+                            printTop(m.diff(), top);
+                        }
+                    }
+                }
+            }
+        }
+        System.out.println();
+        long cluster = (long) topics * partitions;
+        System.out.println("| scenario | route | retained MB | B/partition (of " + cluster + ") | marginal "
+                + "B/partition (" + partitions + " vs 1 per topic) | left after close, KB |");
+        System.out.println("|---|---|---:|---:|---:|---:|");
+        for (Measured m : all) {
+            if (m.partitionsPerTopic() != partitions) {
+                continue;
+            }
+            String marg = "-";
+            for (Measured small : all) {
+                if (small.partitionsPerTopic() == 1 && partitions != 1 && small.scenario().equals(m.scenario())
+                        && small.route().equals(m.route())) {
+                    marg = String.format(Locale.ROOT, "%.1f", (double) (m.retainedBytes() - small.retainedBytes())
+                            / (cluster - topics));
+                }
+            }
+            System.out.printf(Locale.ROOT, "| %s | %s | %.1f | %.1f | %s | %.0f |%n", m.scenario(), m.route(),
+                    m.retainedBytes() / 1e6, (double) m.retainedBytes() / cluster, marg, m.leftBytes() / 1e3);
+        }
+        System.out.println("load at the end: " + Args.load());
+    }
+
+    private static List<String> routes(String impl) {
+        List<String> r = new ArrayList<>();
+        if (!impl.equals(Wire.IMPL_KMETA)) {
+            r.add(Wire.IMPL_KAFKA);
+        }
+        if (!impl.equals(Wire.IMPL_KAFKA)) {
+            r.add(Wire.IMPL_KMETA + " KafkaProducer");
+        }
+        return r;
+    }
+
+    static Measured measure(String scenario, String route, FakeBroker broker, String[] names, int shape,
+                            int producers, boolean disjoint) throws Exception {
+        Map<String, long[]> before = RetainedHeap.histogram();
+        List<Producer<byte[], byte[]>> made = new ArrayList<>();
+        for (int i = 0; i < producers; i++) {
+            Map<String, Object> props = TopicChangeCost.props(broker.bootstrapServers(),
+                    "p5k-" + (route.startsWith(Wire.IMPL_KMETA) ? "kmeta" : "stock") + "-" + i);
+            made.add(route.startsWith(Wire.IMPL_KMETA) ? KmetaProducer.create(props) : new KafkaProducer<>(props));
+        }
+        warm(made, names, shape, disjoint);
+        held = made;
+        Map<String, long[]> after = RetainedHeap.histogram();
+        for (Producer<byte[], byte[]> p : made) {
+            p.close(Duration.ofSeconds(10));
+        }
+        made.clear();
+        held = null;
+        Map<String, long[]> closed = RetainedHeap.histogram();
+        Map<String, long[]> diff = RetainedHeap.diff(before, after);
+        long retained = diff.values().stream().mapToLong(v -> v[1]).sum();
+        long left = RetainedHeap.diff(before, closed).values().stream().mapToLong(v -> v[1]).sum();
+        return new Measured(scenario, route, shape, retained, left, diff);
+    }
+
+    /** Each producer sends one record to each of its topics (all, or its share) and gets the acks; 16 threads. */
+    private static void warm(List<Producer<byte[], byte[]>> producers, String[] names, int shape,
+                             boolean disjoint) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(16);
+        try {
+            List<Future<?>> acks = new ArrayList<>();
+            byte[] value = new byte[16];
+            for (int t = 0; t < names.length; t++) {
+                for (int i = 0; i < producers.size(); i++) {
+                    if (disjoint && t % producers.size() != i) {
+                        continue;
+                    }
+                    Producer<byte[], byte[]> p = producers.get(i);
+                    ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(names[t], t % shape, null, value);
+                    acks.add(pool.submit(() -> p.send(r).get(TopicChangeCost.ACK_TIMEOUT_MS, TimeUnit.MILLISECONDS)));
+                }
+            }
+            for (Future<?> f : acks) {
+                f.get(TopicChangeCost.ACK_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static void printTop(Map<String, long[]> diff, int top) {
+        diff.entrySet().stream()
+                .sorted((a, b) -> Long.compare(b.getValue()[1], a.getValue()[1]))
+                .limit(top)
+                .forEach(c -> System.out.printf(Locale.ROOT, "      %,14d B %,10d instances  %s%n", c.getValue()[1],
+                        c.getValue()[0], c.getKey()));
+    }
+}
