@@ -31,7 +31,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * </ul>
  * <b>Method</b> (as {@link RetainedHeap}): class histograms ({@code GC.class_histogram}, which runs a full GC
  * first) taken before the producers are made and while they are held, warmed (one record acknowledged per topic and
- * producer, sent by 16 threads); retained = the difference. That includes what every KafkaProducer keeps whatever
+ * producer, after {@link #warm}'s metadata step); retained = the difference. That includes what every KafkaProducer keeps whatever
  * its metadata (its accumulator's pooled 16 KB buffers, per-topic sensors, threads), the same on both routes. To
  * isolate the part that grows with partitions (the metadata), each scenario also runs on a second fake cluster
  * with the same topic names but 1 partition each ({@code --marginal on}): the <em>marginal</em> bytes per partition
@@ -45,7 +45,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * }</pre>
  * Options: {@code --topics N} (1000), {@code --partitions N} (100 per topic), {@code --producers N} (10),
  * {@code --nodes N} (3), {@code --marginal on|off} (on), {@code --top N} (classes listed per measurement, 6),
- * {@code --impl both|kmeta|kafka-clients}. A few minutes; 10 stock producers that each know 100k partitions hold
+ * {@code --impl both|kmeta|kafka-clients}, {@code --warm-threads N} (16 per stock producer),
+ * {@code --kmeta-warm-threads N} (1 per kmeta producer: on kmeta's main of 2026-12-02, 128 threads that each wait
+ * for a new topic all rebuild a whole Kafka {@code Cluster} for every kmeta snapshot and took minutes). A few minutes; 10 stock producers that each know 100k partitions hold
  * about 1 GB.
  *
  * <p>Not thread-safe; a program.
@@ -63,7 +65,8 @@ public final class RouteRetainedHeap {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> opts = Args.parse(args, Map.of("topics", "1000", "partitions", "100", "producers",
-                "10", "nodes", "3", "marginal", "on", "top", "6", "impl", "both"));
+                "10", "nodes", "3", "marginal", "on", "top", "6", "impl", "both", "warm-threads", "16",
+                "kmeta-warm-threads", "1"));
         int topics = Args.intOpt(opts, "topics");
         int partitions = Args.intOpt(opts, "partitions");
         int producers = Args.intOpt(opts, "producers");
@@ -92,7 +95,8 @@ public final class RouteRetainedHeap {
                 for (Map.Entry<String, int[]> sc : scenarios.entrySet()) {
                     for (String route : routes(impl)) {
                         Measured m = measure(sc.getKey(), route, broker, names, shape, sc.getValue()[0],
-                                sc.getValue()[1] == 1);
+                                sc.getValue()[1] == 1, Args.intOpt(opts, "warm-threads"),
+                                Args.intOpt(opts, "kmeta-warm-threads"));
                         all.add(m);
                         System.out.printf(Locale.ROOT, "%-32s %-22s %3d partitions/topic: retained %,14d B = "
                                         + "%8.1f B/partition; left after close %,12d B  (load %s)%n", m.scenario(),
@@ -140,7 +144,8 @@ public final class RouteRetainedHeap {
     }
 
     static Measured measure(String scenario, String route, FakeBroker broker, String[] names, int shape,
-                            int producers, boolean disjoint) throws Exception {
+                            int producers, boolean disjoint, int warmThreads, int kmetaWarmThreads)
+            throws Exception {
         Map<String, long[]> before = RetainedHeap.histogram();
         List<Producer<byte[], byte[]>> made = new ArrayList<>();
         for (int i = 0; i < producers; i++) {
@@ -148,7 +153,7 @@ public final class RouteRetainedHeap {
                     "p5k-" + (route.startsWith(Wire.IMPL_KMETA) ? "kmeta" : "stock") + "-" + i);
             made.add(route.startsWith(Wire.IMPL_KMETA) ? KmetaProducer.create(props) : new KafkaProducer<>(props));
         }
-        warm(made, names, shape, disjoint);
+        warm(made, names, shape, disjoint, route.startsWith(Wire.IMPL_KMETA) ? kmetaWarmThreads : warmThreads);
         held = made;
         Map<String, long[]> after = RetainedHeap.histogram();
         for (Producer<byte[], byte[]> p : made) {
@@ -163,25 +168,56 @@ public final class RouteRetainedHeap {
         return new Measured(scenario, route, shape, retained, left, diff);
     }
 
-    /** Each producer sends one record to each of its topics (all, or its share) and gets the acks; 16 threads. */
-    private static void warm(List<Producer<byte[], byte[]>> producers, String[] names, int shape,
-                             boolean disjoint) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(16);
+    /**
+     * Warms producers in two steps, so that stock producers learn 1,000 topics in a few dozen metadata requests
+     * instead of one each (kafka-clients rebuilds its whole snapshot per answer: one thread per producer took 400 s
+     * at load 13) and keep few pooled batch buffers: first {@code partitionsFor} of each producer's topics from
+     * {@code threadsPerProducer} threads per producer (the metadata wait of a send, without a batch), then one record
+     * to each of its topics, acknowledged before the next (one thread per producer).
+     */
+    static void warm(List<Producer<byte[], byte[]>> producers, String[] names, int shape, boolean disjoint,
+                     int threadsPerProducer) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(producers.size() * threadsPerProducer);
         try {
-            List<Future<?>> acks = new ArrayList<>();
-            byte[] value = new byte[16];
-            for (int t = 0; t < names.length; t++) {
-                for (int i = 0; i < producers.size(); i++) {
-                    if (disjoint && t % producers.size() != i) {
-                        continue;
-                    }
-                    Producer<byte[], byte[]> p = producers.get(i);
-                    ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(names[t], t % shape, null, value);
-                    acks.add(pool.submit(() -> p.send(r).get(TopicChangeCost.ACK_TIMEOUT_MS, TimeUnit.MILLISECONDS)));
+            List<Future<?>> done = new ArrayList<>();
+            for (int i = 0; i < producers.size(); i++) {
+                Producer<byte[], byte[]> p = producers.get(i);
+                for (int j = 0; j < threadsPerProducer; j++) {
+                    int mine = i;
+                    int slice = j;
+                    done.add(pool.submit(() -> {
+                        int n = 0;
+                        for (int t = 0; t < names.length; t++) {
+                            if (!disjoint || t % producers.size() == mine) {
+                                if (n++ % threadsPerProducer == slice) {
+                                    p.partitionsFor(names[t]);
+                                }
+                            }
+                        }
+                        return null;
+                    }));
                 }
             }
-            for (Future<?> f : acks) {
-                f.get(TopicChangeCost.ACK_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            for (Future<?> f : done) {
+                f.get(TopicChangeCost.ACK_TIMEOUT_MS * 10, TimeUnit.MILLISECONDS);
+            }
+            done.clear();
+            byte[] value = new byte[16];
+            for (int i = 0; i < producers.size(); i++) {
+                Producer<byte[], byte[]> p = producers.get(i);
+                int mine = i;
+                done.add(pool.submit(() -> {
+                    for (int t = 0; t < names.length; t++) {
+                        if (!disjoint || t % producers.size() == mine) {
+                            p.send(new ProducerRecord<>(names[t], t % shape, null, value))
+                                    .get(TopicChangeCost.ACK_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get(TopicChangeCost.ACK_TIMEOUT_MS * 10, TimeUnit.MILLISECONDS);
             }
         } finally {
             pool.shutdownNow();

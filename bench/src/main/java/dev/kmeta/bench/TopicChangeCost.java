@@ -11,9 +11,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
@@ -59,7 +57,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * }</pre>
  * Options: {@code --changes N} (40 per producer), {@code --warmup N} (4 unmeasured change rounds per producer),
  * {@code --topics N} (1000), {@code --partitions N} (100 per topic), {@code --nodes N} (3), {@code --hints on|off}
- * (on), {@code --impl both|kmeta|kafka-clients} (both), {@code --rounds-out on|off} (print every round, on).
+ * (on), {@code --impl both|kmeta|kafka-clients} (both), {@code --rounds-out on|off} (print every round, on),
+ * {@code --warm-threads N} / {@code --kmeta-warm-threads N}: threads that warm the stock (16) and the kmeta
+ * producer (1), see {@link RouteRetainedHeap#warm}.
  * A few minutes.
  *
  * <p>Not thread-safe; a program.
@@ -77,7 +77,7 @@ public final class TopicChangeCost {
 
     /** What the program is asked to do. */
     record Settings(int changes, int warmup, int topics, int partitions, int nodes, boolean hints, String impl,
-                    boolean printRounds) {
+                    boolean printRounds, int warmThreads, int kmetaWarmThreads) {
     }
 
     /** One send's cost on its own thread. */
@@ -138,26 +138,9 @@ public final class TopicChangeCost {
             return new ProducerRecord<>(topic, partition, null, value);
         }
 
-        /** One record to every topic, at most 64 unacknowledged at a time. */
-        void warm(int partitions) throws Exception {
-            Semaphore window = new Semaphore(64);
-            AtomicReference<Exception> failed = new AtomicReference<>();
-            for (int t = 0; t < topics.length; t++) {
-                window.acquire();
-                producer.send(record(topics[t], t % partitions), (m, e) -> {
-                    if (e != null) {
-                        failed.compareAndSet(null, e);
-                    }
-                    window.release();
-                });
-            }
-            if (!window.tryAcquire(64, ACK_TIMEOUT_MS, TimeUnit.MILLISECONDS)) {
-                throw new IllegalStateException(name + ": warm-up sends not acknowledged");
-            }
-            window.release(64);
-            if (failed.get() != null) {
-                throw failed.get();
-            }
+        /** One record to every topic ({@link RouteRetainedHeap#warm}). */
+        void warm(int partitions, int threads) throws Exception {
+            RouteRetainedHeap.warm(List.of(producer), topics, partitions, false, threads);
         }
 
         @Override
@@ -172,10 +155,12 @@ public final class TopicChangeCost {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> opts = Args.parse(args, Map.of("changes", "40", "warmup", "4", "topics", "1000",
-                "partitions", "100", "nodes", "3", "hints", "on", "impl", "both", "rounds-out", "on"));
+                "partitions", "100", "nodes", "3", "hints", "on", "impl", "both", "rounds-out", "on", "warm-threads", "16",
+                "kmeta-warm-threads", "1"));
         Settings s = new Settings(Args.intOpt(opts, "changes"), Args.intOpt(opts, "warmup"),
                 Args.intOpt(opts, "topics"), Args.intOpt(opts, "partitions"), Args.intOpt(opts, "nodes"),
-                onOff(opts, "hints"), opts.get("impl"), onOff(opts, "rounds-out"));
+                onOff(opts, "hints"), opts.get("impl"), onOff(opts, "rounds-out"), Args.intOpt(opts, "warm-threads"),
+                Args.intOpt(opts, "kmeta-warm-threads"));
         if (!s.impl().equals("both")) {
             Wire.checkImpl(s.impl());
         }
@@ -200,7 +185,7 @@ public final class TopicChangeCost {
             }
             for (Route r : routes) {
                 long startNs = System.nanoTime();
-                r.warm(s.partitions());
+                r.warm(s.partitions(), r.name.startsWith(Wire.IMPL_KMETA) ? s.kmetaWarmThreads() : s.warmThreads());
                 System.out.printf(Locale.ROOT, "%s: warmed (one record to each of %d topics) in %d ms; kmeta "
                         + "threads %s%n", r.name, s.topics(), (System.nanoTime() - startNs) / 1_000_000,
                         r.kmetaThreadNames);

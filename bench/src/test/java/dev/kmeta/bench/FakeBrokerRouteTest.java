@@ -49,7 +49,7 @@ class FakeBrokerRouteTest {
 
     @Test
     void aSmallTopicChangeCostRunMeasuresBothRoutes() throws Exception {
-        TopicChangeCost.Settings s = new TopicChangeCost.Settings(2, 1, 20, 4, 3, true, "both", false);
+        TopicChangeCost.Settings s = new TopicChangeCost.Settings(2, 1, 20, 4, 3, true, "both", false, 4, 1);
         Map<String, List<TopicChangeCost.Round>> rounds = TopicChangeCost.run(s);
         assertEquals(2, rounds.size());
         for (List<TopicChangeCost.Round> r : rounds.values()) {
