@@ -36,12 +36,15 @@ class FakeBrokerRouteTest {
 
                 int oldLeader = broker.leader("a", 3);
                 broker.moveLeaders("a");
+                int newLeader = broker.leader("a", 3);
                 long atOldLeader = broker.requestCount(oldLeader, ApiKeys.PRODUCE);
+                long atNewLeader = broker.requestCount(newLeader, ApiKeys.PRODUCE);
                 RecordMetadata second = producer.send(new ProducerRecord<>("a", 3, null, new byte[8]))
                         .get(30, TimeUnit.SECONDS);
                 assertTrue(second.offset() > first.offset());
                 assertTrue(broker.requestCount(oldLeader, ApiKeys.PRODUCE) > atOldLeader,
                         "the batch went to the old leader first");
+                assertTrue(broker.requestCount(newLeader, ApiKeys.PRODUCE) > atNewLeader, "acked by the new leader");
             }
             assertEquals(3, broker.recordsAcked());
         }

@@ -73,12 +73,15 @@ class FakeBrokerTest {
             int oldLeader = broker.leader("topic-0001", 7);
             int epoch = broker.moveLeaders("topic-0001");
             assertNotEquals(oldLeader, broker.leader("topic-0001", 7));
+            int newLeader = broker.leader("topic-0001", 7);
             long notLeaderBefore = broker.requestCount(oldLeader, ApiKeys.PRODUCE);
+            long leaderBefore = broker.requestCount(newLeader, ApiKeys.PRODUCE);
             RecordMetadata second = producer.send(new ProducerRecord<>("topic-0001", 7, null, new byte[8]))
                     .get(30, TimeUnit.SECONDS);
             assertTrue(second.offset() > first.offset());
             // The batch went to the old leader first (NOT_LEADER_OR_FOLLOWER), then to the new one.
             assertTrue(broker.requestCount(oldLeader, ApiKeys.PRODUCE) > notLeaderBefore);
+            assertTrue(broker.requestCount(newLeader, ApiKeys.PRODUCE) > leaderBefore, "acked by the new leader");
             assertEquals(1, epoch);
         }
         assertEquals(2, broker.recordsAcked() - recordsBefore);
