@@ -31,9 +31,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * </ul>
  * <b>Method</b> (as {@link RetainedHeap}): class histograms ({@code GC.class_histogram}, which runs a full GC
  * first) taken before the producers are made and while they are held, warmed (one record acknowledged per topic and
- * producer, after {@link #warm}'s metadata step); retained = the difference. That includes what every KafkaProducer keeps whatever
- * its metadata (its accumulator's pooled 16 KB buffers, per-topic sensors, threads), the same on both routes. To
- * isolate the part that grows with partitions (the metadata), each scenario also runs on a second fake cluster
+ * producer, after {@link #warm}'s metadata step); retained = the difference. That includes what every
+ * KafkaProducer keeps whatever its metadata (its accumulator's pooled 16 KB buffers, per-topic sensors,
+ * threads), the same on both routes. To isolate the part that grows with partitions (the metadata), each scenario also runs on a second fake cluster
  * with the same topic names but 1 partition each ({@code --marginal on}): the <em>marginal</em> bytes per partition
  * are {@code (retained at P partitions - retained at T partitions) / (P - T)}, which cancels per-topic and
  * per-producer costs. Both are printed, per partition of the cluster (100k), whatever the number of producers.
@@ -47,8 +47,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * {@code --nodes N} (3), {@code --marginal on|off} (on), {@code --top N} (classes listed per measurement, 6),
  * {@code --impl both|kmeta|kafka-clients}, {@code --warm-threads N} (16 per stock producer),
  * {@code --kmeta-warm-threads N} (1 per kmeta producer: on kmeta's main of 2026-12-02, 128 threads that each wait
- * for a new topic all rebuild a whole Kafka {@code Cluster} for every kmeta snapshot and took minutes). A few minutes; 10 stock producers that each know 100k partitions hold
- * about 1 GB.
+ * for a new topic all rebuild a whole Kafka {@code Cluster} for every kmeta snapshot and took minutes). Tens of
+ * minutes at load 20 (the kmeta warm-up, see above); 10 stock producers that each know 100k partitions hold about
+ * 1 GB.
  *
  * <p>Not thread-safe; a program.
  */

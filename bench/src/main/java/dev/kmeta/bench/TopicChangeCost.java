@@ -155,8 +155,8 @@ public final class TopicChangeCost {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> opts = Args.parse(args, Map.of("changes", "40", "warmup", "4", "topics", "1000",
-                "partitions", "100", "nodes", "3", "hints", "on", "impl", "both", "rounds-out", "on", "warm-threads", "16",
-                "kmeta-warm-threads", "1"));
+                "partitions", "100", "nodes", "3", "hints", "on", "impl", "both", "rounds-out", "on",
+                "warm-threads", "16", "kmeta-warm-threads", "1"));
         Settings s = new Settings(Args.intOpt(opts, "changes"), Args.intOpt(opts, "warmup"),
                 Args.intOpt(opts, "topics"), Args.intOpt(opts, "partitions"), Args.intOpt(opts, "nodes"),
                 onOff(opts, "hints"), opts.get("impl"), onOff(opts, "rounds-out"), Args.intOpt(opts, "warm-threads"),
@@ -185,7 +185,8 @@ public final class TopicChangeCost {
             }
             for (Route r : routes) {
                 long startNs = System.nanoTime();
-                r.warm(s.partitions(), r.name.startsWith(Wire.IMPL_KMETA) ? s.kmetaWarmThreads() : s.warmThreads());
+                r.warm(s.partitions(),
+                        r.name.startsWith(Wire.IMPL_KMETA) ? s.kmetaWarmThreads() : s.warmThreads());
                 System.out.printf(Locale.ROOT, "%s: warmed (one record to each of %d topics) in %d ms; kmeta "
                         + "threads %s%n", r.name, s.topics(), (System.nanoTime() - startNs) / 1_000_000,
                         r.kmetaThreadNames);
