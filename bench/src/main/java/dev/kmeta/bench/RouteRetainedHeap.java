@@ -29,6 +29,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  *   <li>{@code 10 producers, disjoint}: each of 10 producers sends to its tenth of the topics;</li>
  *   <li>{@code 10 producers, all topics}: each of 10 producers sends to every topic.</li>
  * </ul>
+ * Producers use {@code metadata.max.idle.ms} = 1 h, so that no topic expires during the run.
  * <b>Method</b> (as {@link RetainedHeap}): class histograms ({@code GC.class_histogram}, which runs a full GC
  * first) taken before the producers are made and while they are held, warmed (one record acknowledged per topic and
  * producer, after {@link #warm}'s metadata step); retained = the difference. That includes what every
@@ -45,10 +46,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * }</pre>
  * Options: {@code --topics N} (1000), {@code --partitions N} (100 per topic), {@code --producers N} (10),
  * {@code --nodes N} (3), {@code --marginal on|off} (on), {@code --top N} (classes listed per measurement, 6),
- * {@code --impl both|kmeta|kafka-clients}, {@code --warm-threads N} (16 per stock producer),
- * {@code --kmeta-warm-threads N} (1 per kmeta producer: on kmeta's main of 2026-12-02, 128 threads that each wait
- * for a new topic all rebuild a whole Kafka {@code Cluster} for every kmeta snapshot and took minutes). Tens of
- * minutes at load 20 (the kmeta warm-up, see above); 10 stock producers that each know 100k partitions hold about
+ * {@code --impl both|kmeta|kafka-clients}, {@code --warm-threads N} (32 per stock producer),
+ * {@code --kmeta-warm-threads N} (8 per kmeta producer, after {@link #preSubscribe}). Minutes; 10 stock producers that each know 100k partitions hold about
  * 1 GB.
  *
  * <p>Not thread-safe; a program.
@@ -66,8 +65,8 @@ public final class RouteRetainedHeap {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> opts = Args.parse(args, Map.of("topics", "1000", "partitions", "100", "producers",
-                "10", "nodes", "3", "marginal", "on", "top", "6", "impl", "both", "warm-threads", "16",
-                "kmeta-warm-threads", "1"));
+                "10", "nodes", "3", "marginal", "on", "top", "6", "impl", "both", "warm-threads", "32",
+                "kmeta-warm-threads", "8"));
         int topics = Args.intOpt(opts, "topics");
         int partitions = Args.intOpt(opts, "partitions");
         int producers = Args.intOpt(opts, "producers");
@@ -148,6 +147,9 @@ public final class RouteRetainedHeap {
                             int producers, boolean disjoint, int warmThreads, int kmetaWarmThreads)
             throws Exception {
         Map<String, long[]> before = RetainedHeap.histogram();
+        boolean kmeta = route.startsWith(Wire.IMPL_KMETA);
+        dev.kmeta.sender.KafkaMetadata handle = kmeta
+                ? preSubscribe(broker.bootstrapServers(), "p5k-kmeta-0", names) : null;
         List<Producer<byte[], byte[]>> made = new ArrayList<>();
         for (int i = 0; i < producers; i++) {
             Map<String, Object> props = TopicChangeCost.props(broker.bootstrapServers(),
@@ -160,6 +162,9 @@ public final class RouteRetainedHeap {
         for (Producer<byte[], byte[]> p : made) {
             p.close(Duration.ofSeconds(10));
         }
+        if (handle != null) {
+            handle.close();
+        }
         made.clear();
         held = null;
         Map<String, long[]> closed = RetainedHeap.histogram();
@@ -167,6 +172,36 @@ public final class RouteRetainedHeap {
         long retained = diff.values().stream().mapToLong(v -> v[1]).sum();
         long left = RetainedHeap.diff(before, closed).values().stream().mapToLong(v -> v[1]).sum();
         return new Measured(scenario, route, shape, retained, left, diff);
+    }
+
+    /**
+     * kmeta's shared instance for {@code bootstrap}, made first (with the producers' {@code client.id} and idle
+     * expiry) and made to learn every topic through kmeta's own API from 64 threads ({@code awaitTopic}): on kmeta's
+     * main of 2026-12-02 a KmetaProducer learning 1,000 topics itself rebuilt a whole Kafka {@code Cluster} per new
+     * topic on every waiting thread (20 minutes at load 20 with one thread; stalled with 10 or 128). Producers made
+     * next share the instance; the handle is closed with them.
+     */
+    static dev.kmeta.sender.KafkaMetadata preSubscribe(String bootstrap, String clientId, String[] names)
+            throws Exception {
+        Map<String, Object> p = new java.util.HashMap<>();
+        p.put("bootstrap.servers", bootstrap);
+        p.put("client.id", clientId);
+        p.put("metadata.max.idle.ms", TopicChangeCost.IDLE_EXPIRY_MS);
+        dev.kmeta.sender.KafkaMetadata handle = dev.kmeta.sender.KafkaMetadata.shared(p);
+        ExecutorService pool = Executors.newFixedThreadPool(64);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (String topic : names) {
+                done.add(pool.submit(() -> handle.awaitTopic(topic, dev.kmeta.metadata.MetadataClient.ANY_PARTITION,
+                        dev.kmeta.metadata.Deadline.after(TopicChangeCost.ACK_TIMEOUT_MS))));
+            }
+            for (Future<?> f : done) {
+                f.get(TopicChangeCost.ACK_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        return handle;
     }
 
     /**

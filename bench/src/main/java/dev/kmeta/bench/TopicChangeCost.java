@@ -58,14 +58,17 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * Options: {@code --changes N} (40 per producer), {@code --warmup N} (4 unmeasured change rounds per producer),
  * {@code --topics N} (1000), {@code --partitions N} (100 per topic), {@code --nodes N} (3), {@code --hints on|off}
  * (on), {@code --impl both|kmeta|kafka-clients} (both), {@code --rounds-out on|off} (print every round, on),
- * {@code --warm-threads N} / {@code --kmeta-warm-threads N}: threads that warm the stock (16) and the kmeta
- * producer (1), see {@link RouteRetainedHeap#warm}.
+ * {@code --warm-threads N} / {@code --kmeta-warm-threads N}: threads that warm the stock (64) and the kmeta
+ * producer (8, after {@link RouteRetainedHeap#preSubscribe}), see {@link RouteRetainedHeap#warm}. Producers use
+ * {@code metadata.max.idle.ms} = 1 h (the first run, with the default 5 min, had forgotten most warmed topics).
  * A few minutes.
  *
  * <p>Not thread-safe; a program.
  */
 public final class TopicChangeCost {
     static final long ACK_TIMEOUT_MS = 120_000;
+    /** {@code metadata.max.idle.ms} of every producer: no warmed topic may expire during a run (default 5 min). */
+    static final int IDLE_EXPIRY_MS = 3_600_000;
     static final long IDLE_MAX_MS = 20_000;
     /** Watched threads are idle when together they use less than this per poll, for {@link #IDLE_POLLS} polls. */
     static final long IDLE_CPU_NS = 300_000;
@@ -99,6 +102,8 @@ public final class TopicChangeCost {
         final String name;
         final FakeBroker broker;
         final Producer<byte[], byte[]> producer;
+        /** kmeta's shared instance, made to learn every topic first ({@link RouteRetainedHeap#preSubscribe}). */
+        final dev.kmeta.sender.KafkaMetadata handle;
         final String[] topics;
         final long[] networkThread;
         final long[] kmetaThreads;
@@ -119,6 +124,12 @@ public final class TopicChangeCost {
             String clientId = "p3k-" + (kmeta ? "kmeta" : "stock");
             Map<String, Object> props = props(broker.bootstrapServers(), clientId);
             long[] before = ThreadMeter.threads(n -> n.startsWith("kmeta-"));
+            try {
+                this.handle = kmeta ? RouteRetainedHeap.preSubscribe(broker.bootstrapServers(), clientId, topics)
+                        : null;
+            } catch (Exception e) {
+                throw new IllegalStateException(name + ": kmeta did not learn the topics", e);
+            }
             this.producer = kmeta ? KmetaProducer.create(props) : new KafkaProducer<>(props);
             this.networkThread = ThreadMeter.threads(n -> n.equals("kafka-producer-network-thread | " + clientId));
             if (networkThread.length != 1) {
@@ -149,6 +160,9 @@ public final class TopicChangeCost {
             other.shutdownNow();
             changed.shutdownNow();
             producer.close(java.time.Duration.ofSeconds(10));
+            if (handle != null) {
+                handle.close();
+            }
             broker.close();
         }
     }
@@ -156,7 +170,7 @@ public final class TopicChangeCost {
     public static void main(String[] args) throws Exception {
         Map<String, String> opts = Args.parse(args, Map.of("changes", "40", "warmup", "4", "topics", "1000",
                 "partitions", "100", "nodes", "3", "hints", "on", "impl", "both", "rounds-out", "on",
-                "warm-threads", "16", "kmeta-warm-threads", "1"));
+                "warm-threads", "64", "kmeta-warm-threads", "8"));
         Settings s = new Settings(Args.intOpt(opts, "changes"), Args.intOpt(opts, "warmup"),
                 Args.intOpt(opts, "topics"), Args.intOpt(opts, "partitions"), Args.intOpt(opts, "nodes"),
                 onOff(opts, "hints"), opts.get("impl"), onOff(opts, "rounds-out"), Args.intOpt(opts, "warm-threads"),
@@ -293,6 +307,7 @@ public final class TopicChangeCost {
         p.put("max.block.ms", 60_000);
         p.put("delivery.timeout.ms", (int) ACK_TIMEOUT_MS);
         p.put("request.timeout.ms", 60_000);
+        p.put("metadata.max.idle.ms", IDLE_EXPIRY_MS);
         return p;
     }
 
