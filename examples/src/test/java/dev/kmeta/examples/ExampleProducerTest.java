@@ -453,7 +453,10 @@ class ExampleProducerTest {
                             bytes("while gone")), window).thenCompose(f -> f));
                 }
                 cluster.createTopic("recreated", 3, 1);
-                await().atMost(Duration.ofSeconds(10)).until(() -> {
+                // Setup, not a bound under test: on loaded cores the new topic takes a while to reach the brokers'
+                // metadata (10 s was not enough at load ~25); ask for a refresh on each look.
+                await().atMost(Duration.ofSeconds(30)).until(() -> {
+                    producer.metadata().requestUpdate();
                     var t = producer.metadata().fetch().topic("recreated");
                     return t != null && t.topicId() != null && !t.topicId().equals(oldId);
                 });
