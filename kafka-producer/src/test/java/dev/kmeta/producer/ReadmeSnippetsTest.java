@@ -1,5 +1,6 @@
 package dev.kmeta.producer;
 
+import dev.kmeta.testkit.JavaSnippets;
 import dev.kmeta.testkit.KafkaClusterExtension;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -10,18 +11,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import javax.tools.Diagnostic;
-import javax.tools.DiagnosticCollector;
-import javax.tools.JavaCompiler;
 import javax.tools.JavaFileObject;
-import javax.tools.SimpleJavaFileObject;
-import javax.tools.StandardJavaFileManager;
-import javax.tools.ToolProvider;
-import java.io.File;
-import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
-import java.net.URI;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
@@ -30,19 +22,15 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import java.util.jar.JarFile;
-import java.util.jar.Manifest;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Every {@code ```java} block of the repository's README.md, compiled and run against an in-process broker, so that
@@ -81,7 +69,7 @@ public class ReadmeSnippetsTest {
 
     @Test
     void everyJavaSnippetOfTheReadmeCompilesAndRuns() throws Exception {
-        Path readme = findReadme();
+        Path readme = JavaSnippets.readme("kafka-producer");
         List<Snippet> snippets = extract(Files.readString(readme, StandardCharsets.UTF_8));
         assertFalse(snippets.isEmpty(), "no ```java block in " + readme);
         KAFKA.cluster().createTopic(TOPIC, PARTITIONS, 1);
@@ -92,9 +80,9 @@ public class ReadmeSnippetsTest {
         for (int i = 0; i < snippets.size(); i++) {
             String name = "ReadmeSnippet" + (i + 1) + "Line" + snippets.get(i).firstLine();
             classNames.add(name);
-            sources.add(source(name, wrap(name, snippets.get(i))));
+            sources.add(JavaSnippets.source(name, wrap(name, snippets.get(i))));
         }
-        compile(sources, out, readme);
+        JavaSnippets.compile(sources, out, "README.md");
 
         try (URLClassLoader loader = new URLClassLoader(new URL[] {out.toUri().toURL()}, getClass().getClassLoader())) {
             for (String name : classNames) {
@@ -162,70 +150,6 @@ public class ReadmeSnippetsTest {
         assertTrue(placeholder || !snippet.code().contains("props"),
                 "README snippet at line " + snippet.firstLine() + " uses props without the line 'Properties props = ...;'");
         return java.toString();
-    }
-
-    private static JavaFileObject source(String className, String code) {
-        return new SimpleJavaFileObject(URI.create("string:///" + className + ".java"), JavaFileObject.Kind.SOURCE) {
-            @Override
-            public CharSequence getCharContent(boolean ignoreEncodingErrors) {
-                return code;
-            }
-        };
-    }
-
-    private static void compile(List<JavaFileObject> sources, Path out, Path readme) throws IOException {
-        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        assertTrue(javac != null, "no system Java compiler (running on a JRE?)");
-        DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-        try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, Locale.ROOT, StandardCharsets.UTF_8)) {
-            List<String> options = List.of("-classpath", classPath(), "-d", out.toString(), "-proc:none",
-                    "--release", "17", "-Xlint:deprecation,unchecked,rawtypes,removal", "-Werror");
-            boolean ok = javac.getTask(null, files, diagnostics, options, null, sources).call();
-            if (!ok) {
-                StringBuilder why = new StringBuilder("README snippets do not compile (" + readme + "):\n");
-                for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
-                    String name = d.getSource() == null ? "?" : d.getSource().getName();
-                    Matcher line = Pattern.compile("Line(\\d+)\\.java$").matcher(name);
-                    long readmeLine = line.find() ? Long.parseLong(line.group(1)) + d.getLineNumber() - 1 : -1;
-                    why.append("  README.md:").append(readmeLine).append(": ").append(d.getKind()).append(": ")
-                            .append(d.getMessage(Locale.ROOT)).append('\n');
-                }
-                fail(why.toString());
-            }
-        }
-    }
-
-    /** The test class path; expanded when surefire runs the tests from a manifest-only jar. */
-    static String classPath() throws IOException {
-        String cp = System.getProperty("java.class.path");
-        String[] entries = cp.split(File.pathSeparator);
-        if (entries.length == 1 && entries[0].endsWith(".jar")) {
-            try (JarFile jar = new JarFile(entries[0])) {
-                Manifest manifest = jar.getManifest();
-                String manifestCp = manifest == null ? null : manifest.getMainAttributes().getValue("Class-Path");
-                if (manifestCp != null) {
-                    List<String> expanded = new ArrayList<>();
-                    for (String url : manifestCp.trim().split("\\s+")) {
-                        expanded.add(Path.of(URI.create(new File(entries[0]).toURI().resolve(url).toString()))
-                                .toString());
-                    }
-                    return String.join(File.pathSeparator, expanded);
-                }
-            }
-        }
-        return cp;
-    }
-
-    /** README.md of the repository: found from the working directory (the module's basedir under Maven) upwards. */
-    static Path findReadme() {
-        String basedir = System.getProperty("basedir", System.getProperty("user.dir"));
-        for (Path dir = Path.of(basedir).toAbsolutePath(); dir != null; dir = dir.getParent()) {
-            Path readme = dir.resolve("README.md");
-            if (Files.isRegularFile(readme) && Files.isRegularFile(dir.resolve("kafka-producer").resolve("pom.xml"))) {
-                return readme;
-            }
-        }
-        throw new AssertionError("README.md of the repository not found above " + basedir);
     }
 
     private static long recordsIn(String topic) throws Exception {

@@ -2,6 +2,7 @@ package dev.kmeta.spring;
 
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.spring.example.OrdersApplication;
+import dev.kmeta.testkit.JavaSnippets;
 import dev.kmeta.testkit.KafkaClusterExtension;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -9,19 +10,10 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.kafka.core.KafkaTemplate;
 
-import javax.tools.Diagnostic;
-import javax.tools.DiagnosticCollector;
-import javax.tools.JavaCompiler;
 import javax.tools.JavaFileObject;
-import javax.tools.SimpleJavaFileObject;
-import javax.tools.StandardJavaFileManager;
-import javax.tools.ToolProvider;
 import java.io.ByteArrayOutputStream;
-import java.io.File;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.reflect.InvocationTargetException;
-import java.net.URI;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
@@ -30,11 +22,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.jar.JarFile;
-import java.util.jar.Manifest;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -42,7 +31,6 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The README's "Spring Boot" section and the example application, against an in-process broker: the section's
@@ -79,7 +67,7 @@ public class ReadmeAndExampleTest {
 
     @Test
     void theSpringBootSectionsSnippetsRunInABootContext() throws Exception {
-        String readme = Files.readString(readme(), StandardCharsets.UTF_8);
+        String readme = Files.readString(JavaSnippets.readme("spring"), StandardCharsets.UTF_8);
         String section = readme.substring(readme.indexOf("## Spring Boot"));
         section = section.substring(0, section.indexOf("\n## ", 1));
         List<String> properties = new ArrayList<>();
@@ -168,9 +156,9 @@ public class ReadmeAndExampleTest {
         for (int i = 0; i < snippets.size(); i++) {
             String name = "ReadmeSpringSnippet" + (i + 1) + "Line" + lines.get(i);
             names.add(name);
-            sources.add(source(name, wrap(name, snippets.get(i), lines.get(i))));
+            sources.add(JavaSnippets.source(name, wrap(name, snippets.get(i), lines.get(i))));
         }
-        compile(sources, out);
+        JavaSnippets.compile(sources, out, "README.md (spring)");
         try (URLClassLoader loader = new URLClassLoader(new URL[] {out.toUri().toURL()},
                 ReadmeAndExampleTest.class.getClassLoader())) {
             for (String name : names) {
@@ -218,69 +206,5 @@ public class ReadmeAndExampleTest {
         assertTrue(placeholder, "README snippet at line " + firstLine
                 + " lacks the line 'KafkaTemplate<String, String> template = ...;'");
         return java.append("}}\n").toString();
-    }
-
-    private static JavaFileObject source(String className, String code) {
-        return new SimpleJavaFileObject(URI.create("string:///" + className + ".java"), JavaFileObject.Kind.SOURCE) {
-            @Override
-            public CharSequence getCharContent(boolean ignoreEncodingErrors) {
-                return code;
-            }
-        };
-    }
-
-    private static void compile(List<JavaFileObject> sources, Path out) throws IOException {
-        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        assertTrue(javac != null, "no system Java compiler (running on a JRE?)");
-        DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-        try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, Locale.ROOT,
-                StandardCharsets.UTF_8)) {
-            List<String> options = List.of("-classpath", classPath(), "-d", out.toString(), "-proc:none",
-                    "--release", "17", "-Xlint:deprecation,unchecked,rawtypes,removal", "-Werror");
-            if (!javac.getTask(null, files, diagnostics, options, null, sources).call()) {
-                StringBuilder why = new StringBuilder("README spring snippets do not compile:\n");
-                for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
-                    String name = d.getSource() == null ? "?" : d.getSource().getName();
-                    Matcher line = Pattern.compile("Line(\\d+)\\.java$").matcher(name);
-                    long readmeLine = line.find() ? Long.parseLong(line.group(1)) + d.getLineNumber() - 1 : -1;
-                    why.append("  README.md:").append(readmeLine).append(": ").append(d.getKind()).append(": ")
-                            .append(d.getMessage(Locale.ROOT)).append('\n');
-                }
-                fail(why.toString());
-            }
-        }
-    }
-
-    /** The test class path; expanded when surefire runs the tests from a manifest-only jar. */
-    private static String classPath() throws IOException {
-        String cp = System.getProperty("java.class.path");
-        String[] entries = cp.split(File.pathSeparator);
-        if (entries.length == 1 && entries[0].endsWith(".jar")) {
-            try (JarFile jar = new JarFile(entries[0])) {
-                Manifest manifest = jar.getManifest();
-                String manifestCp = manifest == null ? null : manifest.getMainAttributes().getValue("Class-Path");
-                if (manifestCp != null) {
-                    List<String> expanded = new ArrayList<>();
-                    for (String url : manifestCp.trim().split("\\s+")) {
-                        expanded.add(Path.of(URI.create(new File(entries[0]).toURI().resolve(url).toString()))
-                                .toString());
-                    }
-                    return String.join(File.pathSeparator, expanded);
-                }
-            }
-        }
-        return cp;
-    }
-
-    /** README.md of the repository, above the module's basedir. */
-    private static Path readme() {
-        String basedir = System.getProperty("basedir", System.getProperty("user.dir"));
-        for (Path dir = Path.of(basedir).toAbsolutePath(); dir != null; dir = dir.getParent()) {
-            Path readme = dir.resolve("README.md");
-            if (Files.isRegularFile(readme) && Files.isRegularFile(dir.resolve("spring").resolve("pom.xml"))) {
-                return readme;
-            }
-        }
-        throw new AssertionError("README.md of the repository not found above " + basedir);
     }
 }
