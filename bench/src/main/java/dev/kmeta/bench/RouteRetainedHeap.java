@@ -60,7 +60,7 @@ public final class RouteRetainedHeap {
 
     /** One measurement. */
     record Measured(String scenario, String route, int partitionsPerTopic, long retainedBytes, long leftBytes,
-                    Map<String, long[]> diff) {
+                    Map<String, long[]> diff, Map<String, long[]> leftDiff) {
     }
 
     public static void main(String[] args) throws Exception {
@@ -104,6 +104,8 @@ public final class RouteRetainedHeap {
                                 m.leftBytes(), Args.load());
                         if (shape == partitions) {
                             printTop(m.diff(), top);
+                            System.out.println("  left after close:");
+                            printTop(m.leftDiff(), Math.min(top, 4));
                         }
                     }
                 }
@@ -170,8 +172,9 @@ public final class RouteRetainedHeap {
         Map<String, long[]> closed = RetainedHeap.histogram();
         Map<String, long[]> diff = RetainedHeap.diff(before, after);
         long retained = diff.values().stream().mapToLong(v -> v[1]).sum();
-        long left = RetainedHeap.diff(before, closed).values().stream().mapToLong(v -> v[1]).sum();
-        return new Measured(scenario, route, shape, retained, left, diff);
+        Map<String, long[]> leftDiff = RetainedHeap.diff(before, closed);
+        long left = leftDiff.values().stream().mapToLong(v -> v[1]).sum();
+        return new Measured(scenario, route, shape, retained, left, diff, leftDiff);
     }
 
     /**
