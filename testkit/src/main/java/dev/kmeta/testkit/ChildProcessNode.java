@@ -29,6 +29,12 @@ final class ChildProcessNode extends KafkaNode {
 
     private static final Logger LOG = LoggerFactory.getLogger(ChildProcessNode.class);
     private static final long POLL_MS = 50;
+    /**
+     * System property: the child JVM's maximum heap, as {@code -Xmx} takes it (default {@value #DEFAULT_HEAP}); a
+     * broker with tens of thousands of partitions (benchmarks) needs more than a test's.
+     */
+    static final String HEAP_PROPERTY = "kmeta.testkit.child.heap";
+    static final String DEFAULT_HEAP = "256m";
 
     private final KafkaDistribution distribution;
     private volatile Process process;
@@ -73,7 +79,7 @@ final class ChildProcessNode extends KafkaNode {
 
     private List<String> command(Path config, String formatClusterId) {
         String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC",
+        List<String> command = new ArrayList<>(List.of(java, maxHeapOption(), "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
         // Kafka's and Scala's jars from the build's repository: verifying their bytecode took ~30% of a child's
         // CPU until it served (the test JVM still verifies everything it loads).
@@ -87,6 +93,12 @@ final class ChildProcessNode extends KafkaNode {
         }
         command.add(config.toString());
         return command;
+    }
+
+    /** {@code -Xmx} with {@value #HEAP_PROPERTY}, or {@value #DEFAULT_HEAP} when it is not set. */
+    static String maxHeapOption() {
+        String heap = System.getProperty(HEAP_PROPERTY, "").trim();
+        return "-Xmx" + (heap.isEmpty() ? DEFAULT_HEAP : heap);
     }
 
     /**

@@ -586,7 +586,10 @@ public final class KafkaCluster implements AutoCloseable {
             return this;
         }
 
-        /** Brokers run in child JVMs (slower; enables {@link KafkaCluster#killBroker(int)}). */
+        /**
+         * Brokers run in child JVMs (slower; enables {@link KafkaCluster#killBroker(int)}); each with a 256 MB heap,
+         * or what the system property {@code kmeta.testkit.child.heap} says ({@code -Xmx} syntax, e.g. {@code 1g}).
+         */
         public Builder childProcesses(boolean enabled) {
             this.childProcesses = enabled;
             return this;
