@@ -587,8 +587,9 @@ public final class KafkaCluster implements AutoCloseable {
         }
 
         /**
-         * Brokers run in child JVMs (slower; enables {@link KafkaCluster#killBroker(int)}); each with a 256 MB heap,
-         * or what the system property {@code kmeta.testkit.child.heap} says ({@code -Xmx} syntax, e.g. {@code 1g}).
+         * Brokers run in child JVMs (slower; enables {@link KafkaCluster#killBroker(int)}), each with
+         * {@code -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1}, or the JVM options the system property
+         * {@code kmeta.testkit.child.jvmOptions} gives (separated by spaces, e.g. {@code -Xmx1g -XX:+UseG1GC}).
          */
         public Builder childProcesses(boolean enabled) {
             this.childProcesses = enabled;
