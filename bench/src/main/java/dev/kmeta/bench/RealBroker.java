@@ -34,18 +34,21 @@ final class RealBroker {
     static final String STOCK = "stock";
     /** The KafkaProducer on kmeta ({@code KmetaProducer.create}). */
     static final String KMETA = "kmeta";
+    /** The broker JVM's options by default: a server's GC and compiler, and room for 10,000-20,000 partitions. */
+    static final String BROKER_JVM = "-Xmx1g -XX:+UseG1GC";
 
     private RealBroker() {
     }
 
     /**
-     * A started cluster of one broker in a child JVM with a {@code brokerHeap} heap ({@code -Xmx} syntax; 256m, the
-     * testkit's default, is not enough for 10,000 partitions), its controller in this JVM, storage under
-     * {@code storage}, loopback only. The broker's log retention is checked every 5 s, so the throughput runs'
-     * topics (with {@code retention.bytes}) stay small on disk.
+     * A started cluster of one broker in a child JVM started with {@code brokerJvm} (JVM options separated by spaces;
+     * the testkit's default for tests, {@code -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1}, spends its time in
+     * full GCs with 10,000 partitions), its controller in this JVM, storage under {@code storage}, loopback only.
+     * The broker's log retention is checked every 5 s, so the throughput runs' topics (with {@code retention.bytes})
+     * stay small on disk.
      */
-    static KafkaCluster startCluster(java.nio.file.Path storage, String brokerHeap) {
-        System.setProperty("kmeta.testkit.child.heap", brokerHeap);
+    static KafkaCluster startCluster(java.nio.file.Path storage, String brokerJvm) {
+        System.setProperty("kmeta.testkit.child.jvmOptions", brokerJvm);
         return KafkaCluster.builder()
                 .childProcesses(true)
                 .storageRoot(storage)

@@ -1,5 +1,6 @@
 package dev.kmeta.bench;
 
+import static dev.kmeta.bench.RealBroker.BROKER_JVM;
 import static dev.kmeta.bench.RealBroker.KMETA;
 import static dev.kmeta.bench.RealBroker.STOCK;
 import static dev.kmeta.bench.RealBroker.ms;
@@ -47,8 +48,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * }</pre>
  * Options: {@code --rounds N} (3), {@code --seconds N} (25), {@code --warmup-seconds N} (3), {@code --rate N} (400),
  * {@code --threads N} (4), {@code --topics N} (100), {@code --partitions N} (100), {@code --churn-ms N} (250),
- * {@code --value-bytes N} (1024), {@code --impl both|stock|kmeta}, {@code --broker-heap} (1g: the child broker's
- * {@code -Xmx}; at the testkit's 256m a broker with 10,000 partitions spends its time in full GCs). About 1.5-4
+ * {@code --value-bytes N} (1024), {@code --impl both|stock|kmeta}, {@code --broker-jvm} (the child broker's JVM
+ * options, {@code "-Xmx1g -XX:+UseG1GC"}; the testkit's test defaults, 256 MB, Serial GC and C1 only, spend their
+ * time in full GCs with 10,000 partitions, and with 1 GB still stall sends for seconds on this machine). About 1.5-4
  * minutes per route and round (the warm-up on 10,000 partitions takes 10 s to 2 minutes), plus ~1 min for the
  * topics; the program exits (closing the broker) if it runs longer than twice its estimate plus 5 minutes.
  *
@@ -92,7 +94,7 @@ public final class SendUnderChurnHarness {
         defaults.put("churn-ms", "250");
         defaults.put("value-bytes", "1024");
         defaults.put("impl", "both");
-        defaults.put("broker-heap", "1g");
+        defaults.put("broker-jvm", BROKER_JVM);
         Map<String, String> opts = Args.parse(args, defaults);
         int rounds = Args.intOpt(opts, "rounds");
         Settings s = new Settings(Args.intOpt(opts, "seconds"), Args.intOpt(opts, "warmup-seconds"),
@@ -108,11 +110,11 @@ public final class SendUnderChurnHarness {
         RealBroker.watchdog("SendUnderChurnHarness", TimeUnit.SECONDS.toMillis(2 * estimateS + 300));
         System.out.printf(Locale.ROOT, "SendUnderChurnHarness (P2k): %d rounds, %d topics x %d partitions, %d threads"
                         + " at %d records/s in all, keyed %d B records, churn every %d ms, %d s measured after %d s;"
-                        + " broker heap %s; %s%n", rounds, s.topics(), s.partitions(), s.threads(), s.rate(),
-                s.valueBytes(), s.churnMs(), s.seconds(), s.warmupSeconds(), opts.get("broker-heap"), Args.jvm());
+                        + " broker JVM %s; %s%n", rounds, s.topics(), s.partitions(), s.threads(), s.rate(),
+                s.valueBytes(), s.churnMs(), s.seconds(), s.warmupSeconds(), opts.get("broker-jvm"), Args.jvm());
         Path storage = Files.createTempDirectory("kmeta-p2k-");
         List<Run> runs = new ArrayList<>();
-        try (KafkaCluster cluster = RealBroker.startCluster(storage, opts.get("broker-heap"))) {
+        try (KafkaCluster cluster = RealBroker.startCluster(storage, opts.get("broker-jvm"))) {
             List<String> topics = new ArrayList<>();
             for (int t = 0; t < s.topics(); t++) {
                 topics.add(String.format(Locale.ROOT, "p2k-%03d", t));
