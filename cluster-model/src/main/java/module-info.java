@@ -6,5 +6,5 @@
 @SuppressWarnings("module") // qualified exports name modules this module's build cannot see
 module kmeta.cluster {
     exports dev.kmeta.cluster;
-    exports dev.kmeta.cluster.internal to kmeta.metadata, kmeta.sender;
+    exports dev.kmeta.cluster.internal to kmeta.metadata, kmeta.sender, kmeta.producer;
 }

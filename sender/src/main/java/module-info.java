@@ -3,10 +3,11 @@
  * {@code DrivenKafkaMetadata} (driven by a producer's kafka-clients network client), {@code MetadataStats}, the MXBean.
  * kafka-clients has no module descriptor: it is the automatic module {@code kafka.clients}, read transitively because
  * the API names its public types ({@code org.apache.kafka.common.Cluster}, its exceptions, and in driven mode its
- * {@code MetadataUpdater}, {@code HostResolver} and {@code KafkaClient}). The {@code internal} package exports to no
- * one.
+ * {@code MetadataUpdater}, {@code HostResolver} and {@code KafkaClient}). The {@code internal} package exports only
+ * to kmeta's KafkaProducer route, which takes the supported kafka-clients range and the sender's verdict on the
+ * kafka-clients found from {@code KafkaClientsCompat}.
  */
-@SuppressWarnings({"requires-automatic", "requires-transitive-automatic"})
+@SuppressWarnings({"requires-automatic", "requires-transitive-automatic", "module"}) // kmeta.producer: built later
 module kmeta.sender {
     requires transitive kmeta.metadata;
     requires transitive kafka.clients;
@@ -15,4 +16,5 @@ module kmeta.sender {
     requires jdk.jfr;
 
     exports dev.kmeta.sender;
+    exports dev.kmeta.sender.internal to kmeta.producer;
 }

@@ -1,5 +1,6 @@
 package dev.kmeta.cluster;
 
+import dev.kmeta.cluster.internal.TopicAttachment;
 import dev.kmeta.cluster.internal.TopicUsage;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -13,7 +14,8 @@ import java.util.UUID;
  * One topic: its name, topic id, error, and its partitions indexed by partition number.
  *
  * <p>Immutable and thread-safe (its value: kmeta's manager keeps a usage stamp on the object, see
- * {@code dev.kmeta.cluster.internal.TopicUsage}, which no method here reads). The partitions with a leader are
+ * {@code dev.kmeta.cluster.internal.TopicUsage}, and an adapter may cache objects derived from it, see
+ * {@code dev.kmeta.cluster.internal.TopicAttachment}; no method here reads either). The partitions with a leader are
  * computed once, when the topic is built, so
  * {@link #availablePartitions()} costs nothing on the send path.
  *
@@ -39,8 +41,21 @@ public final class TopicMetadata {
     private final List<PartitionMetadata> available;
     /** kmeta's usage stamp ({@link TopicUsage}); not part of the value. */
     private volatile long usedNs;
+    /** An adapter's objects derived from this topic ({@link TopicAttachment}); not part of the value. */
+    private volatile Object attachment;
 
     static {
+        TopicAttachment.install(new TopicAttachment.Access() {
+            @Override
+            public Object get(TopicMetadata topic) {
+                return topic.attachment;
+            }
+
+            @Override
+            public void set(TopicMetadata topic, Object value) {
+                topic.attachment = value;
+            }
+        });
         TopicUsage.install(new TopicUsage.Access() {
             @Override
             public long usedNs(TopicMetadata topic) {

@@ -87,7 +87,16 @@ final class ClassRefs {
                 default -> throw new IOException(from + ": constant pool tag " + tag);
             }
         }
+        boolean[] literal = new boolean[count]; // the text of a String constant: not a link (e.g. a descriptor
+        for (int i = 1; i < count; i++) {       // spelled in a string, which reflection resolves and checks)
+            if (tags[i] == 8) {
+                literal[links[i][0]] = true;
+            }
+        }
         for (int i = 1; i < count; i++) {
+            if (tags[i] == 1 && literal[i]) {
+                continue;
+            }
             switch (tags[i]) {
                 case 7 -> {
                     String name = (String) pool[links[i][0]];

@@ -32,6 +32,15 @@ final class ClientJars {
         return Arrays.asList(System.getProperty("kmeta.compat.clients.versions", "").split(","));
     }
 
+    /**
+     * Every kafka-clients 4.x release the build copied (4.0.0 ... 4.4.0, each patch): the linkage and the pinned call
+     * traces run on each; the supported list if the build names none.
+     */
+    static List<String> releases() {
+        String releases = System.getProperty("kmeta.compat.clients.releases", "");
+        return releases.isBlank() ? supported() : Arrays.asList(releases.split(","));
+    }
+
     /** The version kmeta must refuse (3.9.x). */
     static String refused() {
         return System.getProperty("kmeta.compat.clients.refused");
@@ -117,6 +126,18 @@ final class ClientJars {
      */
     static Map<String, Object> run(String version, Class<?> probeClass, Map<String, Object> props, String topic)
             throws Exception {
+        Map<String, Object> seen = runWith(version, probeClass, Map.of("props", Map.copyOf(props), "topic", topic));
+        System.out.println("[measured] " + probeClass.getSimpleName() + ", kafka-clients " + version + ": " + seen);
+        return seen;
+    }
+
+    /**
+     * Runs a probe (a {@code Function<Map<String, Object>, Map<String, Object>>} of this module) on one kafka-clients
+     * version, in its own class loader with kmeta's compiled classes, given {@code input} (JDK types only, or
+     * {@code java.*} interfaces such as a {@code Runnable} the probe calls back); returns what it saw.
+     */
+    static Map<String, Object> runWith(String version, Class<?> probeClass, Map<String, Object> input)
+            throws Exception {
         List<Path> kmeta = List.of(locationOf(KafkaMetadata.class), locationOf(MetadataClient.class),
                 locationOf(Cluster.class), locationOf(ExampleProducer.class), locationOf(KmetaProducer.class),
                 locationOf(probeClass));
@@ -128,9 +149,7 @@ final class ClientJars {
             @SuppressWarnings("unchecked")
             Function<Map<String, Object>, Map<String, Object>> probe = (Function<Map<String, Object>, Map<String, Object>>)
                     loader.loadClass(probeClass.getName()).getDeclaredConstructor().newInstance();
-            Map<String, Object> seen = probe.apply(Map.of("props", Map.copyOf(props), "topic", topic));
-            System.out.println("[measured] " + probeClass.getSimpleName() + ", kafka-clients " + version + ": " + seen);
-            return seen;
+            return probe.apply(input);
         } finally {
             thread.setContextClassLoader(before);
         }

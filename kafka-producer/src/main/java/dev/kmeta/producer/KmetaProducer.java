@@ -1,13 +1,17 @@
 package dev.kmeta.producer;
 
+import dev.kmeta.producer.internal.KafkaClientsAbi;
 import dev.kmeta.producer.internal.KmetaProducers;
+import dev.kmeta.producer.internal.ProducerBridge;
 import dev.kmeta.sender.HostResolverHook;
+import dev.kmeta.sender.KafkaMetadata;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.serialization.Serializer;
 
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Properties;
 
 /**
@@ -31,8 +35,13 @@ import java.util.Properties;
  * <p>Keys of its own, removed before {@code ProducerConfig} sees them:
  * {@value #SHARED_METADATA} (default true; false gives the producer a private kmeta instance) and
  * {@value #GIVE_UP_EARLY_MS} (0-1000, default {@value #GIVE_UP_EARLY_MS_DEFAULT}). Other {@code kmeta.*} keys
- * configure kmeta (docs/configuration.md). Supports kafka-clients 4.0.x to 4.4.x; any other version fails at
- * creation, naming it.
+ * configure kmeta (docs/configuration.md).
+ *
+ * <p>Supports {@value #SUPPORTED_KAFKA_CLIENTS} (the stand-in is chosen by what the classes on the class path offer, so
+ * a newer kafka-clients of the same shape works too, with a WARN). On a kafka-clients it cannot run on, {@code create}
+ * returns a stock {@code KafkaProducer} made from the same properties (without the {@code kmeta.*} keys), logs one WARN
+ * naming the version and what is lost (shared metadata, diagnosis) and counts it ({@link #fallbacks()}); with
+ * {@value #UNSUPPORTED_VERSION}={@code fail} it throws instead. See docs/kafka-producer.md, "Upgrading kafka-clients".
  *
  * <p>Thread-safe: the factories may be called from any thread; the producer is as thread-safe as any KafkaProducer.
  */
@@ -43,6 +52,14 @@ public final class KmetaProducer {
     public static final String GIVE_UP_EARLY_MS = KmetaProducers.GIVE_UP_EARLY_MS;
     /** The default of {@link #GIVE_UP_EARLY_MS}. */
     public static final long GIVE_UP_EARLY_MS_DEFAULT = KmetaProducers.DEFAULT_GIVE_UP_EARLY_MS;
+    /**
+     * What {@code create} does on a kafka-clients the route does not support: {@code fallback} (default: a stock
+     * KafkaProducer, a WARN, {@link #fallbacks()} counts it) or {@code fail} (a {@code KafkaException} naming the
+     * version). Any other value is a {@code ConfigException} naming this key.
+     */
+    public static final String UNSUPPORTED_VERSION = KmetaProducers.UNSUPPORTED_VERSION;
+    /** The kafka-clients versions the route supports and is tested with. */
+    public static final String SUPPORTED_KAFKA_CLIENTS = KafkaClientsAbi.SUPPORTED;
 
     private KmetaProducer() {
     }
@@ -73,6 +90,25 @@ public final class KmetaProducer {
     public static <K, V> Producer<K, V> create(Properties props, Serializer<K> keySerializer,
                                                Serializer<V> valueSerializer) {
         return builder(props).build(keySerializer, valueSerializer);
+    }
+
+    /**
+     * The kmeta instance under a producer made here, as that producer's own handle (for health checks and metrics:
+     * {@code state()}, {@code metadataAgeMs()}, {@code stats()}, {@code diagnose(...)}); empty for any other producer
+     * (a stock KafkaProducer, a wrapper around one). Do not close the handle: the producer does, and it reads
+     * {@code CLOSED} from then on.
+     */
+    public static Optional<KafkaMetadata> metadataOf(Producer<?, ?> producer) {
+        ProducerBridge bridge = producer == null ? null : KmetaProducers.bridgeOf(producer);
+        return bridge == null ? Optional.empty() : Optional.of(bridge.metadata());
+    }
+
+    /**
+     * How many producers {@code create} returned as stock KafkaProducers (not on kmeta) in this JVM, because the
+     * kafka-clients on the class path is not supported. 0 on a supported kafka-clients.
+     */
+    public static long fallbacks() {
+        return KmetaProducers.fallbacks();
     }
 
     /** A builder, for options beyond properties (a DNS hook). */

@@ -6,6 +6,7 @@ import dev.kmeta.sender.KafkaMetadataTimeoutException;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.internals.ProducerMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.config.ConfigException;
 import org.junit.jupiter.api.Tag;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Timeout;
 
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -30,6 +32,7 @@ import static dev.kmeta.producer.ProducerIt.report;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
@@ -116,29 +119,89 @@ class KmetaProducerNoClusterTest {
     }
 
     @Test
-    void anUnsupportedKafkaClientsVersionFailsWithTheVersionAndTheRange() {
-        for (String version : List.of("3.9.2", "4.5.0", "5.0.0")) {
-            KafkaException e = assertThrows(KafkaException.class, () -> KafkaClientsAbi.select(version));
-            assertTrue(e.getMessage().contains("found kafka-clients " + version)
-                    && e.getMessage().contains("4.0.x to 4.4.x"), e.getMessage());
+    void aKafkaClientsTheSenderRefusesIsUnsupportedNamingTheVersionAndTheRange() {
+        KafkaException e = assertThrows(KafkaException.class, () -> KafkaClientsAbi.select("3.9.2",
+                "kmeta needs kafka-clients 4.0 or newer", ProducerMetadata.class));
+        assertTrue(e.getMessage().contains("found kafka-clients 3.9.2")
+                && e.getMessage().contains(KmetaProducer.SUPPORTED_KAFKA_CLIENTS)
+                && e.getMessage().contains("kmeta needs kafka-clients 4.0 or newer"), e.getMessage());
+    }
+
+    /**
+     * The stand-in is chosen by what kafka-clients' classes offer, not by the version number: a newer (or unknown)
+     * number with this run's shapes gets this run's stand-in.
+     */
+    @Test
+    void theStandInIsChosenByShapeWhateverTheVersionNumberSays() throws Exception {
+        String version = System.getProperty("kmeta.test.kafkaClientsVersion");
+        KafkaClientsAbi current = KafkaClientsAbi.current();
+        assertEquals(version, current.version(), "the build's kafka-clients");
+        assertEquals("dev.kmeta.producer.internal.ProducerMetadata" + (kafkaClients44() ? "44" : "40"),
+                current.standInClass());
+        for (String claimed : Arrays.asList("4.5.0", "5.0.0", "4.3.1", "4.4.0", null)) {
+            assertEquals(current.standInClass(), KafkaClientsAbi.select(claimed, null, ProducerMetadata.class)
+                    .standInClass(), "claimed " + claimed);
         }
-        KafkaException unknown = assertThrows(KafkaException.class, () -> KafkaClientsAbi.select(null));
-        assertTrue(unknown.getMessage().contains("unknown version"), unknown.getMessage());
+        assertNull(KafkaClientsAbi.unsupportedReason());
+        KmetaProducer.create(props("127.0.0.1:" + closedPort())).close();
+        assertEquals(0, KmetaProducer.fallbacks(), "a supported kafka-clients makes no stock producer");
+        javax.management.ObjectName route = new javax.management.ObjectName(
+                "dev.kmeta:type=kafka-producer-route,kafka-clients=\"" + version + "\"");
+        javax.management.MBeanServer jmx = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+        assertEquals(current.standInClass(), jmx.getAttribute(route, "StandIn"));
+        assertEquals(0L, jmx.getAttribute(route, "Fallbacks"));
+        assertEquals("", jmx.getAttribute(route, "UnsupportedReason"));
+    }
+
+    /** A ProducerMetadata with neither ABI's awaitUpdate: no stand-in fits. */
+    static final class NoAwaitUpdate {
+        public NoAwaitUpdate(long a, long b, long c, long d, org.apache.kafka.common.utils.internals.LogContext log,
+                             org.apache.kafka.common.internals.ClusterResourceListeners listeners) {
+        }
+
+        public java.util.OptionalInt add(java.util.Collection<String> topics, long nowMs) {
+            return java.util.OptionalInt.empty();
+        }
+    }
+
+    /** The 4.4 shape (constructor, awaitUpdate, add) but nothing else the stand-in overrides (fetch, ...). */
+    static final class ShapeButNoFetch {
+        public ShapeButNoFetch(long a, long b, long c, long d, org.apache.kafka.common.utils.internals.LogContext log,
+                               org.apache.kafka.common.internals.ClusterResourceListeners listeners) {
+        }
+
+        public void awaitUpdate(int lastVersion, org.apache.kafka.common.utils.Timer timer) {
+        }
+
+        public java.util.OptionalInt add(java.util.Collection<String> topics, long nowMs) {
+            return java.util.OptionalInt.empty();
+        }
+    }
+
+    /**
+     * A kafka-clients whose ProducerMetadata lacks a method a stand-in needs is unsupported at selection (so
+     * {@code create} makes a stock producer), never a {@code NoSuchMethodError} in a send.
+     */
+    @Test
+    void aProducerMetadataThatLacksAMethodTheStandInNeedsIsUnsupported() {
+        assumeTrue(kafkaClients44(), "the look-alikes are written against 4.4's classes");
+        KafkaException none = assertThrows(KafkaException.class,
+                () -> KafkaClientsAbi.select("4.5.0", null, NoAwaitUpdate.class));
+        assertTrue(none.getMessage().contains("found kafka-clients 4.5.0")
+                && none.getMessage().contains("ProducerMetadata.awaitUpdate(ILorg/apache/kafka/common/utils/Timer;)V")
+                && none.getMessage().contains("ProducerMetadata.awaitUpdate(IJ)V"), none.getMessage());
+        KafkaException noFetch = assertThrows(KafkaException.class,
+                () -> KafkaClientsAbi.select("4.5.0", null, ShapeButNoFetch.class));
+        assertTrue(noFetch.getMessage().contains("ProducerMetadata44: java.lang.NoSuchMethodException"),
+                noFetch.getMessage());
     }
 
     @Test
-    void theStandInForTheKafkaClientsOnTheClassPathIsChosenAndTheOtherAbiIsRefused() {
-        String version = System.getProperty("kmeta.test.kafkaClientsVersion");
-        boolean is44 = version.startsWith("4.4.");
-        KafkaClientsAbi current = KafkaClientsAbi.current();
-        assertEquals(version, current.version(), "the build's kafka-clients");
-        assertEquals("dev.kmeta.producer.internal.ProducerMetadata" + (is44 ? "44" : "40"), current.standInClass());
-        assertEquals(current.standInClass(), KafkaClientsAbi.select(version).standInClass());
-        // The other ABI's stand-in does not fit these classes: refused by shape, naming the version claimed.
-        String other = is44 ? "4.3.1" : "4.4.0";
-        KafkaException e = assertThrows(KafkaException.class, () -> KafkaClientsAbi.select(other));
-        assertTrue(e.getMessage().contains("found kafka-clients " + other) && e.getMessage().contains("shape"),
-                e.getMessage());
+    void aBadUnsupportedVersionValueIsAConfigExceptionNamingTheKey() {
+        Map<String, Object> p = props("127.0.0.1:" + closedPort());
+        p.put(KmetaProducer.UNSUPPORTED_VERSION, "ignore");
+        ConfigException e = assertThrows(ConfigException.class, () -> KmetaProducer.create(p));
+        assertTrue(e.getMessage().contains(KmetaProducer.UNSUPPORTED_VERSION), e.getMessage());
     }
 
     @Test

@@ -49,8 +49,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * idempotence, all acknowledged in order per partition; a transaction committed and one aborted, each with
  * sendOffsetsToTransaction, read back with a read_committed consumer; the results equal. For the kmeta-backed run,
  * every Metadata request the broker's proxy saw is one kmeta sent (the producer's own network client sends none).
- * Then: the producer's {@code metadata-age} metric reads kmeta's age; N producers on one instance build each view once
- * per snapshot; an interrupt ends a send blocked on metadata at once; closing producers releases the instance.
+ * Then: the producer's {@code metadata-age} metric reads kmeta's age;
+ * an interrupt ends a send blocked on metadata at once; closing producers releases the instance.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class KmetaProducerSingleBrokerTest {
@@ -186,47 +186,6 @@ class KmetaProducerSingleBrokerTest {
             report("metadata-age metric %.3f s, kmeta's metadataAgeMs %d ms", seconds, kmetaAgeMs);
             assertTrue(seconds >= 0 && seconds < 60, "the age of kmeta's metadata, not of the epoch: " + seconds);
             assertEquals(kmetaAgeMs / 1000.0, seconds, 1.0);
-        }
-    }
-
-    @Test
-    void producersOnOneInstanceBuildEachViewOncePerSnapshot() throws Exception {
-        KAFKA.cluster().createTopic("views", 3, 1);
-        List<Producer<String, String>> producers = new ArrayList<>();
-        try {
-            for (int i = 0; i < 5; i++) {
-                producers.add(KmetaProducer.create(props(KAFKA.cluster().proxiedBootstrapServers())));
-            }
-            ProducerBridge first = bridge(producers.get(0));
-            for (Producer<String, String> p : producers) {
-                assertTrue(bridge(p).metadata().sameInstanceAs(first.metadata()), "one shared kmeta instance");
-                assertTrue(bridge(p).views() == first.views(), "one set of views per instance");
-                p.send(new ProducerRecord<>("views", "warm-up")).get(30, TimeUnit.SECONDS);
-            }
-            int v0 = first.metadata().fetch().version();
-            long snapshots0 = first.views().snapshotsBuilt();
-            long views0 = first.views().viewsBuilt();
-            for (int round = 0; round < 5; round++) {
-                int v = first.metadata().requestUpdate();
-                first.metadata().awaitUpdate(v, 10_000);
-                for (Producer<String, String> p : producers) {
-                    p.send(new ProducerRecord<>("views", "round-" + round)).get(30, TimeUnit.SECONDS);
-                }
-            }
-            int snapshotsSeen = first.metadata().fetch().version() - v0 + 1;
-            long snapshotsBuilt = first.views().snapshotsBuilt() - snapshots0;
-            long viewsBuilt = first.views().viewsBuilt() - views0;
-            report("5 producers, %d kmeta snapshots: %d views and %d MetadataSnapshots built", snapshotsSeen,
-                    viewsBuilt, snapshotsBuilt);
-            assertTrue(snapshotsSeen >= 6, "each round made a snapshot: " + snapshotsSeen);
-            assertTrue(snapshotsBuilt >= 5 && snapshotsBuilt <= snapshotsSeen,
-                    "one MetadataSnapshot per kmeta snapshot, not per producer: " + snapshotsBuilt);
-            assertTrue(viewsBuilt <= snapshotsSeen, "one set of views per kmeta snapshot: " + viewsBuilt);
-            for (Producer<String, String> p : producers) {
-                assertTrue(bridge(p).fetch() == first.fetch(), "every producer reads the same Cluster view");
-            }
-        } finally {
-            producers.forEach(Producer::close);
         }
     }
 

@@ -57,7 +57,13 @@ public final class Diagnosis {
          * A record was not acknowledged in time although its partition's leader is known and nothing kmeta recorded
          * speaks against it (a slow or stuck broker, or a path only the producer's own connections take).
          */
-        LEADER_NOT_RESPONDING
+        LEADER_NOT_RESPONDING,
+        /**
+         * The topic was deleted and re-created under the same name (a new topic id) with fewer partitions than the
+         * record's partition, or the record was queued for the deleted topic: it cannot go to the topic it was meant
+         * for, and kmeta does not send it to the new one.
+         */
+        TOPIC_RECREATED
     }
 
     private final Cause cause;
@@ -95,6 +101,41 @@ public final class Diagnosis {
         this.partitionCount = partitionCount;
         this.clusterId = clusterId;
         this.previousClusterId = previousClusterId;
+    }
+
+    /**
+     * A record that cannot be delivered because its topic was deleted and re-created under the same name: the old and
+     * new topic ids and partition counts are the evidence ({@link #partitionCount()} is the new count). Made by a
+     * producer that saw the topic's id change in kmeta's snapshots; thread-safe like every diagnosis.
+     *
+     * @param topic     the topic
+     * @param partition the record's partition, or -1 when not yet chosen
+     * @param oldId     the topic id the record was sent against
+     * @param newId     the topic id now
+     * @param oldCount  the old topic's partition count
+     * @param newCount  the new topic's partition count
+     */
+    public static Diagnosis topicRecreated(String topic, int partition, java.util.UUID oldId, java.util.UUID newId,
+                                           int oldCount, int newCount) {
+        String seen = "the topic was deleted and re-created: topic id " + kafkaForm(oldId) + " -> "
+                + kafkaForm(newId) + ", partitions " + oldCount + " -> " + newCount;
+        String fix = partition >= newCount
+                ? "send to a partition below " + newCount + " (the new topic's count), or add partitions to it"
+                : "send the record again: the new topic is a different log (records queued for the old one are "
+                + "not moved to it)";
+        return new Diagnosis(Cause.TOPIC_RECREATED, topic, partition, 0, seen, fix,
+                List.of("topic " + topic + " id " + kafkaForm(oldId) + " (" + oldCount + " partitions) was replaced "
+                        + "by id " + kafkaForm(newId) + " (" + newCount + " partitions)"), newCount, null, null);
+    }
+
+    /** A topic id as Kafka's tools print it (URL-safe base64 of its 16 bytes, no padding). */
+    private static String kafkaForm(java.util.UUID id) {
+        if (id == null) {
+            return "none";
+        }
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(16);
+        b.putLong(id.getMostSignificantBits()).putLong(id.getLeastSignificantBits());
+        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(b.array());
     }
 
     /** The cause. */
@@ -184,7 +225,8 @@ public final class Diagnosis {
         String what = topic == null ? "" : partition < 0 ? " for topic " + topic
                 : " for partition " + partition + " of topic " + topic;
         String after = budgetMs > 0 ? " after " + budgetMs + " ms" : "";
-        return cause + ": no metadata" + what + after + ": " + seen + ". Fix: " + fix;
+        String head = cause == Cause.TOPIC_RECREATED ? ": cannot deliver a record" : ": no metadata";
+        return cause + head + what + after + ": " + seen + ". Fix: " + fix;
     }
 
     @Override

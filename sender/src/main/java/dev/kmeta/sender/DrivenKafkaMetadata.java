@@ -5,6 +5,7 @@ import dev.kmeta.sender.internal.SenderCore;
 import org.apache.kafka.clients.HostResolver;
 import org.apache.kafka.clients.KafkaClient;
 import org.apache.kafka.clients.MetadataUpdater;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 
 /**
  * A {@link KafkaMetadata} without a thread of its own ({@link KafkaMetadata#driven} or
@@ -24,6 +25,8 @@ import org.apache.kafka.clients.MetadataUpdater;
  * <p>Thread-safe as {@link KafkaMetadata}; {@link #attach} once, from the thread that built the client. The producer
  * closes its client; {@link #close()} releases kmeta's waiters.
  */
+@SuppressKafkaInternalApiUsage("driven mode: a producer's own NetworkClient takes kmeta as its MetadataUpdater and "
+        + "HostResolver, and kmeta sends on its KafkaClient")
 public final class DrivenKafkaMetadata extends KafkaMetadata {
     DrivenKafkaMetadata(SenderCore core) {
         super(core);

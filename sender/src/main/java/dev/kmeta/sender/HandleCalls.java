@@ -22,10 +22,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class HandleCalls {
     private final SenderCore core;
     private final AtomicBoolean closed;
+    /** The client.id the handle was made with (a shared instance's users are named by it). */
+    private final String user;
 
-    HandleCalls(SenderCore core, AtomicBoolean closed) {
+    HandleCalls(SenderCore core, AtomicBoolean closed, String user) {
         this.core = core;
         this.closed = closed;
+        this.user = user;
     }
 
     /** What a call on a closed handle throws (before conversion to Kafka's type). */
@@ -60,7 +63,7 @@ final class HandleCalls {
     /** Closes the handle once; the instance stops when its last handle closes. */
     void close() {
         if (closed.compareAndSet(false, true)) {
-            core.release();
+            core.release(user);
         }
     }
 

@@ -50,8 +50,13 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
     private final HandleCalls calls;
 
     KafkaMetadata(SenderCore core) {
+        this(core, core.config().clientId());
+    }
+
+    /** A handle on {@code core} for the user whose client.id is {@code user} (a shared instance names its users). */
+    KafkaMetadata(SenderCore core, String user) {
         this.core = core;
-        this.calls = new HandleCalls(core, closed);
+        this.calls = new HandleCalls(core, closed, user);
     }
 
     /**
@@ -94,7 +99,8 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
      * made by the first caller, with the first caller's other settings.
      */
     public static KafkaMetadata shared(Map<String, ?> props) {
-        return new KafkaMetadata(SenderCore.shared(MetadataConfig.from(props)));
+        MetadataConfig config = MetadataConfig.from(props);
+        return new KafkaMetadata(SenderCore.shared(config), config.clientId());
     }
 
     @Override

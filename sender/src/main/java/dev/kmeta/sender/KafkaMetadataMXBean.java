@@ -1,5 +1,6 @@
 package dev.kmeta.sender;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -18,6 +19,19 @@ import java.util.Map;
 public interface KafkaMetadataMXBean {
     /** The instance's {@code client.id} (of the first creator, for a shared instance). */
     String getClientId();
+
+    /**
+     * {@code shared} for the instance {@code KafkaMetadata.shared} (and so {@code KmetaProducer}) shares among the
+     * users of one cluster and security identity - its {@link #getClientId()} is its first user's, its logs carry that
+     * id only - else {@code private}.
+     */
+    String getSharing();
+
+    /**
+     * The {@code client.id} of each open handle on the instance, in the order they came (a shared instance's
+     * producers and other users; a private one's creator alone).
+     */
+    List<String> getUsers();
 
     /**
      * Seconds (with ms precision) since the last successful refresh of every subscribed topic: the last applied

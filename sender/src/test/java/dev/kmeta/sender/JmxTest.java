@@ -107,7 +107,7 @@ class JmxTest {
                 String d = a.getDescription();
                 assertNotEquals(a.getName(), d, "described, not named again");
                 assertTrue(d.length() >= 30, a.getName() + ": " + d);
-                if (!a.getType().equals("java.lang.String")) {
+                if (!a.getType().equals("java.lang.String") && !a.getType().equals("[Ljava.lang.String;")) {
                     assertTrue(d.matches("^(seconds|ms|count)\\b.*"), "a number's description starts with its unit: "
                             + a.getName() + ": " + d);
                 }

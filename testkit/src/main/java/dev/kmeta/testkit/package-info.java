@@ -7,7 +7,9 @@
  * can be secured with {@link dev.kmeta.testkit.ClientSecurity} (SSL, SASL_SSL, SASL_PLAINTEXT; SCRAM users made at
  * runtime) using {@link dev.kmeta.testkit.TestCertificates} (a CA and a broker certificate made by the JDK's keytool).
  * Without brokers: {@link dev.kmeta.testkit.FakeKafkaClient}, a kafka-clients {@code KafkaClient} on fake time for
- * unit tests of code that drives one (kmeta's sender, a driven {@code KafkaMetadata}, a producer's network loop).
+ * unit tests of code that drives one (kmeta's sender, a driven {@code KafkaMetadata}, a producer's network loop);
+ * {@link dev.kmeta.testkit.FakeBroker}, a protocol-level fake cluster on loopback that holds 100k partitions cheaply,
+ * for producers (stock or kmeta's) in measurements and tests.
  *
  * <p>Runtime needs: kafka_2.13 and kafka-clients (transitive), and an slf4j binding at WARN (without one Kafka
  * logs nothing and hides its errors; at INFO three brokers log thousands of lines a minute). JUnit Jupiter is

@@ -8,6 +8,7 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.apache.kafka.common.internals.ClusterResourceListeners;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.MetadataResponse;
@@ -26,12 +27,19 @@ import java.util.Set;
  * source root is not on the module's main compile; see kafka-producer/pom.xml) and packaged in the same jar as
  * {@code ProducerMetadata44}. Every method KafkaProducer, Sender, TransactionManager and NetworkClient call is
  * overridden, without {@code synchronized}, by one call to the ABI-neutral {@link ProducerBridge}; the superclass's
- * own state is never updated. Loaded only by name, after {@link KafkaClientsAbi} checked the version.
+ * own state is never updated. Loaded only by name, after {@link KafkaClientsAbi} found its shape.
+ *
+ * <p>Each call is first told to the test hook's listener ({@link StandInCalls}) when one was installed as this was
+ * made; otherwise it costs a null check.
  *
  * <p>Thread-safe: no method takes this object's monitor (kafka-clients' are synchronized).
  */
+@SuppressKafkaInternalApiUsage("the ProducerMetadata stand-in for the older ABI: overrides the internal class that "
+        + "KafkaProducer, Sender and TransactionManager ask for metadata")
 public final class ProducerMetadata40 extends ProducerMetadata implements StandIn {
     private final ProducerBridge bridge;
+    /** The test hook's listener when one was installed as this was made ({@link StandInCalls}); else null. */
+    private final StandInCalls.Listener calls = StandInCalls.installed();
 
     /** Made by {@link KafkaClientsAbi} through reflection. */
     public ProducerMetadata40(ProducerBridge bridge, long refreshBackoffMs, long refreshBackoffMaxMs,
@@ -50,41 +58,65 @@ public final class ProducerMetadata40 extends ProducerMetadata implements StandI
 
     @Override
     public Cluster fetch() {
+        if (calls != null) {
+            calls.called(this, "fetch");
+        }
         return bridge.fetch();
     }
 
     @Override
     public void add(String topic, long nowMs) {
-        bridge.add(topic);
+        if (calls != null) {
+            calls.called(this, "add");
+        }
+        bridge.add(topic, nowMs);
     }
 
     @Override
     public int requestUpdateForTopic(String topic) {
+        if (calls != null) {
+            calls.called(this, "requestUpdateForTopic");
+        }
         return bridge.requestUpdateForTopic(topic);
     }
 
     @Override
     public void awaitUpdate(int lastVersion, long timeoutMs) throws InterruptedException {
+        if (calls != null) {
+            calls.called(this, "awaitUpdate");
+        }
         bridge.awaitUpdate(lastVersion, timeoutMs);
     }
 
     @Override
     public Errors getError(String topic) {
+        if (calls != null) {
+            calls.called(this, "getError");
+        }
         return bridge.getError(topic);
     }
 
     @Override
     public void maybeThrowExceptionForTopic(String topic) {
+        if (calls != null) {
+            calls.called(this, "maybeThrowExceptionForTopic");
+        }
         bridge.maybeThrowExceptionForTopic(topic);
     }
 
     @Override
     public void maybeThrowAnyException() {
+        if (calls != null) {
+            calls.called(this, "maybeThrowAnyException");
+        }
         // kmeta's waits throw what kmeta saw
     }
 
     @Override
     public boolean isClosed() {
+        if (calls != null) {
+            calls.called(this, "isClosed");
+        }
         return bridge.isClosed();
     }
 
@@ -92,92 +124,146 @@ public final class ProducerMetadata40 extends ProducerMetadata implements StandI
 
     @Override
     public MetadataSnapshot fetchMetadataSnapshot() {
+        if (calls != null) {
+            calls.called(this, "fetchMetadataSnapshot");
+        }
         return bridge.fetchMetadataSnapshot();
     }
 
     @Override
     public Map<String, Uuid> topicIds() {
+        if (calls != null) {
+            calls.called(this, "topicIds");
+        }
         return bridge.topicIds();
     }
 
     @Override
     public Map<Uuid, String> topicNames() {
+        if (calls != null) {
+            calls.called(this, "topicNames");
+        }
         return bridge.topicNames();
     }
 
     @Override
     public int requestUpdate(boolean resetEquivalentResponseBackoff) {
+        if (calls != null) {
+            calls.called(this, "requestUpdate");
+        }
         return bridge.requestUpdate();
     }
 
     @Override
     public int requestUpdateForNewTopics() {
+        if (calls != null) {
+            calls.called(this, "requestUpdateForNewTopics");
+        }
         return bridge.requestUpdate();
     }
 
     @Override
     public Set<TopicPartition> updatePartitionLeadership(Map<TopicPartition, Metadata.LeaderIdAndEpoch> leaders,
                                                          List<Node> leaderNodes) {
+        if (calls != null) {
+            calls.called(this, "updatePartitionLeadership");
+        }
         return bridge.updatePartitionLeadership(leaders, leaderNodes);
     }
 
     @Override
     public long timeToNextUpdate(long nowMs) {
+        if (calls != null) {
+            calls.called(this, "timeToNextUpdate");
+        }
         return bridge.timeToNextUpdate();
     }
 
     @Override
     public long timeToAllowUpdate(long nowMs) {
+        if (calls != null) {
+            calls.called(this, "timeToAllowUpdate");
+        }
         return Long.MAX_VALUE;
     }
 
     @Override
     public boolean updateRequested() {
+        if (calls != null) {
+            calls.called(this, "updateRequested");
+        }
         return false;
     }
 
     @Override
     public long lastSuccessfulUpdate() {
+        if (calls != null) {
+            calls.called(this, "lastSuccessfulUpdate");
+        }
         return bridge.lastSuccessfulUpdate();
     }
 
     @Override
     public int updateVersion() {
+        if (calls != null) {
+            calls.called(this, "updateVersion");
+        }
         return bridge.updateVersion();
     }
 
     @Override
     public void update(int requestVersion, MetadataResponse response, boolean isPartialUpdate, long nowMs) {
+        if (calls != null) {
+            calls.called(this, "update");
+        }
         bridge.ignored("update");
     }
 
     @Override
     public void updateWithCurrentRequestVersion(MetadataResponse response, boolean isPartialUpdate, long nowMs) {
+        if (calls != null) {
+            calls.called(this, "updateWithCurrentRequestVersion");
+        }
         bridge.ignored("updateWithCurrentRequestVersion");
     }
 
     @Override
     public void failedUpdate(long now) {
+        if (calls != null) {
+            calls.called(this, "failedUpdate");
+        }
         bridge.ignored("failedUpdate");
     }
 
     @Override
     public void bootstrap(List<InetSocketAddress> addresses) {
+        if (calls != null) {
+            calls.called(this, "bootstrap");
+        }
         bridge.ignored("bootstrap");
     }
 
     @Override
     public void rebootstrap() {
+        if (calls != null) {
+            calls.called(this, "rebootstrap");
+        }
         bridge.ignored("rebootstrap");
     }
 
     @Override
     public void fatalError(KafkaException exception) {
+        if (calls != null) {
+            calls.called(this, "fatalError");
+        }
         bridge.ignored("fatalError");
     }
 
     @Override
     public void close() {
+        if (calls != null) {
+            calls.called(this, "close");
+        }
         bridge.close();
     }
 }

@@ -6,6 +6,7 @@ import dev.kmeta.metadata.MetadataTimeoutException;
 import org.apache.kafka.clients.producer.ProducerInterceptor;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
@@ -14,7 +15,9 @@ import org.slf4j.LoggerFactory;
 import java.util.Map;
 
 /**
- * The interceptor kmeta appends to a kmeta-backed producer's {@code interceptor.classes}. Its {@code onSend} notes
+ * The interceptor kmeta appends to a kmeta-backed producer's {@code interceptor.classes}. Its {@code onSend} gives a
+ * record without key to a topic re-created with fewer partitions a partition of the new topic ({@link Recreations},
+ * issue 27: kafka-clients' partitioner may stick to one that is gone), and notes
  * the record's topic and partition for the sending thread (so a wait for a partition beyond the count waits for that
  * partition, and a send whose leader never accepted a connection is held: {@link LeaderHold}); its {@code onAcknowledgement} gives a record that kafka-clients gave up on after {@code send()}
  * returned (a TimeoutException of kafka-clients' own, e.g. expired at {@code delivery.timeout.ms} while its leader was
@@ -23,6 +26,7 @@ import java.util.Map;
  *
  * <p>Thread-safe: stateless after {@link #configure}; the per-thread notes live in {@link ProducerBridge}.
  */
+@SuppressKafkaInternalApiUsage("maps kmeta's diagnosis to the protocol Errors that KafkaProducer's callbacks carry")
 public final class DiagnosingInterceptor implements ProducerInterceptor<Object, Object> {
     /** The config key through which the producer's interceptor finds its bridge (a {@link BridgeRef}). */
     public static final String BRIDGE_CONFIG = "kmeta.producer.internal.bridge";
@@ -41,10 +45,12 @@ public final class DiagnosingInterceptor implements ProducerInterceptor<Object, 
     @Override
     public ProducerRecord<Object, Object> onSend(ProducerRecord<Object, Object> record) {
         ProducerBridge b = bridge;
-        if (b != null) {
-            b.onSend(record.topic(), record.partition());
+        if (b == null) {
+            return record;
         }
-        return record;
+        ProducerRecord<Object, Object> r = b.recreations.onSend(record); // issue 27: a re-created topic's partitions
+        b.onSend(r.topic(), r.partition());
+        return r;
     }
 
     @Override
@@ -70,6 +76,11 @@ public final class DiagnosingInterceptor implements ProducerInterceptor<Object, 
         }
         try {
             Exception reason = bridge.keptTimeout(record.topic());
+            Diagnosis recreated = record.partition() >= 0 // issue 27: queued for a partition the new topic lacks
+                    ? bridge.recreations.explain(record.topic(), record.partition()) : null;
+            if (recreated != null) {
+                reason = MetadataTimeoutException.of(recreated);
+            }
             if (reason == null) {
                 Diagnosis d = record.partition() >= 0
                         ? bridge.metadata().diagnoseUndelivered(record.topic(), record.partition())
@@ -99,6 +110,8 @@ public final class DiagnosingInterceptor implements ProducerInterceptor<Object, 
                 return Errors.TOPIC_AUTHORIZATION_FAILED;
             case LEADER_NOT_AVAILABLE:
                 return Errors.LEADER_NOT_AVAILABLE;
+            case TOPIC_RECREATED:
+                return Errors.UNKNOWN_TOPIC_ID;
             default:
                 return null;
         }

@@ -1,5 +1,6 @@
 package dev.kmeta.producer.internal;
 
+import dev.kmeta.sender.internal.KafkaClientsCompat;
 import org.apache.kafka.clients.ApiVersions;
 import org.apache.kafka.clients.KafkaClient;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -7,55 +8,134 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.internals.ProducerInterceptors;
 import org.apache.kafka.clients.producer.internals.ProducerMetadata;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.utils.Time;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.lang.invoke.MethodType;
 import java.lang.reflect.Constructor;
+import java.lang.reflect.Field;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Properties;
+import java.util.Set;
 
 /**
- * The kafka-clients on the class path, and the one thin {@code ProducerMetadata} subclass that fits its ABI, chosen
- * at run time from kafka-clients' own version file: {@code ProducerMetadata40} for 4.0.x-4.3.x (its constructor takes
- * the old {@code LogContext} and a {@code Time}; {@code awaitUpdate(int, long)}; compiled against 4.3.1 from
- * {@code src/main/java-kafka-4.0}), {@link ProducerMetadata44} for 4.4.x. Any other version (3.x, a future 4.5) fails
- * at creation with a message naming the version found and the range; so does a version whose classes do not have
- * the shape its thin class overrides (each of the thin class's methods must override one of {@code ProducerMetadata}).
+ * The one place of the KafkaProducer route that knows kafka-clients versions: which {@code ProducerMetadata} stand-in
+ * fits the kafka-clients on the class path, and every reflective call the route makes into it. The stand-in is chosen
+ * by <em>shape</em>, not by version number: the first {@link Shape} whose kafka-clients members all resolve, and
+ * whose stand-in's every public method overrides one of {@code ProducerMetadata}'s, wins:
+ * <ul>
+ *   <li>{@link ProducerMetadata44}: {@code ProducerMetadata(long x4, utils.internals.LogContext,
+ *       ClusterResourceListeners)}, {@code awaitUpdate(int, Timer)}, {@code add(Collection, long)} (4.4);</li>
+ *   <li>{@code ProducerMetadata40} (compiled against 4.3.1 from {@code src/main/java-kafka-4.0}):
+ *       {@code ProducerMetadata(long x4, utils.LogContext, ClusterResourceListeners, Time)},
+ *       {@code awaitUpdate(int, long)} (4.0-4.3).</li>
+ * </ul>
+ * Besides its shape, every member of a non-public kafka-clients class that the route's code links to
+ * ({@link #requiredMembers()}: {@code MetadataSnapshot}'s constructor, {@code Errors}, {@code Utils.getHost}...) must
+ * resolve, and so must {@code KafkaProducer}'s package-private constructor {@code (ProducerConfig, Serializer,
+ * Serializer, ProducerMetadata, KafkaClient, ProducerInterceptors, ApiVersions, Time)} and its {@code metadata} field:
+ * so a kafka-clients that changed one of them is "unsupported" at creation (and gets a stock producer), never a
+ * {@code NoSuchMethodError} in a send. compat-tests' {@code KafkaInternalApiTest} checks that the list is complete.
+ * A kafka-clients that kmeta's sender refuses ({@link KafkaClientsCompat#refusal()}: older than
+ * {@link KafkaClientsCompat#OLDEST}) is unsupported whatever its shape.
  *
- * <p>Also builds the {@link KafkaProducer} through its package-private constructor
- * {@code (ProducerConfig, Serializer, Serializer, ProducerMetadata, KafkaClient, ProducerInterceptors, ApiVersions,
- * Time)} (the same in 4.0-4.4). Immutable and thread-safe.
+ * <p>Adding a kafka-clients version whose shape is new: a stand-in class and a {@link Shape} here (and, if the sender
+ * needs it, {@link KafkaClientsCompat}); the supported range is {@link KafkaClientsCompat#OLDEST} and
+ * {@link KafkaClientsCompat#NEWEST}. Immutable and thread-safe.
  */
+@SuppressKafkaInternalApiUsage("builds KafkaProducer through its package-private constructor (ProducerMetadata, "
+        + "KafkaClient, ProducerInterceptors, ApiVersions, Time): the only way to give it kmeta's metadata")
 public final class KafkaClientsAbi {
-    /** The kafka-clients versions this module runs on. */
-    public static final String SUPPORTED = "kafka-clients 4.0.x to 4.4.x";
+    /** The kafka-clients versions this module supports and is tested with, as messages say it. */
+    public static final String SUPPORTED = "kafka-clients " + KafkaClientsCompat.OLDEST + ".x to "
+            + KafkaClientsCompat.NEWEST + ".x";
     /** The stand-in for 4.0.x-4.3.x; not on the main compile's source path, so named as a string. */
     static final String PRODUCER_METADATA_40 = "dev.kmeta.producer.internal.ProducerMetadata40";
+    private static final String PRODUCER_METADATA = "org/apache/kafka/clients/producer/internals/ProducerMetadata";
+
+    /**
+     * The kafka-clients members (of classes that are not {@code @InterfaceAudience.Public}) the route's code outside
+     * the stand-ins links to, as {@code owner#name descriptor} (JVM spelling; a field's descriptor after a colon).
+     */
+    private static final List<String> COMMON = List.of(
+            "org/apache/kafka/clients/ApiVersions#<init>()V",
+            "org/apache/kafka/clients/Metadata$LeaderIdAndEpoch#epoch:Ljava/util/Optional;",
+            "org/apache/kafka/clients/Metadata$LeaderIdAndEpoch#leaderId:Ljava/util/Optional;",
+            "org/apache/kafka/clients/MetadataSnapshot#<init>(Ljava/lang/String;Ljava/util/Map;Ljava/util/Collection;"
+                    + "Ljava/util/Set;Ljava/util/Set;Ljava/util/Set;Lorg/apache/kafka/common/Node;Ljava/util/Map;"
+                    + "Lorg/apache/kafka/common/Cluster;)V",
+            "org/apache/kafka/common/internals/ClusterResourceListeners#<init>()V",
+            "org/apache/kafka/common/protocol/Errors#LEADER_NOT_AVAILABLE:Lorg/apache/kafka/common/protocol/Errors;",
+            "org/apache/kafka/common/protocol/Errors#TOPIC_AUTHORIZATION_FAILED:Lorg/apache/kafka/common/protocol/Errors;",
+            "org/apache/kafka/common/protocol/Errors#UNKNOWN_TOPIC_OR_PARTITION:Lorg/apache/kafka/common/protocol/Errors;",
+            "org/apache/kafka/common/protocol/Errors#exception()Lorg/apache/kafka/common/errors/ApiException;",
+            "org/apache/kafka/common/protocol/Errors#forException(Ljava/lang/Throwable;)"
+                    + "Lorg/apache/kafka/common/protocol/Errors;",
+            "org/apache/kafka/common/utils/Utils#getHost(Ljava/lang/String;)Ljava/lang/String;",
+            "org/apache/kafka/common/utils/Utils#getPort(Ljava/lang/String;)Ljava/lang/Integer;",
+            "org/apache/kafka/common/utils/Time#SYSTEM:Lorg/apache/kafka/common/utils/Time;",
+            // StaleQueues (issue 27): failing a re-created topic's vanished partitions' queues
+            "org/apache/kafka/clients/producer/internals/RecordAccumulator#getDeque(Lorg/apache/kafka/common/"
+                    + "TopicPartition;)Ljava/util/Deque;",
+            "org/apache/kafka/clients/producer/internals/RecordAccumulator#deallocate(Lorg/apache/kafka/clients/"
+                    + "producer/internals/ProducerBatch;)V",
+            "org/apache/kafka/clients/producer/internals/ProducerBatch#abortRecordAppends()V",
+            "org/apache/kafka/clients/producer/internals/ProducerBatch#abort(Ljava/lang/RuntimeException;)V",
+            "org/apache/kafka/common/protocol/Errors#UNKNOWN_TOPIC_ID:Lorg/apache/kafka/common/protocol/Errors;");
+
+    /** The stand-ins, newest first: the first whose members all resolve is used. */
+    private static final List<Shape> SHAPES = List.of(
+            new Shape("dev.kmeta.producer.internal.ProducerMetadata44", List.of(
+                    PRODUCER_METADATA + "#<init>(JJJJLorg/apache/kafka/common/utils/internals/LogContext;"
+                            + "Lorg/apache/kafka/common/internals/ClusterResourceListeners;)V",
+                    PRODUCER_METADATA + "#awaitUpdate(ILorg/apache/kafka/common/utils/Timer;)V",
+                    PRODUCER_METADATA + "#add(Ljava/util/Collection;J)Ljava/util/OptionalInt;",
+                    "org/apache/kafka/common/utils/internals/LogContext#<init>(Ljava/lang/String;)V",
+                    "org/apache/kafka/common/utils/Timer#remainingMs()J")),
+            new Shape(PRODUCER_METADATA_40, List.of(
+                    PRODUCER_METADATA + "#<init>(JJJJLorg/apache/kafka/common/utils/LogContext;"
+                            + "Lorg/apache/kafka/common/internals/ClusterResourceListeners;"
+                            + "Lorg/apache/kafka/common/utils/Time;)V",
+                    PRODUCER_METADATA + "#awaitUpdate(IJ)V",
+                    "org/apache/kafka/common/utils/LogContext#<init>(Ljava/lang/String;)V")));
+
+    /** A stand-in and the kafka-clients members it links to (its super constructor and what tells the ABI apart). */
+    private record Shape(String standIn, List<String> members) {
+    }
 
     private final String version;
     private final Constructor<? extends ProducerMetadata> metadataConstructor;
     private final Constructor<?> producerConstructor;
+    private final Field producerMetadata;
 
     private KafkaClientsAbi(String version, Constructor<? extends ProducerMetadata> metadataConstructor,
-                            Constructor<?> producerConstructor) {
+                            Constructor<?> producerConstructor, Field producerMetadata) {
         this.version = version;
         this.metadataConstructor = metadataConstructor;
         this.producerConstructor = producerConstructor;
+        this.producerMetadata = producerMetadata;
     }
 
     /** The ABI found once, or why there is none (kept, so that every creation fails alike, not only the first). */
     private static final class Holder {
-        static final Object CURRENT = selectOrRefusal(kafkaClientsVersion());
+        static final Object CURRENT = selectOrRefusal();
 
-        private static Object selectOrRefusal(String version) {
+        private static Object selectOrRefusal() {
+            String version = kafkaClientsVersion();
             try {
-                return select(version);
+                return select(version, KafkaClientsCompat.refusal(), ProducerMetadata.class);
             } catch (KafkaException e) {
                 return e;
+            } catch (RuntimeException | LinkageError e) {
+                return unsupported(version, e.toString(), e);
             }
         }
     }
@@ -63,7 +143,7 @@ public final class KafkaClientsAbi {
     /**
      * The ABI of the kafka-clients on the class path (checked once).
      *
-     * @throws KafkaException on every call, if that kafka-clients is not supported (the message names it)
+     * @throws KafkaException on every call, if that kafka-clients is not supported (the message names it and why)
      */
     public static KafkaClientsAbi current() {
         Object current = Holder.CURRENT;
@@ -74,84 +154,171 @@ public final class KafkaClientsAbi {
         throw new KafkaException(refusal.getMessage(), refusal.getCause());
     }
 
+    /** Why the kafka-clients on the class path is not supported (the message {@link #current()} throws), or null. */
+    public static String unsupportedReason() {
+        Object current = Holder.CURRENT;
+        return current instanceof KafkaException ? ((KafkaException) current).getMessage() : null;
+    }
+
     /** The version of kafka-clients found, as kafka-clients records it ({@code kafka/kafka-version.properties}). */
     public String version() {
         return version;
     }
 
-    /** The name of the thin {@code ProducerMetadata} subclass chosen for this version. */
+    /** The name of the thin {@code ProducerMetadata} subclass chosen for this kafka-clients. */
     public String standInClass() {
         return metadataConstructor.getDeclaringClass().getName();
     }
 
     /**
-     * The ABI for a kafka-clients {@code version}.
+     * The ABI for a kafka-clients whose {@code ProducerMetadata} is {@code producerMetadata} (the real one, or a
+     * test's look-alike), chosen by shape.
      *
-     * @throws KafkaException if the version is not supported, or the classes found do not have the expected shape
+     * @param version          the version kafka-clients says it is (for messages only), or null
+     * @param senderRefusal    why kmeta's sender cannot run on it ({@link KafkaClientsCompat#refusal()}), or null
+     * @param producerMetadata the class in the role of kafka-clients' {@code ProducerMetadata}
+     * @throws KafkaException if no stand-in fits (the message names the version and what is missing)
      */
-    public static KafkaClientsAbi select(String version) {
-        String thin = thinClassFor(version);
-        if (thin == null) {
-            throw unsupported(version, null);
+    public static KafkaClientsAbi select(String version, String senderRefusal, Class<?> producerMetadata) {
+        if (senderRefusal != null) {
+            throw unsupported(version, senderRefusal, null);
         }
+        ClassLoader loader = producerMetadata.getClassLoader();
+        List<String> misses = new ArrayList<>();
+        List<String> common = missing(COMMON, producerMetadata, loader);
+        Constructor<?> producer = null;
+        Field metadataField = null;
         try {
-            Class<? extends ProducerMetadata> type = Class.forName(thin, true, KafkaClientsAbi.class.getClassLoader())
-                    .asSubclass(ProducerMetadata.class);
-            requireOverrides(type);
-            Constructor<? extends ProducerMetadata> metadata = type.getConstructor(ProducerBridge.class,
-                    long.class, long.class, long.class, long.class);
-            Constructor<?> producer = KafkaProducer.class.getDeclaredConstructor(ProducerConfig.class,
-                    Serializer.class, Serializer.class, ProducerMetadata.class, KafkaClient.class,
-                    ProducerInterceptors.class, ApiVersions.class, Time.class);
+            producer = KafkaProducer.class.getDeclaredConstructor(ProducerConfig.class, Serializer.class,
+                    Serializer.class, ProducerMetadata.class, KafkaClient.class, ProducerInterceptors.class,
+                    ApiVersions.class, Time.class);
             producer.setAccessible(true);
-            return new KafkaClientsAbi(version, metadata, producer);
-        } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
-            throw unsupported(version, e);
+            metadataField = KafkaProducer.class.getDeclaredField("metadata");
+            metadataField.setAccessible(true);
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            common.add("KafkaProducer's (..., ProducerMetadata, KafkaClient, ProducerInterceptors, ApiVersions, Time) "
+                    + "constructor and metadata field: " + e);
         }
+        if (!common.isEmpty()) {
+            throw unsupported(version, "missing " + String.join("; ", common), null);
+        }
+        for (Shape shape : SHAPES) {
+            String simpleName = shape.standIn().substring(shape.standIn().lastIndexOf('.') + 1);
+            List<String> missing = missing(shape.members(), producerMetadata, loader);
+            if (!missing.isEmpty()) {
+                misses.add(simpleName + " needs " + String.join("; ", missing));
+                continue;
+            }
+            try {
+                Class<? extends ProducerMetadata> type = Class.forName(shape.standIn(), true,
+                        KafkaClientsAbi.class.getClassLoader()).asSubclass(ProducerMetadata.class);
+                requireOverrides(type, producerMetadata);
+                return new KafkaClientsAbi(version, type.getConstructor(ProducerBridge.class, long.class, long.class,
+                        long.class, long.class), producer, metadataField);
+            } catch (ReflectiveOperationException | LinkageError | RuntimeException e) {
+                misses.add(simpleName + ": " + e);
+            }
+        }
+        throw unsupported(version, "its ProducerMetadata has none of the shapes kmeta's stand-ins need: "
+                + String.join(" | ", misses), null);
     }
 
     /**
-     * Every public method the thin class declares (but {@link StandIn}'s) overrides one of kafka-clients'
-     * {@code ProducerMetadata}: a method that overrides nothing on this kafka-clients would never be called, and
-     * the producer would fall back to the superclass's empty metadata.
+     * The kafka-clients members the route links to, every shape's included ({@code owner#name descriptor}), for
+     * compat-tests' check that the list covers the compiled code.
+     */
+    public static Set<String> requiredMembers() {
+        Set<String> all = new LinkedHashSet<>(COMMON);
+        SHAPES.forEach(s -> all.addAll(s.members()));
+        return all;
+    }
+
+    /** The members that do not resolve, each with why; {@code ProducerMetadata}'s are looked up on the given class. */
+    private static List<String> missing(List<String> members, Class<?> producerMetadata, ClassLoader loader) {
+        List<String> out = new ArrayList<>();
+        for (String member : members) {
+            try {
+                if (!resolves(member, producerMetadata, loader)) {
+                    out.add(readable(member));
+                }
+            } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+                out.add(readable(member) + " (" + e + ")");
+            }
+        }
+        return out;
+    }
+
+    private static boolean resolves(String member, Class<?> producerMetadata, ClassLoader loader)
+            throws ReflectiveOperationException {
+        int hash = member.indexOf('#');
+        String ownerName = member.substring(0, hash);
+        Class<?> owner = ownerName.equals(PRODUCER_METADATA) ? producerMetadata
+                : Class.forName(ownerName.replace('/', '.'), false, loader);
+        String rest = member.substring(hash + 1);
+        int colon = rest.indexOf(':');
+        if (colon >= 0) {
+            String name = rest.substring(0, colon);
+            for (Class<?> c = owner; c != null; c = c.getSuperclass()) {
+                for (Field f : c.getDeclaredFields()) {
+                    if (f.getName().equals(name) && f.getType().descriptorString().equals(rest.substring(colon + 1))) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+        int paren = rest.indexOf('(');
+        String name = rest.substring(0, paren);
+        MethodType type = MethodType.fromMethodDescriptorString(rest.substring(paren), loader);
+        if (name.equals("<init>")) {
+            for (Constructor<?> k : owner.getDeclaredConstructors()) {
+                if (!Modifier.isPrivate(k.getModifiers()) && List.of(k.getParameterTypes()).equals(type.parameterList())) {
+                    return true;
+                }
+            }
+            return false;
+        }
+        for (Class<?> c = owner; c != null; c = c.getSuperclass()) {
+            for (Method m : c.getDeclaredMethods()) {
+                if (m.getName().equals(name) && m.getReturnType() == type.returnType()
+                        && List.of(m.getParameterTypes()).equals(type.parameterList())) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** {@code owner#name descriptor} as a reader would write it: {@code Owner.name(descriptor)}. */
+    private static String readable(String member) {
+        String owner = member.substring(0, member.indexOf('#'));
+        return owner.substring(owner.lastIndexOf('/') + 1).replace('$', '.') + "."
+                + member.substring(member.indexOf('#') + 1);
+    }
+
+    /**
+     * Every public method the stand-in declares (but {@link StandIn}'s) overrides one of {@code producerMetadata}'s
+     * with the same return type: a method that overrides nothing there would never be called, and the producer would
+     * fall back to the superclass's empty metadata.
      *
      * @throws NoSuchMethodException naming the first method that overrides nothing
      */
-    private static void requireOverrides(Class<? extends ProducerMetadata> type) throws NoSuchMethodException {
-        for (Method m : type.getDeclaredMethods()) {
+    private static void requireOverrides(Class<?> standIn, Class<?> producerMetadata) throws NoSuchMethodException {
+        for (Method m : standIn.getDeclaredMethods()) {
             if (Modifier.isPublic(m.getModifiers()) && !Modifier.isStatic(m.getModifiers()) && !m.isSynthetic()
                     && !m.getName().equals("bridge")) {
-                ProducerMetadata.class.getMethod(m.getName(), m.getParameterTypes());
+                Method overridden = producerMetadata.getMethod(m.getName(), m.getParameterTypes());
+                if (!overridden.getReturnType().isAssignableFrom(m.getReturnType())) {
+                    throw new NoSuchMethodException(overridden + " returns " + overridden.getReturnType().getName());
+                }
             }
         }
     }
 
-    /** The thin class for a version ({@code major.minor[.patch][-suffix]}), or null when none fits. */
-    static String thinClassFor(String version) {
-        String[] parts = version == null ? new String[0] : version.split("[.-]");
-        if (parts.length < 2 || !parts[0].equals("4")) {
-            return null;
-        }
-        switch (parts[1]) {
-            case "0":
-            case "1":
-            case "2":
-            case "3":
-                return PRODUCER_METADATA_40;
-            case "4":
-                return ProducerMetadata44.class.getName();
-            default:
-                return null;
-        }
-    }
-
-    private static KafkaException unsupported(String version, Throwable cause) {
+    private static KafkaException unsupported(String version, String why, Throwable cause) {
         String found = version == null ? "an unknown version" : version;
-        String detail = cause == null ? "" : " (its classes do not have the shape this module was built for: "
-                + cause + ")";
         return new KafkaException("kmeta's KafkaProducer route supports " + SUPPORTED + "; found kafka-clients "
-                + found + " on the class path" + detail + ". Use a supported kafka-clients, or kmeta's "
-                + "KafkaMetadata directly (which does not depend on KafkaProducer's internals)", cause);
+                + found + " on the class path (" + why + ")", cause);
     }
 
     /** kafka-clients' own record of its version, or null. */
@@ -192,6 +359,30 @@ public final class KafkaClientsAbi {
             throw rethrow(e.getCause());
         } catch (ReflectiveOperationException e) {
             throw new KafkaException("Could not construct the KafkaProducer", e);
+        }
+    }
+
+    /**
+     * The record accumulator of a KafkaProducer (its private field {@code accumulator}, as in 4.0-4.4), or null when
+     * it cannot be read: then a re-created topic's vanished partitions' records expire at {@code delivery.timeout.ms}
+     * ({@link StaleQueues}).
+     */
+    Object accumulatorOf(KafkaProducer<?, ?> producer) {
+        try {
+            Field f = KafkaProducer.class.getDeclaredField("accumulator");
+            f.setAccessible(true);
+            return f.get(producer);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** The {@code ProducerMetadata} a KafkaProducer runs on, or null if it cannot be read. */
+    Object metadataOf(KafkaProducer<?, ?> producer) {
+        try {
+            return producerMetadata.get(producer);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
         }
     }
 

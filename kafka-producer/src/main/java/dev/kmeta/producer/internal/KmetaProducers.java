@@ -7,12 +7,13 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.internals.ProducerMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.serialization.Serializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.lang.reflect.Field;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -20,15 +21,20 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Builds a kmeta-backed {@link KafkaProducer}: splits the configuration (kmeta's {@code kmeta.producer.*} keys
  * here, {@code kmeta.*} to kmeta, the rest to the producer as given), takes a kmeta handle (shared per cluster and
  * identity, or private), and constructs the producer through {@link KafkaClientsAbi} with kmeta's
- * {@code ProducerMetadata} stand-in and {@link DiagnosingInterceptor} appended to {@code interceptor.classes}.
+ * {@code ProducerMetadata} stand-in and {@link DiagnosingInterceptor} appended to {@code interceptor.classes}. On a
+ * kafka-clients the route does not support ({@link KafkaClientsAbi#unsupportedReason()}) it returns a stock
+ * KafkaProducer instead, logs one WARN and counts it ({@link #fallbacks()}), unless
+ * {@value #UNSUPPORTED_VERSION}={@value #UNSUPPORTED_FAIL}.
  *
- * <p>Stateless; thread-safe.
+ * <p>Thread-safe; its only state is the fallback count.
  */
+@SuppressKafkaInternalApiUsage("hands kmeta's ProducerMetadata stand-in to KafkaProducer: the route's whole point")
 public final class KmetaProducers {
     private static final Logger log = LoggerFactory.getLogger(KmetaProducers.class);
 
@@ -43,6 +49,17 @@ public final class KmetaProducers {
      */
     public static final long DEFAULT_GIVE_UP_EARLY_MS = 50;
     private static final long MAX_GIVE_UP_EARLY_MS = 1_000;
+    /**
+     * {@code kmeta.producer.unsupported.version}: what {@link #create} does on a kafka-clients the route does not
+     * support: {@value #UNSUPPORTED_FALLBACK} (default: a stock KafkaProducer and a WARN) or {@value #UNSUPPORTED_FAIL}
+     * (a {@link KafkaException} naming the version).
+     */
+    public static final String UNSUPPORTED_VERSION = "kmeta.producer.unsupported.version";
+    /** {@link #UNSUPPORTED_VERSION}'s default: a stock KafkaProducer. */
+    public static final String UNSUPPORTED_FALLBACK = "fallback";
+    /** {@link #UNSUPPORTED_VERSION}'s other value: refuse. */
+    public static final String UNSUPPORTED_FAIL = "fail";
+    private static final AtomicLong FALLBACKS = new AtomicLong();
     private static final String PRODUCER_PREFIX = "kmeta.producer.";
     /** kafka-clients 4.4's asynchronous bootstrap: kmeta bootstraps, the producer's network client must not. */
     private static final String BOOTSTRAP_RESOLVE_TIMEOUT_MS = "bootstrap.resolve.timeout.ms";
@@ -61,9 +78,10 @@ public final class KmetaProducers {
     public static <K, V> Producer<K, V> create(Map<String, ?> props, Serializer<K> keySerializer,
                                                Serializer<V> valueSerializer, HostResolverHook resolver) {
         Objects.requireNonNull(props, "props");
-        KafkaClientsAbi abi = KafkaClientsAbi.current();
         Map<String, Object> all = new HashMap<>();
         props.forEach(all::put);
+        boolean failIfUnsupported = failIfUnsupported(all);
+        RouteMBean.registerOnce();
         Boolean sharedGiven = bool(all, SHARED_METADATA);
         boolean shared = sharedGiven == null || sharedGiven;
         if (resolver != null) {
@@ -75,14 +93,22 @@ public final class KmetaProducers {
             shared = false;
         }
         long giveUpEarlyMs = giveUpEarlyMs(all);
+        String unsupported = KafkaClientsAbi.unsupportedReason();
+        if (unsupported != null) {
+            if (failIfUnsupported) {
+                KafkaClientsAbi.current(); // throws, naming the version
+            }
+            return stock(all, keySerializer, valueSerializer, unsupported);
+        }
+        KafkaClientsAbi abi = KafkaClientsAbi.current();
 
         Map<String, Object> kmetaProps = new HashMap<>();
         Map<String, Object> producerProps = new HashMap<>();
         all.forEach((k, v) -> {
             if (k.startsWith(PRODUCER_PREFIX)) {
-                if (!k.equals(SHARED_METADATA) && !k.equals(GIVE_UP_EARLY_MS)) {
-                    log.warn("Unknown configuration key {} ignored: kmeta's KafkaProducer keys are {} and {}", k,
-                            SHARED_METADATA, GIVE_UP_EARLY_MS);
+                if (!k.equals(SHARED_METADATA) && !k.equals(GIVE_UP_EARLY_MS) && !k.equals(UNSUPPORTED_VERSION)) {
+                    log.warn("Unknown configuration key {} ignored: kmeta's KafkaProducer keys are {}, {} and {}", k,
+                            SHARED_METADATA, GIVE_UP_EARLY_MS, UNSUPPORTED_VERSION);
                 }
             } else if (k.startsWith(MetadataConfig.KMETA_PREFIX)) {
                 kmetaProps.put(k, v);
@@ -110,10 +136,13 @@ public final class KmetaProducers {
         kmetaProps.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, clientId);
 
         KafkaMetadata metadata = start(kmetaProps, shared, resolver);
-        ProducerBridge bridge = new ProducerBridge(metadata, InstanceViews.acquire(metadata, shared),
-                giveUpEarlyMs, config.getLong(ProducerConfig.MAX_BLOCK_MS_CONFIG), "[Producer clientId=" + clientId
+        ProducerBridge bridge = new ProducerBridge(metadata,
+                config.getLong(ProducerConfig.METADATA_MAX_IDLE_CONFIG), giveUpEarlyMs, config.getLong(ProducerConfig.MAX_BLOCK_MS_CONFIG), "[Producer clientId=" + clientId
                 + "] ");
         ref.set(bridge);
+        bridge.recreations.partitioning(config.getClass(ProducerConfig.PARTITIONER_CLASS_CONFIG) != null, // issue 27
+                config.getBoolean(ProducerConfig.PARTITIONER_IGNORE_KEYS_CONFIG),
+                config.getInt(ProducerConfig.BATCH_SIZE_CONFIG));
         try {
             ProducerMetadata standIn = abi.newMetadata(bridge,
                     config.getLong(ProducerConfig.RETRY_BACKOFF_MS_CONFIG),
@@ -121,6 +150,8 @@ public final class KmetaProducers {
                     config.getLong(ProducerConfig.METADATA_MAX_AGE_CONFIG),
                     config.getLong(ProducerConfig.METADATA_MAX_IDLE_CONFIG));
             KafkaProducer<K, V> producer = abi.newProducer(config, keySerializer, valueSerializer, standIn);
+            bridge.recreations.attach(StaleQueues.of(abi, producer, // issue 27
+                    config.getString(ProducerConfig.TRANSACTIONAL_ID_CONFIG) != null));
             log.info("[Producer clientId={}] KafkaProducer on kmeta ({} instance {}, kafka-clients {}, gives up {} ms "
                             + "before max.block.ms)", clientId, shared ? "shared" : "private",
                     metadata.config().clientId(), abi.version(), giveUpEarlyMs);
@@ -129,6 +160,46 @@ public final class KmetaProducers {
             bridge.close();
             throw e;
         }
+    }
+
+    /**
+     * A stock KafkaProducer from the same properties without kmeta's {@code kmeta.*} keys (serializers kept): what
+     * {@link #create} returns on a kafka-clients the route does not support. One WARN line per producer; counted.
+     */
+    private static <K, V> Producer<K, V> stock(Map<String, Object> all, Serializer<K> keySerializer,
+                                               Serializer<V> valueSerializer, String why) {
+        Map<String, Object> producerProps = new HashMap<>();
+        all.forEach((k, v) -> {
+            if (!k.startsWith(MetadataConfig.KMETA_PREFIX)) {
+                producerProps.put(k, v);
+            }
+        });
+        KafkaProducer<K, V> producer = new KafkaProducer<>(producerProps, keySerializer, valueSerializer);
+        long n = FALLBACKS.incrementAndGet();
+        log.warn("[Producer clientId={}] A stock KafkaProducer, not on kmeta: {}. Lost: kmeta's shared metadata (this "
+                        + "producer sends its own Metadata requests) and kmeta's diagnosis of metadata timeouts. "
+                        + "Fallbacks so far: {}. {}={} refuses instead; docs/kafka-producer.md, Upgrading kafka-clients",
+                producerProps.getOrDefault(ProducerConfig.CLIENT_ID_CONFIG, ""), why, n, UNSUPPORTED_VERSION,
+                UNSUPPORTED_FAIL);
+        return producer;
+    }
+
+    /** How many producers {@link #create} made stock (not on kmeta) because kafka-clients is not supported. */
+    public static long fallbacks() {
+        return FALLBACKS.get();
+    }
+
+    private static boolean failIfUnsupported(Map<String, Object> all) {
+        Object v = all.get(UNSUPPORTED_VERSION);
+        if (v == null) {
+            return false;
+        }
+        String s = v.toString().trim().toLowerCase(Locale.ROOT);
+        if (s.equals(UNSUPPORTED_FAIL) || s.equals(UNSUPPORTED_FALLBACK)) {
+            return s.equals(UNSUPPORTED_FAIL);
+        }
+        throw new ConfigException(UNSUPPORTED_VERSION, v, "must be " + UNSUPPORTED_FALLBACK + " or "
+                + UNSUPPORTED_FAIL);
     }
 
     private static KafkaMetadata start(Map<String, Object> kmetaProps, boolean shared, HostResolverHook resolver) {
@@ -202,16 +273,10 @@ public final class KmetaProducers {
      * The bridge of a producer made by {@link #create}, or null for any other producer (tests, diagnostics).
      */
     public static ProducerBridge bridgeOf(Producer<?, ?> producer) {
-        if (!(producer instanceof KafkaProducer)) {
+        if (!(producer instanceof KafkaProducer) || KafkaClientsAbi.unsupportedReason() != null) {
             return null;
         }
-        try {
-            Field f = KafkaProducer.class.getDeclaredField("metadata");
-            f.setAccessible(true);
-            Object metadata = f.get(producer);
-            return metadata instanceof StandIn ? ((StandIn) metadata).bridge() : null;
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            return null;
-        }
+        Object metadata = KafkaClientsAbi.current().metadataOf((KafkaProducer<?, ?>) producer);
+        return metadata instanceof StandIn ? ((StandIn) metadata).bridge() : null;
     }
 }

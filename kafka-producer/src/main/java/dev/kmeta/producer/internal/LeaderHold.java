@@ -12,10 +12,8 @@ import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.sender.KafkaMetadataTimeoutException;
 import org.apache.kafka.common.errors.TimeoutException;
 
-import org.apache.kafka.common.errors.InterruptException;
-
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -29,20 +27,30 @@ import java.util.concurrent.locks.LockSupport;
  * the wait, so for it the topic is held only when every partition's leader is unreachable (a record may land on any
  * of them); a keyed record for one such partition among reachable ones keeps the ordinary expiry, with its diagnosis.
  *
- * <p>How, in KafkaProducer's {@code waitOnMetadata}: {@link #onSend} (the interceptor, just before) arms the sending
- * thread when the verdict is {@link Verdict#UNREACHABLE}; the armed thread's first {@code fetch()} shows the topic
- * absent ({@link #hidesTopic}), never a smaller partition count; the {@code add(topic)} KafkaProducer calls right
- * after holds the send ({@link #holdIfArmed}) and throws kmeta's timeout itself - outside the wait whose
- * TimeoutException KafkaProducer replaces with its own message - or returns, and KafkaProducer's wait goes on to the
- * real view. A send that waited for its topic is armed when it arrives ({@link #topicArrived}), with settling.
+ * <p>How, in KafkaProducer's {@code waitOnMetadata}: {@link SendProtocol} arms the send (HOLD_ARMED) when the
+ * interceptor's onSend finds the verdict {@link Verdict#UNREACHABLE} (or, with settling, when the topic a send waited
+ * for arrived and its leaders are not proven); the armed thread's first {@code fetch()} shows the topic absent, never
+ * a smaller partition count; the {@code add(topic)} KafkaProducer calls right after holds the send ({@link #hold})
+ * and throws kmeta's timeout itself - outside the wait whose TimeoutException KafkaProducer replaces with its own
+ * message - or returns, and KafkaProducer's wait goes on to the real view.
  *
- * <p>One per {@link ProducerBridge}; thread-safe: the per-send state is the sending thread's {@link SendIntent}, the
- * shared state a counter of armed threads (0: {@code fetch()} and {@code add()} read no thread-local) and the
- * producer's network thread. {@link #verdict} is allocation-free (a snapshot read and the leaders' evidence records).
+ * <p>One per {@link ProducerBridge}; keeps no per-send state (the send's topic, partition and start come as
+ * arguments): only the producer's network thread. Thread-safe. {@link #verdict} is allocation-free (a snapshot read
+ * and the leaders' evidence records).
  */
-final class LeaderHold {
+final class LeaderHold implements SendProtocol.Leaders {
     /** How often a held send looks again: reachability shows in the evidence, which wakes nobody. */
     static final long CHECK_MS = 20;
+    /**
+     * How soon a send held with settling first looks again while its leader is being tried, doubling up to
+     * {@link #SETTLE_CHECK_MAX_MS}: the probe's first connection takes a few ms on a reachable leader (tens on a
+     * loaded machine), and a fresh producer's first send waits for it (issue 28: a fixed 20 ms added up to 20 ms).
+     */
+    static final long SETTLE_CHECK_MS = 1;
+    /** The longest interval between looks while settling, for its first {@link #SETTLE_FAST_MS} ms. */
+    static final long SETTLE_CHECK_MAX_MS = 4;
+    /** How long a settling send looks often: past it the leader's first attempt is slow anyway (a dropped SYN). */
+    static final long SETTLE_FAST_MS = 250;
 
     /** What the evidence says of the leaders a record may go to. */
     enum Verdict {
@@ -56,8 +64,8 @@ final class LeaderHold {
 
     private final KafkaMetadata metadata;
     private final long maxBlockMs;
-    /** Threads with a hold pending ({@link SendIntent#armedBy} this). */
-    private final AtomicInteger pending = new AtomicInteger();
+    /** Sends that were held (parked at least once) in {@code send()}. */
+    private final LongAdder held = new LongAdder();
     /** The producer's network thread (callbacks run there: a send from one is never held). */
     private volatile Thread networkThread;
 
@@ -74,82 +82,34 @@ final class LeaderHold {
         }
     }
 
-    /** True while some thread has a hold pending: only then do fetch() and add() look at their thread's intent. */
-    boolean pending() {
-        return pending.get() > 0;
+    /** How many sends were held in {@code send()} (parked at least once, settling or on an unreachable leader). */
+    long held() {
+        return held.sum();
     }
 
-    /** The interceptor filled {@code i} for a new send (its partition, or ANY): arms it if its leaders are unreachable. */
-    void onSend(SendIntent i) {
-        disarm(i);
-        i.sendStartNs = System.nanoTime();
-        if (Thread.currentThread() != networkThread
-                && verdict(metadata, i.sendTopic, i.sendPartition) == Verdict.UNREACHABLE) {
-            arm(i, false);
-        }
+    /** True on the producer's network thread (once its NetworkClient polled). */
+    @Override
+    public boolean isNetworkThread() {
+        return Thread.currentThread() == networkThread;
     }
 
-    /** The send's topic arrived during its wait: arms it, with settling, unless a leader is proven already. */
-    void topicArrived(SendIntent i, String topic) {
-        if (topic.equals(i.sendTopic) && Thread.currentThread() != networkThread
-                && verdict(metadata, topic, i.sendPartition) != Verdict.SENDABLE) {
-            disarm(i);
-            arm(i, true);
-        }
-    }
-
-    /** fetch(): true (once) when this thread's armed send is to see its topic absent; the next add() holds it. */
-    boolean hidesTopic(SendIntent i) {
-        if (!i.armed || i.armedBy != this) {
-            return false;
-        }
-        i.armed = false;
-        i.holdTopic = i.sendTopic;
-        return true;
+    @Override
+    public Verdict verdict(String topic, int partition) {
+        return verdict(metadata, topic, partition);
     }
 
     /**
-     * add(topic): holds this thread's send when the fetch() before hid {@code topic}, until {@code max.block.ms}
-     * from the send.
+     * Holds the send (in the add(topic) after the fetch() that hid its topic) until {@code max.block.ms} from
+     * {@code sendStartNs}.
      *
-     * @throws TimeoutException   kmeta's diagnosed timeout (ADVERTISED_LISTENER_UNREACHABLE)
-     * @throws InterruptException if the thread is interrupted while held (its interrupt status set)
+     * @return kmeta's diagnosed timeout (ADVERTISED_LISTENER_UNREACHABLE); null to let the send through
+     * @throws InterruptedException if the thread is interrupted while held (its interrupt status cleared)
      */
-    void holdIfArmed(SendIntent i, String topic) {
-        if (i.armedBy != this || !topic.equals(i.holdTopic)) {
-            return;
-        }
-        boolean settle = i.settle;
-        disarm(i);
-        i.awaitedVersion = SendIntent.NONE; // the producer's next awaitUpdate lets it look at the real view at once
-        long leftMs = maxBlockMs - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - i.sendStartNs);
-        TimeoutException e;
-        try {
-            e = hold(metadata, topic, i.sendPartition, Deadline.after(Math.max(0, leftMs)), settle, i.sendStartNs);
-        } catch (InterruptedException interrupted) {
-            throw new InterruptException(interrupted);
-        }
-        if (e != null) {
-            throw e;
-        }
-    }
-
-    private void arm(SendIntent i, boolean settle) {
-        i.armed = true;
-        i.settle = settle;
-        i.armedBy = this;
-        pending.incrementAndGet();
-    }
-
-    /** Drops the thread's pending hold, if any (of whichever bridge armed it). */
-    static void disarm(SendIntent i) {
-        LeaderHold by = i.armedBy;
-        if (by != null) {
-            i.armedBy = null;
-            i.armed = false;
-            i.holdTopic = null;
-            by.pending.decrementAndGet();
-        }
+    @Override
+    public TimeoutException hold(String topic, int partition, boolean settle, long sendStartNs)
+            throws InterruptedException {
+        long leftMs = maxBlockMs - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sendStartNs);
+        return hold(metadata, topic, partition, Deadline.after(Math.max(0, leftMs)), settle, sendStartNs, held);
     }
 
     /** The verdict for a record to {@code partition} ({@link MetadataClient#ANY_PARTITION}: any of the topic's). */
@@ -202,8 +162,10 @@ final class LeaderHold {
      * @throws InterruptedException if the thread is interrupted while held (its interrupt status cleared)
      */
     private static TimeoutException hold(KafkaMetadata metadata, String topic, int partition, Deadline deadline,
-                                 boolean settle, long sinceNs) throws InterruptedException {
-        for (;;) {
+                                 boolean settle, long sinceNs, LongAdder held) throws InterruptedException {
+        long settleCheckMs = SETTLE_CHECK_MS;
+        long heldSinceNs = System.nanoTime();
+        for (boolean first = true; ; first = false) {
             Verdict v = verdict(metadata, topic, partition);
             if (v == Verdict.SENDABLE || v == Verdict.UNSETTLED && !settle) {
                 return null;
@@ -212,7 +174,16 @@ final class LeaderHold {
             if (leftNs <= 0) {
                 return v == Verdict.UNREACHABLE ? timeout(metadata, topic, partition, sinceNs) : null;
             }
-            LockSupport.parkNanos(Math.min(leftNs, TimeUnit.MILLISECONDS.toNanos(CHECK_MS)));
+            if (first) {
+                held.increment();
+            }
+            long checkMs = CHECK_MS;
+            if (v == Verdict.UNSETTLED) {
+                boolean fast = System.nanoTime() - heldSinceNs < TimeUnit.MILLISECONDS.toNanos(SETTLE_FAST_MS);
+                checkMs = fast ? settleCheckMs : CHECK_MS;
+                settleCheckMs = Math.min(SETTLE_CHECK_MAX_MS, settleCheckMs * 2);
+            }
+            LockSupport.parkNanos(Math.min(leftNs, TimeUnit.MILLISECONDS.toNanos(checkMs)));
             if (Thread.interrupted()) {
                 throw new InterruptedException("interrupted while waiting for a reachable leader of " + topic);
             }

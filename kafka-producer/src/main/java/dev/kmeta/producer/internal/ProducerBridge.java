@@ -12,6 +12,7 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.protocol.Errors;
@@ -34,8 +35,9 @@ import java.util.concurrent.atomic.LongAdder;
  * Only kafka-clients types that 4.0-4.4 share appear in its signatures.
  *
  * <ul>
- *   <li>The send path stays kmeta's: {@link #add(String)} subscribes (allocation-free on a hit), {@link #fetch()} is
- *   the instance's cached Kafka {@code Cluster} view - except for the first call of a send whose leaders never
+ *   <li>The send path stays kmeta's: {@link #add(String, long)} subscribes (allocation-free on a hit), {@link #fetch()}
+ *   is a Kafka {@code Cluster} view scoped to what the calling thread asks ({@link ProducerViews}: the send's topic on
+ *   a sending thread, this producer's topics on its network thread; never the whole snapshot) - except for the first call of a send whose leaders never
  *   accepted a connection ({@link LeaderHold}): that one sees the topic absent, and the {@code add(topic)} KafkaProducer
  *   makes right after it holds the send until a leader can be reached, or throws kmeta's diagnosed timeout at
  *   {@code max.block.ms} (outside the wait whose TimeoutException KafkaProducer replaces).</li>
@@ -48,9 +50,12 @@ import java.util.concurrent.atomic.LongAdder;
  * </ul>
  *
  * <p>Thread-safe; no method takes a lock (the views' lazy parts excepted, built once per snapshot, off the send
- * path). The per-send state (the topic and partition of the send in progress, kmeta's timeout waiting to be thrown)
- * is kept per thread ({@link SendIntent}), as KafkaProducer calls these methods in sequence on the sending thread.
+ * path). What a send is doing (the topic and partition of the send in progress, a hold, kmeta's timeout waiting to
+ * be thrown) is {@link SendProtocol}'s, kept per thread, as KafkaProducer calls these methods in sequence on the
+ * sending thread; this class asks it at each call.
  */
+@SuppressKafkaInternalApiUsage("answers KafkaProducer's and Sender's ProducerMetadata calls (MetadataSnapshot, "
+        + "Metadata.LeaderIdAndEpoch, Errors) for every stand-in")
 public final class ProducerBridge {
     private static final Logger log = LoggerFactory.getLogger(ProducerBridge.class);
     /**
@@ -58,27 +63,30 @@ public final class ProducerBridge {
      * ({@link #requestUpdate()}): kmeta's answers arrive on kmeta's thread, which cannot wake the producer's.
      */
     static final long SENDER_POLL_MS = 10;
-    private static final ThreadLocal<SendIntent> INTENT = ThreadLocal.withInitial(SendIntent::new);
 
     private final KafkaMetadata metadata;
-    private final InstanceViews views;
+    private final ProducerViews views;
     private final long giveUpEarlyMs;
     private final String logPrefix;
     private final AtomicBoolean closed = new AtomicBoolean();
-    /** The wait timeouts kept for KafkaProducer's next call on each sending thread. */
-    final KeptTimeouts kept = new KeptTimeouts(this);
     private final LeaderHold holds;
+    /** What each sending thread's send is doing: every per-send state ({@link SendProtocol}). */
+    private final SendProtocol protocol;
     /** The kmeta version the producer's network thread asked to see passed; written by that thread only. */
     private volatile int wantedVersion = -1;
     private final LongAdder updateRequests = new LongAdder();
     private final LongAdder leaderHints = new LongAdder();
+    /** Issue 27: the topics this producer saw deleted and re-created ({@link Recreations}). */
+    final Recreations recreations;
 
-    ProducerBridge(KafkaMetadata metadata, InstanceViews views, long giveUpEarlyMs, long maxBlockMs,
+    ProducerBridge(KafkaMetadata metadata, long metadataIdleMs, long giveUpEarlyMs, long maxBlockMs,
                    String logPrefix) {
         this.metadata = metadata;
-        this.views = views;
+        this.views = new ProducerViews(metadata, metadataIdleMs);
         this.giveUpEarlyMs = giveUpEarlyMs;
         this.holds = new LeaderHold(metadata, maxBlockMs);
+        this.recreations = new Recreations(metadata, logPrefix); // issue 27
+        this.protocol = new SendProtocol(new Waits(metadata, recreations), holds, giveUpEarlyMs);
         this.logPrefix = logPrefix;
     }
 
@@ -87,8 +95,8 @@ public final class ProducerBridge {
         return metadata;
     }
 
-    /** The views of the kmeta instance (shared by every producer on a shared instance). */
-    public InstanceViews views() {
+    /** This producer's Kafka views (scoped per send topic and per producer; see {@link ProducerViews}). */
+    public ProducerViews views() {
         return views;
     }
 
@@ -104,15 +112,19 @@ public final class ProducerBridge {
 
     // ------------------------------------------------------------ the send path (application threads)
 
-    /** {@code fetch()}: the Kafka Cluster view of kmeta's current snapshot, built once per snapshot per instance. */
+    /**
+     * {@code fetch()}: on the producer's network thread, the view of this producer's topics; on any other thread, the
+     * view of the topic this thread's send is about (the interceptor's onSend, or the last requestUpdateForTopic, named
+     * it) - never a view of the whole snapshot ({@link ProducerViews}). Allocation-free on a hit.
+     */
     public Cluster fetch() {
-        if (kept.any()) {
-            kept.throwIfKept(INTENT.get()); // KafkaProducer calls fetch() right after awaitUpdate
-        }
-        if (holds.pending() && holds.hidesTopic(INTENT.get())) {
+        if (protocol.fetchHidesTopic()) { // or throws the kept timeout: fetch() comes right after awaitUpdate
             return Cluster.empty(); // waitOnMetadata's first look: the topic is not sendable yet
         }
-        return views.of(metadata).cluster;
+        if (holds.isNetworkThread()) {
+            return views.current().cluster;
+        }
+        return views.forSend(protocol.viewTopic());
     }
 
     /**
@@ -122,48 +134,40 @@ public final class ProducerBridge {
      * @throws TimeoutException  kmeta's diagnosed timeout of a held send (ADVERTISED_LISTENER_UNREACHABLE)
      * @throws InterruptException if the thread is interrupted while held
      */
-    public void add(String topic) {
+    public void add(String topic, long nowMs) {
         if (closed.get()) {
             return;
         }
+        views.add(topic, nowMs);
         metadata.subscribe(topic);
-        if (holds.pending()) {
-            holds.holdIfArmed(INTENT.get(), topic);
-        }
+        protocol.add(topic);
     }
 
     /**
      * {@code add(topics, now)} (4.4, before sendOffsetsToTransaction): subscribes every topic; empty when all are
      * known, else the version the following awaitUpdate waits past (a version wait, as kafka-clients does).
      */
-    public OptionalInt add(Collection<String> topics) {
+    public OptionalInt add(Collection<String> topics, long nowMs) {
         int version = metadata.fetch().version();
         boolean missing = false;
         for (String topic : topics) {
-            if (!closed.get() && !metadata.subscribe(topic)) {
-                missing = true;
+            if (!closed.get()) {
+                views.add(topic, nowMs);
+                if (!metadata.subscribe(topic)) {
+                    missing = true;
+                }
             }
         }
         if (!missing) {
             return OptionalInt.empty();
         }
-        SendIntent i = INTENT.get();
-        KeptTimeouts.drop(i);
-        i.bridge = this;
-        i.topic = null;
+        protocol.versionWait();
         return OptionalInt.of(version);
     }
 
     /** {@code requestUpdateForTopic(topic)}: notes the topic this thread waits for; kmeta asks for it on its own. */
     public int requestUpdateForTopic(String topic) {
-        SendIntent i = INTENT.get();
-        KeptTimeouts.drop(i);
-        if (i.bridge != this || !topic.equals(i.topic)) {
-            i.bridge = this;
-            i.topic = topic;
-            i.awaitedVersion = SendIntent.NONE;
-        }
-        i.requestedAtNs = System.nanoTime();
+        protocol.requestUpdateForTopic(topic);
         return metadata.fetch().version();
     }
 
@@ -179,46 +183,12 @@ public final class ProducerBridge {
      * @throws KafkaException       a topic refusal or a fatal error (Kafka's types, kmeta's message)
      */
     public void awaitUpdate(int version, long timeoutMs) throws InterruptedException {
-        SendIntent i = INTENT.get();
-        try {
-            if (i.bridge != this || i.topic == null) {
-                metadata.awaitUpdate(version, Math.max(0, timeoutMs));
-                return;
-            }
-            String topic = i.topic;
-            long sinceRequestMs = (System.nanoTime() - i.requestedAtNs) / 1_000_000;
-            Deadline deadline = Deadline.after(Math.max(0, timeoutMs - giveUpEarlyMs - sinceRequestMs));
-            TopicMetadata t = metadata.fetch().topic(topic);
-            if (t == null || t.partitionCount() == 0) {
-                i.awaitedVersion = version;
-                metadata.awaitTopic(topic, MetadataClient.ANY_PARTITION, deadline);
-                if (i.sendBridge == this) {
-                    holds.topicArrived(i, topic);
-                }
-            } else if (i.awaitedVersion != version) {
-                // The producer has not looked at this version yet: let it.
-                i.awaitedVersion = version;
-            } else {
-                int asked = i.sendBridge == this && topic.equals(i.sendTopic) ? i.sendPartition : -1;
-                metadata.awaitTopic(topic, Math.max(t.partitionCount(), asked), deadline);
-            }
-        } catch (TimeoutException e) {
-            if (i.bridge == this && i.topic != null) {
-                kept.keep(i, e); // thrown by the fetch() KafkaProducer makes next, before it reads its own clock
-            } else {
-                throw e;
-            }
-        } catch (InterruptException e) {
-            Thread.interrupted(); // InterruptedException's contract; KafkaProducer's InterruptException sets it again
-            InterruptedException interrupted = new InterruptedException(e.getMessage());
-            interrupted.initCause(e);
-            throw interrupted;
-        }
+        protocol.awaitUpdate(version, timeoutMs);
     }
 
     /** Throws kmeta's timeout for {@code topic} kept by this thread's last awaitUpdate, once. */
     public void maybeThrowExceptionForTopic(String topic) {
-        TimeoutException e = kept.take(INTENT.get(), topic);
+        TimeoutException e = protocol.takeTimeout(topic);
         if (e != null) {
             throw e;
         }
@@ -229,9 +199,8 @@ public final class ProducerBridge {
      * the topic, or null; the same on two calls in a row (KafkaProducer's fallback message reads it twice).
      */
     public Errors getError(String topic) {
-        SendIntent i = INTENT.get();
-        TimeoutException e = i.error;
-        if (e == null || i.bridge != this || !topic.equals(i.topic)) {
+        TimeoutException e = protocol.peekTimeout(topic);
+        if (e == null) {
             return null;
         }
         return Diagnosis.from(e).map(d -> DiagnosingInterceptor.errorFor(d.cause())).orElse(null);
@@ -243,36 +212,29 @@ public final class ProducerBridge {
      * the producer's network thread. Allocation-free.
      */
     void onSend(String topic, Integer partition) {
-        SendIntent i = INTENT.get();
-        LeaderHold.disarm(i);
-        i.sendBridge = this;
-        i.sendTopic = topic;
-        i.sendPartition = partition == null ? MetadataClient.ANY_PARTITION : partition;
-        if (!closed.get()) {
-            holds.onSend(i);
-        }
+        protocol.onSend(topic, partition == null ? MetadataClient.ANY_PARTITION : partition, !closed.get());
     }
 
     /** kmeta's timeout this thread's last awaitUpdate kept for {@code topic} and KafkaProducer did not throw. */
     TimeoutException keptTimeout(String topic) {
-        return kept.take(INTENT.get(), topic);
+        return protocol.takeTimeout(topic);
     }
 
     // ------------------------------------------------------------ the producer's network thread
 
-    /** {@code fetchMetadataSnapshot()}: built once per kmeta snapshot per instance. */
+    /** {@code fetchMetadataSnapshot()}: this producer's topics, rebuilt only when one of them or the brokers changed. */
     public MetadataSnapshot fetchMetadataSnapshot() {
-        return views.of(metadata).snapshot();
+        return views.current().snapshot;
     }
 
-    /** {@code topicIds()}. */
+    /** {@code topicIds()}: of this producer's topics. */
     public Map<String, Uuid> topicIds() {
-        return views.of(metadata).topicIds();
+        return views.current().topicIds;
     }
 
-    /** {@code topicNames()}. */
+    /** {@code topicNames()}: of this producer's topics. */
     public Map<Uuid, String> topicNames() {
-        return views.of(metadata).topicNames();
+        return views.current().topicNames();
     }
 
     /**
@@ -301,6 +263,12 @@ public final class ProducerBridge {
         return updateRequests.sum();
     }
 
+    // issue 28 (wt-worse): one accessor, for tests and the first-send harness
+    /** How many of this producer's sends were held in {@code send()} for their leader ({@link LeaderHold}). */
+    public long leaderHolds() {
+        return holds.held();
+    }
+
     /** How many KIP-951 leader hints from produce answers this producer passed to kmeta. */
     public long leaderHints() {
         return leaderHints.sum();
@@ -309,6 +277,7 @@ public final class ProducerBridge {
     /** {@code timeToNextUpdate(now)}: never 0, so the producer's NetworkClient never sends a Metadata request. */
     public long timeToNextUpdate() {
         holds.onNetworkThread(); // only the producer's NetworkClient asks
+        recreations.onNetworkThread(); // issue 27: fail what is queued for a re-created topic's vanished partitions
         return closed.get() || metadata.fetch().version() > wantedVersion ? Long.MAX_VALUE : SENDER_POLL_MS;
     }
 
@@ -371,9 +340,33 @@ public final class ProducerBridge {
             try {
                 metadata.close();
             } finally {
-                views.release();
+                views.close();
             }
             log.debug("{}kmeta handle released", logPrefix);
+        }
+    }
+
+    /** The waits the send protocol asks of kmeta: this producer's handle, and its re-created topics (issue 27). */
+    private record Waits(KafkaMetadata metadata, Recreations recreations) implements SendProtocol.Waits {
+        @Override
+        public int partitionCount(String topic) {
+            TopicMetadata t = metadata.fetch().topic(topic);
+            return t == null ? -1 : t.partitionCount();
+        }
+
+        @Override
+        public TimeoutException beyondCount(String topic, int partition) {
+            return recreations.beyondCount(topic, partition);
+        }
+
+        @Override
+        public void awaitTopic(String topic, int partition, Deadline deadline) {
+            metadata.awaitTopic(topic, partition, deadline);
+        }
+
+        @Override
+        public void awaitVersion(int version, long timeoutMs) {
+            metadata.awaitUpdate(version, timeoutMs);
         }
     }
 

@@ -87,6 +87,7 @@ final class AnswerBook {
         recordOtherAnswers(request, response, next, result.changedTopics, nowMs);
         WorldChanges.log(log, state.clientId, before, next, result, state.counters);
         trackLeaderless(request.topics(), result.changedTopics, next);
+        machine.newTopicsAnswered(request.topics(), next);
         retryUnansweredWaits(request, next, result.changedTopics);
         machine.onSuccess(request, isNews(before, next, result), nowMs);
     }

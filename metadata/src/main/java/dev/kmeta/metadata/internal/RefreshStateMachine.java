@@ -116,6 +116,22 @@ final class RefreshStateMachine {
         wantUpdate(leaderless ? "leaderless partitions in " : "invalidated ", topic);
     }
 
+    /**
+     * The answer to a request that asked for {@code asked} is applied: a topic it asked for and {@code next} now has
+     * is no longer new, even if it was asked for again while the request was in flight (a send subscribes and then
+     * waits, each telling the sender; issue 28: a fresh producer's first request, which carries its topic, was
+     * followed by a second request for the same topic that brought no news).
+     */
+    void newTopicsAnswered(Collection<String> asked, dev.kmeta.cluster.Cluster next) {
+        if (pendingNew.isEmpty()) {
+            return;
+        }
+        pendingNew.removeIf(t -> {
+            dev.kmeta.cluster.TopicMetadata known = next.topic(t);
+            return known != null && known.partitionCount() > 0 && asked.contains(t);
+        });
+    }
+
     /** Forgets a topic that left the subscription. */
     void forget(String topic) {
         pendingNew.remove(topic);

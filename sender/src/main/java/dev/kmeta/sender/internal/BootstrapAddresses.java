@@ -7,6 +7,7 @@ import dev.kmeta.metadata.internal.EvidenceRecorder;
 import dev.kmeta.metadata.internal.Failures;
 import org.apache.kafka.clients.KafkaClient;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +21,8 @@ import java.util.function.Supplier;
  * <p>Confined to the sender thread, except {@link #failure()} and {@link #resolveTimeouts()}, which any thread may
  * read.
  */
+@SuppressKafkaInternalApiUsage("drops the NetworkClient's connections (KafkaClient) when it re-resolves the "
+        + "bootstrap names")
 final class BootstrapAddresses {
     private final MetadataConfig config;
     private final EvidenceRecorder evidence;

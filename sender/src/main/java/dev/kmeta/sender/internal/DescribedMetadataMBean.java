@@ -21,6 +21,11 @@ final class DescribedMetadataMBean extends StandardMBean {
     /** Attribute name to description. Every attribute of {@link KafkaMetadataMXBean} has one (JmxTest checks). */
     static final Map<String, String> ATTRIBUTES = Map.ofEntries(
             Map.entry("ClientId", "The instance's client.id (of the first creator, for a shared instance)."),
+            Map.entry("Sharing", "shared: an instance shared by the users of one cluster and security identity "
+                    + "(KafkaMetadata.shared, KmetaProducer), whose ClientId and log prefix are its first user's; "
+                    + "else private."),
+            Map.entry("Users", "The client.id of each open handle on the instance, in the order they came: a shared "
+                    + "instance's producers and other users; a private one's creator alone."),
             Map.entry("MetadataAgeSeconds", "seconds (ms precision): since the last applied answer to a full metadata "
                     + "request (the first one, requestUpdate(), every metadata.max.age.ms): no subscribed topic's "
                     + "metadata is older. Before the first full answer: since the instance started. As kafka-clients' "

@@ -6,6 +6,7 @@ import org.apache.kafka.clients.MetadataUpdater;
 import org.apache.kafka.clients.NetworkClient;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
@@ -32,6 +33,8 @@ import java.util.List;
  * <p>Thread-safe: written only by {@link #detect()}, during {@link KafkaClientsCompat}'s class initialisation, and
  * read-only after it (class initialisation publishes it).
  */
+@SuppressKafkaInternalApiUsage("finds the NetworkClient, record and produce-request calls that differ between "
+        + "kafka-clients versions")
 final class DetectedKafkaClients {
     private static final MethodHandles.Lookup LOOKUP = MethodHandles.publicLookup();
 
@@ -66,7 +69,7 @@ final class DetectedKafkaClients {
             Integer vsOldest = KafkaClientsCompat.compareMinor(abi.version, KafkaClientsCompat.OLDEST);
             if (vsOldest != null && vsOldest < 0) {
                 abi.refusal = "kmeta needs kafka-clients " + KafkaClientsCompat.SUPPORTED + "; found " + found
-                        + ". Upgrade kafka-clients to 4.0 or newer.";
+                        + ". Upgrade kafka-clients to " + KafkaClientsCompat.OLDEST + " or newer.";
                 return abi;
             }
             List<String> missing = new ArrayList<>();

@@ -2,6 +2,7 @@ package dev.kmeta.sender.internal;
 
 import org.apache.kafka.clients.ApiVersions;
 import org.apache.kafka.clients.NodeApiVersions;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 
 /**
  * The {@link ApiVersions} of kmeta's own {@code NetworkClient}, which also tells, for the disconnect being reported,
@@ -12,6 +13,8 @@ import org.apache.kafka.clients.NodeApiVersions;
  *
  * <p>Used by the sender thread only (the one that polls the client); the superclass's own locking is kept.
  */
+@SuppressKafkaInternalApiUsage("extends ApiVersions to learn which connections finished their ApiVersions exchange "
+        + "(KIP-1242 refusals)")
 final class HandshakeTracker extends ApiVersions {
     private String lastRemoved;
     private boolean lastRemovedHadVersions;

@@ -6,6 +6,7 @@ import dev.kmeta.metadata.internal.EvidenceRecorder;
 import dev.kmeta.metadata.internal.MetadataManager;
 import org.apache.kafka.clients.KafkaClient;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,6 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Confined to the sender thread, except {@link #count()}, which any thread may read.
  */
+@SuppressKafkaInternalApiUsage("reads the client's (KafkaClient) connection states to pin a KIP-1242 refusal on the "
+        + "right broker")
 final class IdentityRefusals {
     /** The driver's logger, as when this was part of it: log settings and captures name {@code MetadataDriver}. */
     private static final Logger log = LoggerFactory.getLogger(MetadataDriver.class);

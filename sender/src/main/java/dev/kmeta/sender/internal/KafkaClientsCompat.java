@@ -6,6 +6,7 @@ import org.apache.kafka.clients.MetadataUpdater;
 import org.apache.kafka.clients.NetworkClient;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.message.ProduceRequestData.PartitionProduceData;
@@ -24,7 +25,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * Everything kmeta does differently per kafka-clients version, in one place, chosen once at class initialisation
  * from what the kafka-clients on the class path actually has (by shape, not by version number). The rest of kmeta's
- * main code uses only kafka-clients classes and members that are the same in 4.0 to 4.4 (a test checks every
+ * main code uses only kafka-clients classes and members that are the same in every supported version (a test checks every
  * reference of the compiled code against each version's jar).
  *
  * <p>What differs (4.0-4.3 vs 4.4):
@@ -42,9 +43,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       ({@code metadata.cluster.check.enable}); before 4.4 nothing is sent and the key has no effect.</li>
  * </ul>
  *
- * <p>Versions: 4.0.x to 4.4.x are supported and tested. Below 4.0, {@link #requireSupported()} refuses with a
- * {@link KafkaException} naming the version found. A version above 4.4 (or one that does not say, e.g. a shaded
- * jar) gets a WARN once and a try: it works as long as the shapes above are found, and fails at creation, naming
+ * <p>Versions: {@link #OLDEST} to {@link #NEWEST} are supported and tested. Below, {@link #requireSupported()}
+ * refuses with a {@link KafkaException} naming the version found. A newer version (or one that does not say, e.g. a
+ * shaded jar) gets a WARN once and a try: it works as long as the shapes above are found, and fails at creation, naming
  * the version and what is missing, if not.
  *
  * <p>What was found (version, jar, method handles, refusal) is a {@link DetectedKafkaClients}, made once here.
@@ -52,15 +53,20 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Public only for kmeta's own modules (examples, cli, kafka-producer); not an API. Thread-safe (immutable after
  * class initialisation).
  */
+@SuppressKafkaInternalApiUsage("kmeta's wire is kafka-clients' NetworkClient: its version-specific calls are made here")
 public final class KafkaClientsCompat {
     private static final Logger log = LoggerFactory.getLogger(KafkaClientsCompat.class);
 
-    /** The oldest supported kafka-clients (major, minor). */
-    static final int[] OLDEST = {4, 0};
-    /** The newest tested kafka-clients (major, minor); newer ones are tried with a WARN. */
-    static final int[] NEWEST = {4, 4};
-    /** How the supported range reads in messages and docs. */
-    public static final String SUPPORTED = "4.0 to 4.4";
+    /**
+     * The oldest kafka-clients (major.minor) kmeta supports and tests. With {@link #NEWEST}, the one statement of
+     * the supported range in kmeta's code: the KafkaProducer route's {@code KafkaClientsAbi}, the build's tested
+     * versions and the docs take it from here (compat-tests' {@code SupportedRangeTest} fails when they differ).
+     */
+    public static final String OLDEST = "4.0";
+    /** The newest kafka-clients (major.minor) kmeta is tested with; newer ones are tried with a WARN. */
+    public static final String NEWEST = "4.4";
+    /** How the supported range reads in messages ("4.0 to 4.4"). */
+    public static final String SUPPORTED = OLDEST + " to " + NEWEST;
 
     private static final DetectedKafkaClients ABI = DetectedKafkaClients.detect();
     private static final AtomicBoolean WARNED = new AtomicBoolean();
@@ -202,16 +208,31 @@ public final class KafkaClientsCompat {
         }
     }
 
-    /** Compares a "major.minor[.patch][-suffix]" version with (major, minor); null if it does not parse. */
-    static Integer compareMinor(String version, int[] majorMinor) {
-        String[] parts = version.split("[.-]");
+    /**
+     * Why kmeta cannot run on the kafka-clients on the class path (the message {@link #requireSupported()} throws),
+     * or null if it can.
+     */
+    public static String refusal() {
+        return ABI.refusal;
+    }
+
+    /** Compares a "major.minor[.patch][-suffix]" version with "major.minor"; null if either does not parse. */
+    public static Integer compareMinor(String version, String majorMinor) {
+        int[] other = majorMinor(majorMinor);
+        int[] own = majorMinor(version);
+        if (own == null || other == null) {
+            return null;
+        }
+        return own[0] != other[0] ? Integer.compare(own[0], other[0]) : Integer.compare(own[1], other[1]);
+    }
+
+    private static int[] majorMinor(String version) {
+        String[] parts = version == null ? new String[0] : version.split("[.-]");
         if (parts.length < 2) {
             return null;
         }
         try {
-            int major = Integer.parseInt(parts[0]);
-            int minor = Integer.parseInt(parts[1]);
-            return major != majorMinor[0] ? Integer.compare(major, majorMinor[0]) : Integer.compare(minor, majorMinor[1]);
+            return new int[] {Integer.parseInt(parts[0]), Integer.parseInt(parts[1])};
         } catch (NumberFormatException e) {
             return null;
         }

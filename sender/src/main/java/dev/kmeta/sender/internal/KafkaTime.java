@@ -1,6 +1,7 @@
 package dev.kmeta.sender.internal;
 
 import dev.kmeta.metadata.Ticker;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.Utils;
 
@@ -16,6 +17,7 @@ import java.util.function.Supplier;
  *
  * <p>Thread-safe, as the ticker is.
  */
+@SuppressKafkaInternalApiUsage("kmeta's clock as the common.utils.Time that NetworkClient takes")
 final class KafkaTime implements Time {
     private final Ticker ticker;
 

@@ -7,6 +7,7 @@ import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.metadata.internal.EvidenceRecorder;
 import org.apache.kafka.clients.KafkaClient;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,21 +32,34 @@ import java.util.concurrent.atomic.AtomicLong;
  * probe would make is usually the producer's already.
  *
  * <p>The watch list is rebuilt from the snapshot when its version moved, at most every {@value #SCAN_INTERVAL_MS} ms
- * (it reads leader ids until every node is found, see {@link #leaders}); between rebuilds a run is a few map lookups
- * per watched leader, and nothing when none is watched. Connections it opens stay open like the sender's own.
+ * (it reads leader ids until every node is found, see {@link #leaders}) - except that a rebuild that read at most
+ * {@value #CHEAP_SCAN_READS} partitions is repeated at every new version, and a snapshot naming a broker the probe has
+ * not seen at its address yet is scanned at once: a fresh instance's first answer (or a new broker) must not
+ * wait out the interval, as a send may be waiting for the probe's first attempt to a leader it just learned (a fresh
+ * producer's first send was held 251 ms for it, issue 28). Between rebuilds a run is a few map lookups per watched
+ * leader and one per node while a rebuild is deferred, and nothing when none is watched. Connections it opens stay
+ * open like the sender's own.
  *
  * <p>Confined to the thread that polls the client; {@link #probes()} may be read from any thread.
  */
+@SuppressKafkaInternalApiUsage("probes leader connections on the kafka-clients NetworkClient (KafkaClient) kmeta "
+        + "sends on")
 final class LeaderProbe {
     private static final Logger log = LoggerFactory.getLogger(LeaderProbe.class);
     static final long SCAN_INTERVAL_MS = 250;
+    /** A scan that read at most this many partitions is cheap enough to repeat at every new version. */
+    static final int CHEAP_SCAN_READS = 4_096;
 
     private final String clientId;
     private final EvidenceRecorder evidence;
     private final Map<Integer, Node> watched = new HashMap<>();
     private final AtomicLong probes = new AtomicLong();
+    /** The nodes (id and address) of the snapshots scanned so far: a node not among them makes a scan due at once. */
+    private final Map<Integer, dev.kmeta.cluster.Node> seen = new HashMap<>();
     private int scannedVersion = -1;
     private long lastScanMs = Long.MIN_VALUE / 2;
+    /** Partitions the last scan read ({@link #leaders}); until the first scan, none. */
+    private int lastScanReads;
 
     LeaderProbe(String clientId, EvidenceRecorder evidence) {
         this.clientId = clientId;
@@ -72,13 +86,16 @@ final class LeaderProbe {
      * @param netNowMs the client's clock
      */
     long run(KafkaClient client, Cluster snapshot, long nowMs, long netNowMs) {
-        if (snapshot.version() != scannedVersion && nowMs - lastScanMs >= SCAN_INTERVAL_MS) {
+        if (snapshot.version() != scannedVersion
+                && (nowMs - lastScanMs >= SCAN_INTERVAL_MS || lastScanReads <= CHEAP_SCAN_READS
+                || namesAnUnseenNode(snapshot))) {
             scan(snapshot, nowMs);
         }
+        long nextMs = snapshot.version() != scannedVersion
+                ? Math.max(0, lastScanMs + SCAN_INTERVAL_MS - nowMs) : Long.MAX_VALUE;
         if (watched.isEmpty()) {
-            return snapshot.version() != scannedVersion ? SCAN_INTERVAL_MS : Long.MAX_VALUE;
+            return nextMs;
         }
-        long nextMs = snapshot.version() != scannedVersion ? SCAN_INTERVAL_MS : Long.MAX_VALUE;
         for (Iterator<Node> it = watched.values().iterator(); it.hasNext(); ) {
             Node n = it.next();
             if (snapshot.node(n.id()) == null) {
@@ -121,25 +138,51 @@ final class LeaderProbe {
      * 100k partitions the largest allocation of a full answer's step (bench FullAnswer).
      */
     static Set<Integer> leaders(Cluster snapshot) {
+        return leaders(snapshot, new int[1]);
+    }
+
+    /** {@link #leaders(Cluster)}, counting the partitions read into {@code reads[0]}. */
+    static Set<Integer> leaders(Cluster snapshot, int[] reads) {
         int nodes = snapshot.nodes().size();
         Set<Integer> found = new HashSet<>();
+        int read = 0;
         for (String name : snapshot.topicNames()) {
             TopicMetadata t = snapshot.topic(name);
             for (int i = 0, n = t.partitionCount(); i < n; i++) {
                 PartitionMetadata p = t.partition(i);
+                read++;
                 if (p.hasLeader() && found.add(p.leaderId()) && found.size() == nodes) {
+                    reads[0] = read;
                     return found; // a leader is always one of the snapshot's nodes (Cluster's input rules)
                 }
             }
         }
+        reads[0] = read;
         return found;
+    }
+
+    /** True when the snapshot has a node that no scan saw at its current address (a few lookups per node). */
+    private boolean namesAnUnseenNode(Cluster snapshot) {
+        for (dev.kmeta.cluster.Node n : snapshot.nodes()) {
+            dev.kmeta.cluster.Node s = seen.get(n.id());
+            if (s == null || s.port() != n.port() || !s.host().equals(n.host())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Rebuilds the watch list: the snapshot's leaders not proven at their current address. */
     private void scan(Cluster snapshot, long nowMs) {
         scannedVersion = snapshot.version();
         lastScanMs = nowMs;
-        Set<Integer> leaders = leaders(snapshot);
+        seen.clear();
+        for (dev.kmeta.cluster.Node n : snapshot.nodes()) {
+            seen.put(n.id(), n);
+        }
+        int[] reads = new int[1];
+        Set<Integer> leaders = leaders(snapshot, reads);
+        lastScanReads = reads[0];
         watched.keySet().removeIf(id -> !leaders.contains(id));
         for (dev.kmeta.cluster.Node n : snapshot.nodes()) {
             if (n.id() < 0 || !leaders.contains(n.id())) {

@@ -10,7 +10,9 @@ import dev.kmeta.metadata.internal.RefreshRequest;
 import dev.kmeta.metadata.internal.RefreshResponse;
 import org.apache.kafka.clients.KafkaClient;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.apache.kafka.common.errors.AuthenticationException;
+import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.slf4j.Logger;
@@ -57,6 +59,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link #bootstrapResolveTimeouts()}, {@link #bootstrapFailure()} and {@link #leaderProbes()} may be read from any
  * thread.
  */
+@SuppressKafkaInternalApiUsage("sends Metadata requests on a KafkaClient and reads MetadataResponse: kmeta's wire "
+        + "is kafka-clients' own")
 public final class MetadataDriver implements NodeProvider.Listener {
     private static final Logger log = LoggerFactory.getLogger(MetadataDriver.class);
     static final long MAX_POLL_MS = 1_000;
@@ -74,6 +78,10 @@ public final class MetadataDriver implements NodeProvider.Listener {
     private KafkaClient client;
     /** Ticker ms since a refresh is wanted without an answer (the rebootstrap trigger's clock); -1: not wanted. */
     private long wantingSinceMs = -1;
+    private static final long NO_STEP = Long.MIN_VALUE;
+    /** The manager's time of the first step that found the start-up request due ({@link #startupGraceLeftMs}). */
+    private long firstStepMs = NO_STEP;
+    private boolean startupGraceOver;
 
     MetadataDriver(MetadataManager manager, MetadataConfig config, RecordingResolver resolver,
                    EvidenceRecorder evidence) {
@@ -156,6 +164,12 @@ public final class MetadataDriver implements NodeProvider.Listener {
             long probeMs = manager.isClosed() ? Long.MAX_VALUE
                     : probe.run(client, manager.fetch(), nowMs, clientNowMs);
             if (!requests.inFlight() && waitMs == 0) {
+                long graceMs = startupGraceLeftMs(nowMs);
+                if (graceMs > 0) {
+                    // the connection gets ready meanwhile, so that the first topic's request goes out at once
+                    long connectMs = requests.trySend(client, nowMs, clientNowMs, true);
+                    return Math.max(0, Math.min(Math.min(graceMs, connectMs), Math.min(probeMs, MAX_POLL_MS)));
+                }
                 return Math.min(trySend(nowMs, clientNowMs), Math.max(0, probeMs));
             }
             if (!requests.inFlight() && manager.state() == RefreshState.STABLE) {
@@ -168,6 +182,32 @@ public final class MetadataDriver implements NodeProvider.Listener {
             log.error("[{}] unexpected error in the metadata sender; going on", config.clientId(), e);
             return config.retryBackoffMs();
         }
+    }
+
+    /**
+     * Ms the instance's first request still waits for a first topic: while nothing is subscribed and nobody waits,
+     * at most {@code retry.backoff.ms} from the first step. A producer that sends right after it was created then
+     * asks for its topic in the first request, as a stock producer does (its client asks when its connection is
+     * ready), instead of a topicless start-up request followed by one for the topic (issue 28: one extra Metadata
+     * request per new producer). 0 once a request went out, a topic is subscribed or a thread waits.
+     */
+    private long startupGraceLeftMs(long nowMs) {
+        if (startupGraceOver) {
+            return 0;
+        }
+        if (manager.counters().requestsSent() > 0 || !manager.subscribedTopics().isEmpty()
+                || manager.counters().waitersNow() > 0) {
+            startupGraceOver = true;
+            return 0;
+        }
+        if (firstStepMs == NO_STEP) {
+            firstStepMs = nowMs;
+        }
+        long leftMs = firstStepMs + config.retryBackoffMs() - nowMs;
+        if (leftMs <= 0) {
+            startupGraceOver = true;
+        }
+        return Math.max(0, leftMs);
     }
 
     /** A request is due: the rebootstrap clock starts if it was not running, and the request goes out. */
@@ -192,10 +232,30 @@ public final class MetadataDriver implements NodeProvider.Listener {
         // The evidence first, then the snapshot: a thread that sees the snapshot this answer brings also sees that
         // this address answered (the manager publishes the snapshot with a volatile store and wakes its waiters).
         evidence.answer(record, nowMs);
+        brokersAtTheAnsweringAddress(response, record, nowMs);
         manager.onResponse(request, translated, nowMs);
         if (manager.inFlight() == null && manager.fetch().nodes().size() > 0) {
             wantingSinceMs = -1;
             nodes.setNodes(kafkaNodes());
+        }
+    }
+
+    /**
+     * A broker the answer advertises at the very address that just answered (a bootstrap address that is a broker's
+     * own, the usual single-broker or one-address setup) is proven reachable now: recorded as connected, so that
+     * neither the {@link LeaderProbe} nor a send waiting for the probe's verdict waits for a second connection to it.
+     */
+    private void brokersAtTheAnsweringAddress(MetadataResponse response, ConnectionEvidence.Record answered,
+                                             long nowMs) {
+        for (MetadataResponseData.MetadataResponseBroker b : response.data().brokers()) {
+            if (b.nodeId() >= 0 && answered.isAt(b.host(), b.port())) {
+                ConnectionEvidence.Record broker = evidence.broker(b.nodeId());
+                if (broker == null || !broker.isAt(b.host(), b.port()) || !broker.everConnected()
+                        || broker.failingNow()) {
+                    evidence.connected(evidence.record(Integer.toString(b.nodeId()), answered.address(), false),
+                            nowMs);
+                }
+            }
         }
     }
 

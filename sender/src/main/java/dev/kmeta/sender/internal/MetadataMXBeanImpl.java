@@ -6,8 +6,10 @@ import dev.kmeta.metadata.internal.MetadataManager;
 import dev.kmeta.sender.KafkaMetadataMXBean;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * The MBean of one instance: reads the manager's counters, ages and snapshot, and the sender's rebootstrap count and
@@ -23,9 +25,14 @@ final class MetadataMXBeanImpl implements KafkaMetadataMXBean {
     private final Counters counters;
     private final LongSupplier rebootstraps;
     private final MetadataDriver driver;
+    private final boolean shared;
+    private final Supplier<List<String>> users;
 
-    MetadataMXBeanImpl(String clientId, MetadataManager manager, LongSupplier rebootstraps, MetadataDriver driver) {
+    MetadataMXBeanImpl(String clientId, MetadataManager manager, LongSupplier rebootstraps, MetadataDriver driver,
+                       boolean shared, Supplier<List<String>> users) {
         this.clientId = clientId;
+        this.shared = shared;
+        this.users = users;
         this.manager = manager;
         this.counters = manager.counters();
         this.rebootstraps = rebootstraps;
@@ -35,6 +42,16 @@ final class MetadataMXBeanImpl implements KafkaMetadataMXBean {
     @Override
     public String getClientId() {
         return clientId;
+    }
+
+    @Override
+    public String getSharing() {
+        return shared ? "shared" : "private";
+    }
+
+    @Override
+    public List<String> getUsers() {
+        return users.get();
     }
 
     @Override

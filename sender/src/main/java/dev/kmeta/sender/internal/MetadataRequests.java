@@ -9,6 +9,7 @@ import org.apache.kafka.clients.ClientRequest;
 import org.apache.kafka.clients.ClientResponse;
 import org.apache.kafka.clients.KafkaClient;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.apache.kafka.common.requests.MetadataRequest;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.slf4j.Logger;
@@ -26,6 +27,8 @@ import java.util.Set;
  *
  * <p>Confined to the sender thread (the one that polls the client; completions run inside its {@code poll}).
  */
+@SuppressKafkaInternalApiUsage("builds Metadata requests and handles their responses with kafka-clients' request "
+        + "classes")
 final class MetadataRequests {
     /** What the driver does with an answer that came back (inside the client's {@code poll}). */
     interface Answers {
@@ -67,6 +70,14 @@ final class MetadataRequests {
 
     /** A request is due: send it to a ready node, or start connecting; returns how long to poll. */
     long trySend(KafkaClient client, long nowMs, long clientNowMs) {
+        return trySend(client, nowMs, clientNowMs, false);
+    }
+
+    /**
+     * {@link #trySend(KafkaClient, long, long)}; with {@code connectOnly}, gets the connection ready but sends nothing
+     * (the start-up request waiting for a first topic, {@link MetadataDriver}).
+     */
+    long trySend(KafkaClient client, long nowMs, long clientNowMs, boolean connectOnly) {
         Node node = client.leastLoadedNode(clientNowMs).node();
         if (node == null) {
             return config.reconnectBackoffMs();
@@ -83,7 +94,9 @@ final class MetadataRequests {
             }
         }
         evidence.connected(record, nowMs);
-        send(client, node, nowMs, clientNowMs, record);
+        if (!connectOnly) {
+            send(client, node, nowMs, clientNowMs, record);
+        }
         return MAX_POLL_MS;
     }
 

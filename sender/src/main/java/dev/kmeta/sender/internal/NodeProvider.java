@@ -3,6 +3,7 @@ package dev.kmeta.sender.internal;
 import org.apache.kafka.clients.MetadataUpdater;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.requests.RequestHeader;
@@ -21,6 +22,7 @@ import java.util.Optional;
  * <p>Confined to the sender thread (kmeta's, or the producer's network thread when driven from its poll), except
  * {@link #fetchNodes()}, which returns a volatile immutable list.
  */
+@SuppressKafkaInternalApiUsage("is the NetworkClient's MetadataUpdater: the seat kafka-clients gives a metadata source")
 final class NodeProvider implements MetadataUpdater {
     /**
      * Callbacks into the sender. The client's own times ({@code now} of the updater methods) are not passed on: the

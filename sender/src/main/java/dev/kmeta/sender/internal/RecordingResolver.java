@@ -2,6 +2,7 @@ package dev.kmeta.sender.internal;
 
 import dev.kmeta.sender.HostResolverHook;
 import org.apache.kafka.clients.HostResolver;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -11,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * The {@link HostResolver} kmeta hands to kafka-clients: delegates to the user's {@link HostResolverHook} and
  * remembers, per host, the last resolution failure - evidence for "bootstrap name does not resolve". Thread-safe.
  */
+@SuppressKafkaInternalApiUsage("the HostResolver kmeta gives its NetworkClient, recording DNS failures as evidence")
 final class RecordingResolver implements HostResolver {
     private final HostResolverHook hook;
     private final ConcurrentHashMap<String, String> failures = new ConcurrentHashMap<>();
@@ -34,8 +36,19 @@ final class RecordingResolver implements HostResolver {
         } catch (UnknownHostException e) {
             String why = e.getMessage() == null || e.getMessage().equals(host) ? "" : ": " + e.getMessage();
             failures.put(host, "cannot resolve host name " + host + why);
-            throw e;
+            throw withoutStackTrace(e);
         }
+    }
+
+    /**
+     * The failure as kafka-clients' {@code NetworkClient} will log it (WARN {@code Error connecting to node}, with the
+     * exception): a name that does not resolve is an expected network failure, recorded as evidence and diagnosed,
+     * so its line carries the message, not a stack trace of the resolver (issue 28: 327 stack-trace lines in 5 s).
+     */
+    private static UnknownHostException withoutStackTrace(UnknownHostException e) {
+        UnknownHostException quiet = new UnknownHostException(e.getMessage());
+        quiet.setStackTrace(new StackTraceElement[0]);
+        return quiet;
     }
 
     /** The last failure to resolve {@code host}, or null if its last resolution worked. */

@@ -7,6 +7,7 @@ import dev.kmeta.cluster.TopicMetadata;
 import dev.kmeta.cluster.internal.OwnedPartitions;
 import dev.kmeta.metadata.internal.RefreshResponse;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponsePartition;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
@@ -32,6 +33,8 @@ import java.util.UUID;
  *
  * <p>Stateless and thread-safe.
  */
+@SuppressKafkaInternalApiUsage("translates MetadataResponseData (the wire message) into kmeta's snapshot without "
+        + "building Kafka's Cluster")
 public final class ResponseTranslator {
     private static final Logger log = LoggerFactory.getLogger(ResponseTranslator.class);
 

@@ -8,10 +8,12 @@ import dev.kmeta.sender.HostResolverHook;
 import org.apache.kafka.clients.HostResolver;
 import org.apache.kafka.clients.KafkaClient;
 import org.apache.kafka.clients.MetadataUpdater;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.management.ObjectName;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -27,6 +29,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Thread-safe.
  */
+@SuppressKafkaInternalApiUsage("owns an instance's NetworkClient-facing parts (MetadataUpdater, HostResolver, "
+        + "KafkaClient), own thread or driven")
 public final class SenderCore {
     private static final Logger log = LoggerFactory.getLogger(SenderCore.class);
     private static final long CLOSE_JOIN_MS = 10_000;
@@ -41,6 +45,8 @@ public final class SenderCore {
     private final KafkaClusterView clusterView = new KafkaClusterView();
     private final AtomicInteger refs = new AtomicInteger(1);
     private final Object sharedKey;
+    /** The client.id of each open handle, in the order they came (issue 28: who shares a shared instance). */
+    private final List<String> users = new ArrayList<>();
     /** Set once by the factory that made this instance, right after construction; null without an MBean. */
     private volatile ObjectName mbeanName;
 
@@ -49,6 +55,7 @@ public final class SenderCore {
         KafkaClientsCompat.requireSupported(); // first: a kafka-clients kmeta cannot run on fails here, by name
         this.config = config;
         this.sharedKey = sharedKey;
+        this.users.add(config.clientId());
         this.manager = new MetadataManager(config, Objects.requireNonNull(ticker, "ticker"));
         this.resolver = new RecordingResolver(resolverHook);
         // The start-up warm-up: subscribed before the sender runs, so its first request asks for them; nobody waits.
@@ -71,7 +78,13 @@ public final class SenderCore {
     public static SenderCore start(MetadataConfig config, HostResolverHook resolver, Object sharedKey, Ticker ticker) {
         SenderCore core = new SenderCore(config, Objects.requireNonNull(resolver, "resolver"), sharedKey, true,
                 ticker);
-        log.info("[{}] kmeta metadata starting: {}", config.clientId(), config);
+        if (sharedKey != null) {
+            log.info("[{}] kmeta metadata starting, shared by the users of {} (this instance's client.id and log "
+                    + "prefix are its first user's; users join and leave with an INFO line): {}", config.clientId(),
+                    config.bootstrapServers(), config);
+        } else {
+            log.info("[{}] kmeta metadata starting: {}", config.clientId(), config);
+        }
         core.thread.start();
         core.registerMBean();
         return core;
@@ -88,7 +101,8 @@ public final class SenderCore {
 
     private void registerMBean() {
         mbeanName = MetadataMBeans.register(config.clientId(),
-                new MetadataMXBeanImpl(config.clientId(), manager, this::rebootstraps, driver()));
+                new MetadataMXBeanImpl(config.clientId(), manager, this::rebootstraps, driver(), sharedKey != null,
+                        this::users));
     }
 
     /** The name of this instance's MBean on the platform MBeanServer, or null if it could not be registered. */
@@ -106,7 +120,11 @@ public final class SenderCore {
             SenderCore[] created = new SenderCore[1];
             SenderCore core = SHARED.computeIfAbsent(key,
                     k -> created[0] = start(config, HostResolverHook.system(), k, Ticker.system()));
-            if (core == created[0] || core.acquire()) {
+            if (core == created[0]) {
+                return core;
+            }
+            if (core.acquire()) {
+                core.joined(config.clientId());
                 return core;
             }
             SHARED.remove(key, core); // it was closing: make a new one
@@ -137,9 +155,37 @@ public final class SenderCore {
         }
     }
 
-    /** Drops one reference; the last one closes the instance and waits (bounded) for its thread to end. */
-    public void release() {
+    /** The client.id of each open handle, in the order they came. */
+    public List<String> users() {
+        synchronized (users) {
+            return List.copyOf(users);
+        }
+    }
+
+    private void joined(String user) {
+        List<String> now;
+        synchronized (users) {
+            users.add(user);
+            now = List.copyOf(users);
+        }
+        log.info("[{}] {} joined this shared kmeta instance: its users are now {}", config.clientId(), user, now);
+    }
+
+    /**
+     * Drops the reference of the handle of {@code user} (its client.id); the last one closes the instance and waits
+     * (bounded) for its thread to end.
+     */
+    public void release(String user) {
+        List<String> now;
+        synchronized (users) {
+            users.remove(user);
+            now = List.copyOf(users);
+        }
         if (refs.decrementAndGet() > 0) {
+            if (sharedKey != null) {
+                log.info("[{}] {} left this shared kmeta instance: its users are now {}", config.clientId(), user,
+                        now);
+            }
             return;
         }
         MetadataMBeans.unregister(mbeanName); // first: a shared successor made from now on gets the plain name

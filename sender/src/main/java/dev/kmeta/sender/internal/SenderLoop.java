@@ -4,6 +4,7 @@ import dev.kmeta.metadata.internal.EvidenceRecorder;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.metadata.internal.MetadataManager;
 import org.apache.kafka.clients.NetworkClient;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.utils.Time;
 import org.slf4j.Logger;
@@ -16,6 +17,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Confined to its own thread; {@link #wakeup()} and {@link #rebootstraps()} may be called from any thread.
  */
+@SuppressKafkaInternalApiUsage("runs kmeta's own NetworkClient (poll, ApiVersions, Time) on the sender thread")
 public final class SenderLoop implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(SenderLoop.class);
 

@@ -9,6 +9,7 @@ import org.apache.kafka.clients.NetworkClient;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.common.utils.Utils;
@@ -26,6 +27,8 @@ import java.util.Map;
  *
  * <p>Stateless factory; the client it builds is then used by the sender thread alone.
  */
+@SuppressKafkaInternalApiUsage("builds kmeta's own NetworkClient (ClientUtils, ClientDnsLookup, ApiVersions) from "
+        + "the producer-style configuration")
 final class Transport {
     private Transport() {
     }

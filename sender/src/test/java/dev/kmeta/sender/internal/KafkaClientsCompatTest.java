@@ -18,13 +18,14 @@ import org.junit.jupiter.api.Test;
 class KafkaClientsCompatTest {
     @Test
     void versionsCompareByMajorAndMinorOnly() {
-        int[] oldest = KafkaClientsCompat.OLDEST;
-        int[] newest = KafkaClientsCompat.NEWEST;
+        String oldest = KafkaClientsCompat.OLDEST;
+        String newest = KafkaClientsCompat.NEWEST;
         assertTrue(KafkaClientsCompat.compareMinor("3.9.2", oldest) < 0, "3.9 is refused");
-        assertEquals(0, KafkaClientsCompat.compareMinor("4.0.0", oldest));
-        assertEquals(0, KafkaClientsCompat.compareMinor("4.0.2-SNAPSHOT", oldest));
-        assertEquals(0, KafkaClientsCompat.compareMinor("4.4.7", newest), "any 4.4 patch is tested territory");
-        assertTrue(KafkaClientsCompat.compareMinor("4.5.0", newest) > 0, "4.5 gets a WARN and a try");
+        assertEquals(0, KafkaClientsCompat.compareMinor(oldest + ".0", oldest));
+        assertEquals(0, KafkaClientsCompat.compareMinor(oldest + ".2-SNAPSHOT", oldest));
+        assertEquals(0, KafkaClientsCompat.compareMinor(newest + ".7", newest), "any patch of the newest is tested");
+        String next = newest.replaceAll("\\..*", "") + "." + (Integer.parseInt(newest.replaceAll(".*\\.", "")) + 1);
+        assertTrue(KafkaClientsCompat.compareMinor(next + ".0", newest) > 0, "the next minor gets a WARN and a try");
         assertTrue(KafkaClientsCompat.compareMinor("5.0.0", newest) > 0);
         assertTrue(KafkaClientsCompat.compareMinor("10.0.0", oldest) > 0, "numbers, not text");
         assertNull(KafkaClientsCompat.compareMinor("unknown", oldest), "unknown: a WARN and a try");
@@ -43,7 +44,7 @@ class KafkaClientsCompatTest {
     void theClientsIdentityIsSentFrom44OnlyAndOlderVersionsStillLoadKmetasUpdater() {
         // KIP-1242: NetworkClient asks MetadataUpdater.clusterId(), new in 4.4. The sender's kafka-clients-compat run
         // (4.0.0) sees false here, and its integration tests run kmeta, whose NodeProvider defines clusterId(), on it.
-        boolean from44 = KafkaClientsCompat.compareMinor(KafkaClientsCompat.version(), new int[] {4, 4}) >= 0;
+        boolean from44 = KafkaClientsCompat.compareMinor(KafkaClientsCompat.version(), "4.4") >= 0;
         assertEquals(from44, KafkaClientsCompat.sendsClusterIdentity(), KafkaClientsCompat.version());
         assertEquals(System.getProperty("kmeta.test.kafkaClientsVersion", KafkaClientsCompat.version()),
                 KafkaClientsCompat.version(), "the kafka-clients this run is about");

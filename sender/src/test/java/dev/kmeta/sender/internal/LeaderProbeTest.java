@@ -90,6 +90,50 @@ class LeaderProbeTest {
         assertEquals(0, driver.leaderProbes());
     }
 
+    /**
+     * Issue 28: a fresh producer's first send waits for the probe's first attempt to the leaders the first answer
+     * named; that attempt is made in the step that follows the answer, not a scan interval after the instance's
+     * first (empty) scan.
+     */
+    @Test
+    void theLeadersAFirstAnswerNamesAreProbedInTheStepRightAfterIt() {
+        client.answers(id -> answer());
+        long startMs = client.nowMs();
+        manager.subscribe("orders");
+        runUntil(() -> manager.fetch().partitionCount("orders") == 2, 10_000);
+        long answeredMs = client.nowMs();
+        assertTrue(answeredMs - startMs < LeaderProbe.SCAN_INTERVAL_MS, "the answer came within the first scan "
+                + "interval: " + (answeredMs - startMs) + " ms");
+
+        driver.step(client.nowMs());
+
+        assertEquals(answeredMs, client.nowMs(), "no fake time passed");
+        assertEquals(1, client.connectionsStarted().getOrDefault("1", 0), "broker 1 tried at once: "
+                + client.connectionsStarted());
+        assertEquals(1, client.connectionsStarted().getOrDefault("2", 0), "broker 2 tried at once: "
+                + client.connectionsStarted());
+    }
+
+    /**
+     * Issue 28: a broker advertised at the address that just answered (bootstrap = the broker's own address) is
+     * proven by that answer: its evidence says connected as soon as the snapshot names it, and it is not probed.
+     */
+    @Test
+    void aBrokerAdvertisedAtTheAddressThatAnsweredIsProvenByTheAnswer() {
+        client.answers(id -> answer("boot.test", 9092));
+        manager.subscribe("orders");
+        runUntil(() -> manager.fetch().partitionCount("orders") == 2, 10_000);
+
+        ConnectionEvidence.Record one = manager.connections().broker(1);
+        assertTrue(one != null && one.everConnected() && !one.failingNow(), "broker 1 answered as boot.test:9092: "
+                + one);
+        runUntil(() -> false, 1_000);
+        assertFalse(client.connectionsStarted().containsKey("1"), "broker 1 not probed: "
+                + client.connectionsStarted());
+        assertEquals(1, client.connectionsStarted().getOrDefault("2", 0), "broker 2 (elsewhere) is: "
+                + client.connectionsStarted());
+    }
+
     private void runUntil(BooleanSupplier done, long fakeMs) {
         long endMs = client.nowMs() + fakeMs;
         for (int i = 0; i < 1_000_000 && !done.getAsBoolean() && client.nowMs() < endMs; i++) {
@@ -99,8 +143,13 @@ class LeaderProbeTest {
 
     /** A v13 answer: brokers 1 and 2; topic orders with partition 0 led by 1 and partition 1 led by 2. */
     private static MetadataResponse answer() {
+        return answer("broker1.test", 9093);
+    }
+
+    /** {@link #answer()} with broker 1 advertised at {@code host1:port1}. */
+    private static MetadataResponse answer(String host1, int port1) {
         MetadataResponseData data = new MetadataResponseData().setClusterId("fake-cluster").setControllerId(1);
-        data.brokers().add(new MetadataResponseBroker().setNodeId(1).setHost("broker1.test").setPort(9093));
+        data.brokers().add(new MetadataResponseBroker().setNodeId(1).setHost(host1).setPort(port1));
         data.brokers().add(new MetadataResponseBroker().setNodeId(2).setHost("broker2.test").setPort(9094));
         MetadataResponseTopic t = new MetadataResponseTopic().setName("orders")
                 .setTopicId(Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ"));

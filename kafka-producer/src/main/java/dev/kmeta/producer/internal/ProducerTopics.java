@@ -1,0 +1,73 @@
+package dev.kmeta.producer.internal;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The topics one producer uses - what KafkaProducer and its Sender {@code add} to their metadata - with
+ * kafka-clients' idle expiry ({@code metadata.max.idle.ms}): the scope of the producer's network-thread view.
+ *
+ * <p>Thread-safe. {@link #add} runs on every send: a known topic costs one map lookup and, at most once a second per
+ * topic, one volatile write; it allocates nothing. {@link #version()} moves whenever a topic comes or goes.
+ */
+final class ProducerTopics {
+    /** How far a topic's use stamp may lag: the send path writes it at most this often. */
+    static final long STAMP_GRANULARITY_MS = 1_000;
+
+    private final ConcurrentHashMap<String, Use> topics = new ConcurrentHashMap<>();
+    private final AtomicInteger version = new AtomicInteger();
+    private final long idleMs;
+    private volatile long nextExpiryMs;
+
+    ProducerTopics(long idleMs) {
+        this.idleMs = idleMs;
+    }
+
+    /** The producer uses {@code topic} at {@code nowMs} (KafkaProducer's clock). */
+    void add(String topic, long nowMs) {
+        Use u = topics.get(topic);
+        if (u != null) {
+            u.touch(nowMs);
+        } else if (topics.putIfAbsent(topic, new Use(nowMs)) == null) {
+            version.incrementAndGet();
+        }
+    }
+
+    /** Moves whenever a topic is added or expires. */
+    int version() {
+        return version.get();
+    }
+
+    /** The topics (a live view). */
+    Set<String> names() {
+        return topics.keySet();
+    }
+
+    /** Drops the topics not used for {@code metadata.max.idle.ms}; looks at most once a second. */
+    void expireIdle(long nowMs) {
+        if (nowMs < nextExpiryMs) {
+            return;
+        }
+        nextExpiryMs = nowMs + STAMP_GRANULARITY_MS;
+        topics.forEach((name, use) -> {
+            if (nowMs - use.lastUsedMs > idleMs + STAMP_GRANULARITY_MS && topics.remove(name, use)) {
+                version.incrementAndGet();
+            }
+        });
+    }
+
+    private static final class Use {
+        volatile long lastUsedMs;
+
+        Use(long nowMs) {
+            this.lastUsedMs = nowMs;
+        }
+
+        void touch(long nowMs) {
+            if (nowMs - lastUsedMs >= STAMP_GRANULARITY_MS) {
+                lastUsedMs = nowMs;
+            }
+        }
+    }
+}

@@ -1,0 +1,378 @@
+package dev.kmeta.producer.internal;
+
+import dev.kmeta.metadata.Deadline;
+import dev.kmeta.metadata.MetadataClient;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.TimeoutException;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The KafkaProducer route's send protocol: what a send on a sending thread is doing, and what each stand-in call
+ * does about it. KafkaProducer calls the stand-in in sequence on the sending thread ({@code send()}: the
+ * interceptor's {@code onSend}, then {@code waitOnMetadata}: {@code fetch, add, [add, requestUpdateForTopic,
+ * awaitUpdate, fetch, maybeThrowExceptionForTopic]*}); this class is the one place that keeps what one call tells
+ * the next, one {@link State} per thread, and {@link ProducerBridge} asks it at each call.
+ *
+ * <pre>
+ * call (on this producer)          from state                     to state
+ * interceptor onSend(topic, p)     any                            HOLD_ARMED  (leaders UNREACHABLE, not the network
+ *                                                                              thread, producer open)
+ *                                                                 SENT        otherwise
+ * fetch()                          HOLD_ARMED                     TOPIC_HIDDEN (shows the topic absent)
+ *                                  TIMEOUT_KEPT                   IDLE        (throws the kept timeout)
+ *                                  other                          unchanged   (the send's topic's view)
+ * add(topic)                       TOPIC_HIDDEN, its topic        HOLDING -&gt; SENT (a leader reachable: through)
+ *                                                                         -&gt; IDLE (throws kmeta's timeout at
+ *                                                                              max.block.ms, or InterruptException)
+ *                                  other                          unchanged   (subscribe only)
+ * add(topics) (4.4), one missing   any                            VERSION_WAIT
+ * requestUpdateForTopic(topic)     any                            AWAITING_PARTITION (same topic, a version looked
+ *                                                                              at already: the next wait at it is
+ *                                                                              for the record's partition)
+ *                                                                 AWAITING_TOPIC otherwise
+ * awaitUpdate(v, budget)           VERSION_WAIT                   unchanged   (kmeta's version wait)
+ *                                  AWAITING_*, topic absent       LOOKING     (waited for the topic)
+ *                                                                 HOLD_ARMED  (it arrived, its leaders not proven:
+ *                                                                              armed with settling)
+ *                                  AWAITING_*, first look at v    LOOKING     (returns at once)
+ *                                  AWAITING_PARTITION, at v again LOOKING     (waited for the partition)
+ *                                  AWAITING_*, a partition the    TIMEOUT_KEPT (issue 27: TOPIC_RECREATED)
+ *                                  re-created topic lacks
+ *                                  AWAITING_*, kmeta timed out    TIMEOUT_KEPT (returns: KafkaProducer would
+ *                                                                              replace the exception's message)
+ *                                  AWAITING_*, interrupted        IDLE        (InterruptedException)
+ * maybeThrowExceptionForTopic(t)   TIMEOUT_KEPT for t             IDLE        (throws it)
+ * getError(t)                      TIMEOUT_KEPT for t             unchanged   (its Kafka error code)
+ * </pre>
+ *
+ * <p>The waits give up {@code giveUpEarlyMs} before the producer's budget (counted from requestUpdateForTopic), so
+ * kmeta's diagnosed timeout reaches the application: kept, and thrown by the {@code fetch()} KafkaProducer makes
+ * right after awaitUpdate (before it reads its own clock), or by maybeThrowExceptionForTopic. A send held for an
+ * unreachable leader ({@link LeaderHold}, issue 14) is held in the {@code add(topic)} that follows the fetch that hid
+ * its topic, outside the wait whose TimeoutException KafkaProducer replaces. A call on another producer than the one
+ * a state belongs to does not act on it (two producers on one thread); the next onSend or requestUpdateForTopic on
+ * any producer starts over.
+ *
+ * <p>One per {@link ProducerBridge}; thread-safe: a thread's state is confined to it (a {@link ThreadLocal}); it
+ * refers to no bridge, hold or kmeta object (counters, strings, exceptions), so a thread that sent through a producer
+ * since closed pins nothing of it. The states that act on a later call (HOLD_ARMED, TOPIC_HIDDEN, TIMEOUT_KEPT) are
+ * counted per producer: while none is, {@link #fetchHidesTopic} and {@link #add} read no thread-local. Nothing here
+ * allocates on a cache hit.
+ */
+final class SendProtocol {
+    /** What a thread's send on the KafkaProducer route is doing: what its next stand-in call does. */
+    enum State {
+        /** No send in progress (none yet, or the last one ended: its timeout thrown, its hold over). */
+        IDLE(false),
+        /** The interceptor saw the send: fetch() shows its topic; nothing held. */
+        SENT(false),
+        /** The send's leaders never accepted a connection: this producer's next fetch() hides its topic. */
+        HOLD_ARMED(true),
+        /** fetch() hid the topic: the add(topic) KafkaProducer makes next holds the send. */
+        TOPIC_HIDDEN(true),
+        /** add(topic) holds the send until a leader is reachable or max.block.ms from the send. */
+        HOLDING(false),
+        /** requestUpdateForTopic named the topic: awaitUpdate waits for it (or lets the producer look first). */
+        AWAITING_TOPIC(false),
+        /**
+         * requestUpdateForTopic named the topic again after the producer looked at a version: an awaitUpdate at that
+         * version again means the record's partition is beyond the count, and waits for the count to grow.
+         */
+        AWAITING_PARTITION(false),
+        /** add(topics) found one missing (4.4, sendOffsetsToTransaction): awaitUpdate is kmeta's version wait. */
+        VERSION_WAIT(false),
+        /** awaitUpdate returned: KafkaProducer looks at the view (fetch, maybeThrowExceptionForTopic). */
+        LOOKING(false),
+        /** kmeta's timeout waits for this producer's next fetch() or maybeThrowExceptionForTopic. */
+        TIMEOUT_KEPT(true);
+
+        /** Whether the state acts on a later call (counted per producer, so others skip the thread-local). */
+        final boolean counted;
+
+        State(boolean counted) {
+            this.counted = counted;
+        }
+    }
+
+    /** What the protocol asks of kmeta (the bridge's handle): the waits. */
+    interface Waits {
+        /** The topic's partition count in the current snapshot; -1 when the snapshot does not have it. */
+        int partitionCount(String topic);
+
+        /** Issue 27: the TOPIC_RECREATED failure for a partition the re-created topic lacks, else null. */
+        TimeoutException beyondCount(String topic, int partition);
+
+        /** kmeta's targeted wait for the topic ({@code partition}: ANY, or the partition that must exist). */
+        void awaitTopic(String topic, int partition, Deadline deadline);
+
+        /** kmeta's version wait. */
+        void awaitVersion(int version, long timeoutMs);
+    }
+
+    /** What the protocol asks of the leader hold ({@link LeaderHold}): a verdict and the hold itself. */
+    interface Leaders {
+        /** True on the producer's network thread (its sends are never held). */
+        boolean isNetworkThread();
+
+        /** The verdict for a record to {@code partition} ({@link MetadataClient#ANY_PARTITION}: any). */
+        LeaderHold.Verdict verdict(String topic, int partition);
+
+        /**
+         * Holds the calling thread until a leader is reachable or {@code max.block.ms} from {@code sinceNs}.
+         *
+         * @return kmeta's diagnosed timeout; null to let the send through
+         * @throws InterruptedException if interrupted while held (status cleared)
+         */
+        TimeoutException hold(String topic, int partition, boolean settle, long sinceNs) throws InterruptedException;
+    }
+
+    /** A producer's mark in a thread's state: the count of threads in a counted state of it; pins nothing. */
+    private static final class Mark {
+        final AtomicInteger counted = new AtomicInteger();
+    }
+
+    /** One thread's send. Confined to its thread; refers to marks, strings and exceptions only. */
+    private static final class Send {
+        State state = State.IDLE;
+        /** The producer a counted state belongs to. */
+        Mark owner;
+        /** The topic this thread's fetch() shows: the last one onSend or requestUpdateForTopic named. */
+        String viewTopic;
+        /** The record the interceptor saw last: producer, topic, partition (or ANY), when (a hold's max.block.ms). */
+        Mark sendMark;
+        String sendTopic;
+        int sendPartition = MetadataClient.ANY_PARTITION;
+        long sendStartNs;
+        /** HOLD_ARMED / TOPIC_HIDDEN: the hold also waits while kmeta has not tried the leaders (the topic arrived). */
+        boolean settle;
+        /** The producer and topic of the last requestUpdateForTopic (topic null: add(topics)'s version wait). */
+        Mark requestMark;
+        String requestTopic;
+        /** When requestUpdateForTopic was called: the budget awaitUpdate gets was computed just before. */
+        long requestedAtNs;
+        /** The version the producer last looked at for {@link #requestTopic}, or {@link #NONE}. */
+        int awaitedVersion = NONE;
+        /** TIMEOUT_KEPT: kmeta's timeout, for {@link #requestTopic}. */
+        TimeoutException error;
+    }
+
+    private static final int NONE = Integer.MIN_VALUE;
+    private static final ThreadLocal<Send> SENDS = ThreadLocal.withInitial(Send::new);
+
+    private final Mark mark = new Mark();
+    private final Waits waits;
+    private final Leaders leaders;
+    private final long giveUpEarlyMs;
+
+    SendProtocol(Waits waits, Leaders leaders, long giveUpEarlyMs) {
+        this.waits = waits;
+        this.leaders = leaders;
+        this.giveUpEarlyMs = giveUpEarlyMs;
+    }
+
+    /** The calling thread's state (whichever producer it belongs to). */
+    static State state() {
+        return SENDS.get().state;
+    }
+
+    /**
+     * The interceptor saw a record about to be sent (KafkaProducer's waitOnMetadata comes next): SENT, or
+     * HOLD_ARMED when {@code holdable} (the producer is open) and its leaders are unreachable. Allocation-free.
+     */
+    void onSend(String topic, int partition, boolean holdable) {
+        Send s = SENDS.get();
+        s.sendMark = mark;
+        s.sendTopic = topic;
+        s.viewTopic = topic;
+        s.sendPartition = partition;
+        s.sendStartNs = System.nanoTime();
+        if (holdable && !leaders.isNetworkThread()
+                && leaders.verdict(topic, partition) == LeaderHold.Verdict.UNREACHABLE) {
+            s.settle = false;
+            enter(s, State.HOLD_ARMED);
+        } else {
+            enter(s, State.SENT);
+        }
+    }
+
+    /**
+     * fetch() on a thread of this producer: throws the kept timeout (TIMEOUT_KEPT -&gt; IDLE); true when this fetch is
+     * to show the send's topic absent (HOLD_ARMED -&gt; TOPIC_HIDDEN). No thread-local lookup while no thread has a
+     * counted state of this producer.
+     */
+    boolean fetchHidesTopic() {
+        if (mark.counted.get() == 0) {
+            return false;
+        }
+        Send s = SENDS.get();
+        if (s.owner != mark) {
+            return false;
+        }
+        if (s.state == State.TIMEOUT_KEPT) {
+            throw release(s);
+        }
+        if (s.state == State.HOLD_ARMED) {
+            enter(s, State.TOPIC_HIDDEN);
+            return true;
+        }
+        return false;
+    }
+
+    /** The topic the calling thread's fetch() shows (null before any send). */
+    String viewTopic() {
+        return SENDS.get().viewTopic;
+    }
+
+    /**
+     * add(topic): in TOPIC_HIDDEN for {@code topic}, holds the send (HOLDING) until a leader is reachable (SENT) or
+     * max.block.ms from the send (IDLE, kmeta's timeout thrown).
+     *
+     * @throws TimeoutException   kmeta's diagnosed timeout (ADVERTISED_LISTENER_UNREACHABLE)
+     * @throws InterruptException if the thread is interrupted while held (its interrupt status set)
+     */
+    void add(String topic) {
+        if (mark.counted.get() == 0) {
+            return;
+        }
+        Send s = SENDS.get();
+        if (s.owner != mark || s.state != State.TOPIC_HIDDEN || !topic.equals(s.sendTopic)) {
+            return;
+        }
+        enter(s, State.HOLDING);
+        s.awaitedVersion = NONE; // the producer's next awaitUpdate lets it look at the real view at once
+        TimeoutException e;
+        try {
+            e = leaders.hold(topic, s.sendPartition, s.settle, s.sendStartNs);
+        } catch (InterruptedException interrupted) {
+            s.state = State.IDLE;
+            throw new InterruptException(interrupted);
+        }
+        if (e != null) {
+            s.state = State.IDLE;
+            throw e;
+        }
+        s.state = State.SENT;
+    }
+
+    /** add(topics) found a topic missing: the following awaitUpdate is a version wait (VERSION_WAIT). */
+    void versionWait() {
+        Send s = SENDS.get();
+        enter(s, State.VERSION_WAIT);
+        s.requestMark = mark;
+        s.requestTopic = null;
+    }
+
+    /** requestUpdateForTopic(topic): AWAITING_TOPIC, or AWAITING_PARTITION for the same topic once looked at. */
+    void requestUpdateForTopic(String topic) {
+        Send s = SENDS.get();
+        s.viewTopic = topic;
+        if (s.requestMark != mark || !topic.equals(s.requestTopic)) {
+            s.requestMark = mark;
+            s.requestTopic = topic;
+            s.awaitedVersion = NONE;
+        }
+        s.requestedAtNs = System.nanoTime();
+        enter(s, s.awaitedVersion == NONE ? State.AWAITING_TOPIC : State.AWAITING_PARTITION);
+    }
+
+    /**
+     * awaitUpdate(version, timeoutMs): see the class doc. Returns normally when the topic (or partition) arrived, or
+     * when kmeta timed out (TIMEOUT_KEPT).
+     *
+     * @throws InterruptedException if the thread is interrupted (KafkaProducer throws InterruptException)
+     */
+    void awaitUpdate(int version, long timeoutMs) throws InterruptedException {
+        Send s = SENDS.get();
+        try {
+            if (s.requestMark != mark || s.requestTopic == null) {
+                waits.awaitVersion(version, Math.max(0, timeoutMs));
+                return;
+            }
+            String topic = s.requestTopic;
+            long sinceRequestMs = (System.nanoTime() - s.requestedAtNs) / 1_000_000;
+            Deadline deadline = Deadline.after(Math.max(0, timeoutMs - giveUpEarlyMs - sinceRequestMs));
+            int count = waits.partitionCount(topic);
+            boolean ownSend = s.sendMark == mark && topic.equals(s.sendTopic);
+            // Issue 27: a partition the re-created topic lacks fails at once, with the re-creation as its diagnosis.
+            TimeoutException recreated = count < 0 || !ownSend || s.sendPartition < count
+                    ? null : waits.beyondCount(topic, s.sendPartition);
+            if (recreated != null) {
+                keep(s, recreated);
+                return;
+            }
+            if (count <= 0) {
+                s.awaitedVersion = version;
+                waits.awaitTopic(topic, MetadataClient.ANY_PARTITION, deadline);
+                if (ownSend && !leaders.isNetworkThread()
+                        && leaders.verdict(topic, s.sendPartition) != LeaderHold.Verdict.SENDABLE) {
+                    s.settle = true; // the topic arrived: give kmeta the moment it needs to try its leaders
+                    enter(s, State.HOLD_ARMED);
+                    return;
+                }
+            } else if (s.awaitedVersion != version) {
+                s.awaitedVersion = version; // the producer has not looked at this version yet: let it
+            } else {
+                waits.awaitTopic(topic, Math.max(count, ownSend ? s.sendPartition : -1), deadline);
+            }
+            enter(s, State.LOOKING);
+        } catch (TimeoutException e) {
+            if (s.requestMark == mark && s.requestTopic != null) {
+                keep(s, e); // thrown by the fetch() KafkaProducer makes next, before it reads its own clock
+            } else {
+                throw e;
+            }
+        } catch (InterruptException e) {
+            enter(s, State.IDLE);
+            Thread.interrupted(); // InterruptedException's contract; KafkaProducer's InterruptException sets it again
+            InterruptedException interrupted = new InterruptedException(e.getMessage());
+            interrupted.initCause(e);
+            throw interrupted;
+        }
+    }
+
+    /** maybeThrowExceptionForTopic, the interceptor: the kept timeout for {@code topic} (to IDLE), or null. */
+    TimeoutException takeTimeout(String topic) {
+        Send s = SENDS.get();
+        return isKept(s, topic) ? release(s) : null;
+    }
+
+    /** getError(topic): the kept timeout for {@code topic}, left kept; or null. */
+    TimeoutException peekTimeout(String topic) {
+        Send s = SENDS.get();
+        return isKept(s, topic) ? s.error : null;
+    }
+
+    private boolean isKept(Send s, String topic) {
+        return s.state == State.TIMEOUT_KEPT && s.owner == mark && topic.equals(s.requestTopic);
+    }
+
+    private void keep(Send s, TimeoutException e) {
+        enter(s, State.TIMEOUT_KEPT);
+        s.error = e;
+    }
+
+    private TimeoutException release(Send s) {
+        TimeoutException e = s.error;
+        enter(s, State.IDLE);
+        return e;
+    }
+
+    /** Moves {@code s} to {@code to} for this producer: leaves its counted state (of whichever producer) first. */
+    private void enter(Send s, State to) {
+        leave(s);
+        s.state = to;
+        if (to.counted) {
+            s.owner = mark;
+            mark.counted.incrementAndGet();
+        }
+    }
+
+    private static void leave(Send s) {
+        if (s.state.counted) {
+            s.owner.counted.decrementAndGet();
+            s.owner = null;
+        }
+        s.error = null;
+    }
+}

@@ -1,0 +1,229 @@
+package dev.kmeta.producer;
+
+import dev.kmeta.producer.ProducerIt.Kind;
+import dev.kmeta.producer.internal.ProducerBridge;
+import dev.kmeta.producer.internal.ViewStats;
+import dev.kmeta.sender.KafkaMetadata;
+import dev.kmeta.testkit.KafkaCluster;
+import dev.kmeta.testkit.KafkaClusterExtension;
+import org.apache.kafka.clients.producer.Partitioner;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.Cluster;
+import org.apache.kafka.common.PartitionInfo;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.lang.ref.WeakReference;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+import static dev.kmeta.producer.ProducerIt.bridge;
+import static dev.kmeta.producer.ProducerIt.props;
+import static dev.kmeta.producer.ProducerIt.report;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The Kafka views a kmeta-backed KafkaProducer reads are scoped to what is asked (issue 28), on a real broker: a
+ * sending thread builds nothing after a change to another topic and at most its own topic's view after a change to
+ * it; each producer's network thread sees its own topics only, and rebuilds for none of another producer's changes
+ * nor for a refresh that changed nothing; a custom partitioner sees its record's topic as a stock producer shows it;
+ * and once the last producer of an instance closes, nothing of its snapshots or views stays reachable from a thread
+ * that sent through it.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class KmetaProducerViewsTest {
+    @RegisterExtension
+    static final KafkaClusterExtension KAFKA = KafkaClusterExtension.of(KafkaCluster.builder());
+
+    /** One long-lived application thread that sends: its thread-locals outlive every producer it used. */
+    private static final ExecutorService SENDER = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "it-views-sender");
+        t.setDaemon(true);
+        return t;
+    });
+
+    @AfterAll
+    static void stopSender() {
+        SENDER.shutdownNow();
+    }
+
+    private static <T> T onSender(Callable<T> call) throws Exception {
+        return SENDER.submit(call).get(30, TimeUnit.SECONDS);
+    }
+
+    private static void send(Producer<String, String> producer, String topic, int records) throws Exception {
+        onSender(() -> {
+            for (int i = 0; i < records; i++) {
+                producer.send(new ProducerRecord<>(topic, "k" + i, "v")).get(30, TimeUnit.SECONDS);
+            }
+            return null;
+        });
+    }
+
+    /** Waits until kmeta's snapshot shows {@code partitions} partitions of {@code topic} (asking for refreshes). */
+    private static void awaitKmetaSees(KafkaMetadata metadata, String topic, int partitions) {
+        await().atMost(Duration.ofSeconds(20)).pollDelay(Duration.ZERO).until(() -> {
+            metadata.awaitUpdate(metadata.requestUpdate(), 5_000);
+            return metadata.fetch().partitionCount(topic) == partitions;
+        });
+    }
+
+    private static Set<String> networkTopics(ProducerBridge bridge) {
+        return bridge.fetchMetadataSnapshot().cluster().topics();
+    }
+
+    @Test
+    void aChangeToAnotherTopicCostsTheSendingThreadNothingAndItsOwnTopicOnlyItsPartitions() throws Exception {
+        KAFKA.cluster().createTopic("views-a", 3, 1);
+        KAFKA.cluster().createTopic("views-b", 2, 1);
+        try (Producer<String, String> producer = KmetaProducer.create(props(KAFKA.cluster().bootstrapServers()))) {
+            ProducerBridge bridge = bridge(producer);
+            send(producer, "views-a", 1);
+            send(producer, "views-b", 1);
+            await().atMost(Duration.ofSeconds(10)).until(() ->
+                    networkTopics(bridge).containsAll(Set.of("views-a", "views-b")));
+            send(producer, "views-a", 1);
+            ViewStats stats = bridge.views().stats();
+            long sendPath0 = stats.sendPathBuilds();
+
+            KAFKA.cluster().addPartitions("views-b", 5);
+            awaitKmetaSees(bridge.metadata(), "views-b", 5);
+            send(producer, "views-a", 20);
+            long afterOther = stats.sendPathBuilds() - sendPath0;
+
+            send(producer, "views-b", 20);
+            long afterOwn = stats.sendPathBuilds() - sendPath0 - afterOther;
+            report("send-path builds after a change to another topic: %d partitions; after a change to its own "
+                    + "(5 partitions): %d; %s", afterOther, afterOwn, stats);
+            assertEquals(0, afterOther, "a change to another topic costs a sending thread nothing: " + stats);
+            assertTrue(afterOwn <= 2L * 5, "at most the changed topic's objects and its single-topic view: " + stats);
+            await().atMost(Duration.ofSeconds(10)).until(() ->
+                    bridge.fetchMetadataSnapshot().cluster().partitionCountForTopic("views-b") == 5);
+        }
+    }
+
+    @Test
+    void eachProducersNetworkThreadSeesItsOwnTopicsAndRebuildsOnlyForThem() throws Exception {
+        KAFKA.cluster().createTopic("own-1", 2, 1);
+        KAFKA.cluster().createTopic("own-2", 2, 1);
+        try (Producer<String, String> first = KmetaProducer.create(props(KAFKA.cluster().bootstrapServers()));
+             Producer<String, String> second = KmetaProducer.create(props(KAFKA.cluster().bootstrapServers()))) {
+            ProducerBridge one = bridge(first);
+            ProducerBridge two = bridge(second);
+            assertTrue(one.metadata().sameInstanceAs(two.metadata()), "one shared kmeta instance");
+            send(first, "own-1", 1);
+            send(second, "own-2", 1);
+            assertTrue(one.metadata().fetch().topicNames().containsAll(Set.of("own-1", "own-2")));
+            await().atMost(Duration.ofSeconds(10)).until(() -> networkTopics(one).equals(Set.of("own-1"))
+                    && networkTopics(two).equals(Set.of("own-2")));
+            assertEquals(Set.of("own-1"), one.views().topicsInScope());
+
+            long firstBuilt = one.views().stats().producerViewsBuilt();
+            long secondBuilt = two.views().stats().producerViewsBuilt();
+            KAFKA.cluster().addPartitions("own-2", 4);
+            awaitKmetaSees(one.metadata(), "own-2", 4);
+            for (int round = 0; round < 3; round++) { // refreshes that change nothing
+                one.metadata().awaitUpdate(one.metadata().requestUpdate(), 5_000);
+            }
+            send(first, "own-1", 5);
+            send(second, "own-2", 5);
+            await().atMost(Duration.ofSeconds(10)).until(() ->
+                    two.fetchMetadataSnapshot().cluster().partitionCountForTopic("own-2") == 4);
+            assertEquals(Set.of("own-1"), networkTopics(one));
+            report("after a change to the other producer's topic and 3 empty refreshes: first producer %s; second %s",
+                    one.views().stats(), two.views().stats());
+            assertEquals(firstBuilt, one.views().stats().producerViewsBuilt(),
+                    "no rebuild for another producer's topic nor for a refresh that changed nothing");
+            assertTrue(one.views().stats().producerViewsReused() > 0, "the view was checked and kept");
+            assertTrue(two.views().stats().producerViewsBuilt() > secondBuilt, "its own topic changed: rebuilt");
+        }
+    }
+
+    /** Records what a custom partitioner is given, per client id. */
+    public static final class RecordingPartitioner implements Partitioner {
+        static final Map<String, String> SEEN = new ConcurrentHashMap<>();
+        private String clientId;
+
+        @Override
+        public int partition(String topic, Object key, byte[] keyBytes, Object value, byte[] valueBytes,
+                             Cluster cluster) {
+            List<PartitionInfo> partitions = cluster.partitionsForTopic(topic);
+            Map<Integer, Integer> leaders = new TreeMap<>();
+            partitions.forEach(p -> leaders.put(p.partition(), p.leader() == null ? -1 : p.leader().id()));
+            SEEN.put(clientId, partitions.size() + " partitions, leaders " + leaders + ", available "
+                    + cluster.availablePartitionsForTopic(topic).size() + ", nodes "
+                    + cluster.nodes().stream().map(n -> n.id()).sorted().collect(Collectors.toList())
+                    + ", topic id " + cluster.topicId(topic));
+            return Math.floorMod(key.hashCode(), partitions.size());
+        }
+
+        @Override
+        public void close() {
+        }
+
+        @Override
+        public void configure(Map<String, ?> configs) {
+            clientId = (String) configs.get(ProducerConfig.CLIENT_ID_CONFIG);
+        }
+    }
+
+    @Test
+    void aCustomPartitionerSeesItsRecordsTopicAsAStockProducerShowsIt() throws Exception {
+        KAFKA.cluster().createTopic("partitioned", 4, 1);
+        List<String> seen = new ArrayList<>();
+        for (Kind kind : Kind.values()) {
+            Map<String, Object> p = props(KAFKA.cluster().bootstrapServers());
+            p.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, RecordingPartitioner.class.getName());
+            try (Producer<String, String> producer = kind.create(p)) {
+                send(producer, "partitioned", 3);
+            }
+            seen.add(RecordingPartitioner.SEEN.get((String) p.get(ProducerConfig.CLIENT_ID_CONFIG)));
+        }
+        report("custom partitioner: stock sees %s; kmeta %s", seen.get(0), seen.get(1));
+        assertTrue(seen.get(0).startsWith("4 partitions"), seen.get(0));
+        assertEquals(seen.get(0), seen.get(1), "the same view of the record's topic");
+    }
+
+    @Test
+    void nothingOfTheInstanceStaysReachableAfterItsLastProducerCloses() throws Exception {
+        KAFKA.cluster().createTopic("retained", 10, 1);
+        List<WeakReference<Object>> refs = sendThroughTwoProducersAndClose();
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).until(() -> {
+            System.gc();
+            return refs.stream().allMatch(r -> r.get() == null);
+        });
+    }
+
+    /** Weak references to what the producers held: kmeta's snapshot and topic, each kind of Kafka view. */
+    private static List<WeakReference<Object>> sendThroughTwoProducersAndClose() throws Exception {
+        List<WeakReference<Object>> refs = new ArrayList<>();
+        Producer<String, String> first = KmetaProducer.create(props(KAFKA.cluster().bootstrapServers()));
+        Producer<String, String> second = KmetaProducer.create(props(KAFKA.cluster().bootstrapServers()));
+        send(first, "retained", 5);
+        send(second, "retained", 5);
+        ProducerBridge bridge = bridge(first);
+        refs.add(new WeakReference<>(bridge.metadata().fetch()));
+        refs.add(new WeakReference<>(bridge.metadata().fetch().topic("retained")));
+        refs.add(new WeakReference<>(bridge.fetchMetadataSnapshot()));
+        refs.add(new WeakReference<>(onSender(bridge::fetch)));
+        first.close();
+        second.close();
+        return refs;
+    }
+}

@@ -1,0 +1,346 @@
+package dev.kmeta.producer.internal;
+
+import dev.kmeta.metadata.Deadline;
+import dev.kmeta.metadata.MetadataClient;
+import dev.kmeta.producer.internal.LeaderHold.Verdict;
+import dev.kmeta.producer.internal.SendProtocol.State;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The send protocol's transitions, call by call in the order KafkaProducer makes them (the pinned traces of
+ * compat-tests' ProducerCallTracesTest), on fakes of kmeta's waits and the leader hold: each step asserts the named
+ * state the send is in and what the stand-in does (hide, hold, throw, which wait).
+ */
+class SendProtocolTest {
+    private static final int ANY = MetadataClient.ANY_PARTITION;
+
+    /** kmeta's waits: the snapshot's partition counts, what each wait does, and the waits made. */
+    private static class FakeWaits implements SendProtocol.Waits {
+        final Map<String, Integer> counts = new HashMap<>();
+        final Map<String, TimeoutException> recreated = new HashMap<>();
+        final List<String> waits = new ArrayList<>();
+        /** What the next awaitTopic does: null, or a RuntimeException to throw; else the topic arrives (count 1). */
+        RuntimeException onWait;
+
+        @Override
+        public int partitionCount(String topic) {
+            return counts.getOrDefault(topic, -1);
+        }
+
+        @Override
+        public TimeoutException beyondCount(String topic, int partition) {
+            return recreated.get(topic);
+        }
+
+        @Override
+        public void awaitTopic(String topic, int partition, Deadline deadline) {
+            waits.add(topic + "/" + (partition == ANY ? "any" : String.valueOf(partition)));
+            RuntimeException e = onWait;
+            onWait = null;
+            if (e != null) {
+                throw e;
+            }
+            counts.merge(topic, Math.max(1, partition + 1), Math::max);
+        }
+
+        @Override
+        public void awaitVersion(int version, long timeoutMs) {
+            waits.add("version>" + version);
+        }
+    }
+
+    /** The leader hold: a verdict per topic, and the holds asked for. */
+    private static final class FakeLeaders implements SendProtocol.Leaders {
+        final Map<String, Verdict> verdicts = new HashMap<>();
+        final List<String> holds = new ArrayList<>();
+        TimeoutException holdEnds;
+        boolean holdInterrupted;
+        boolean networkThread;
+
+        @Override
+        public boolean isNetworkThread() {
+            return networkThread;
+        }
+
+        @Override
+        public Verdict verdict(String topic, int partition) {
+            return verdicts.getOrDefault(topic, Verdict.SENDABLE);
+        }
+
+        @Override
+        public TimeoutException hold(String topic, int partition, boolean settle, long sinceNs)
+                throws InterruptedException {
+            holds.add(topic + "/" + (partition == ANY ? "any" : String.valueOf(partition)) + (settle ? " settle" : ""));
+            if (holdInterrupted) {
+                throw new InterruptedException("interrupted while held");
+            }
+            return holdEnds;
+        }
+    }
+
+    private final FakeWaits waits = new FakeWaits();
+    private final FakeLeaders leaders = new FakeLeaders();
+    private final SendProtocol producer = new SendProtocol(waits, leaders, 100);
+
+    @BeforeEach
+    void aFreshThreadState() {
+        new SendProtocol(waits, leaders, 0).onSend("reset", ANY, false); // leaves whatever an earlier test left
+        assertEquals(State.SENT, SendProtocol.state());
+    }
+
+    @AfterEach
+    void clearInterrupt() {
+        Thread.interrupted();
+    }
+
+    /** KafkaProducer's waitOnMetadata loop body after its first fetch/add: add, request, await, fetch, maybeThrow. */
+    private void waitRound(SendProtocol p, String topic, int version) throws InterruptedException {
+        p.add(topic);
+        p.requestUpdateForTopic(topic);
+        p.awaitUpdate(version, 1_000);
+        assertFalse(p.fetchHidesTopic());
+        TimeoutException e = p.takeTimeout(topic);
+        if (e != null) {
+            throw e;
+        }
+    }
+
+    @Test
+    void aNewTopicIsWaitedForThenLookedAt() throws Exception {
+        producer.onSend("new", ANY, true);
+        assertEquals(State.SENT, SendProtocol.state());
+        assertFalse(producer.fetchHidesTopic());
+        assertEquals("new", producer.viewTopic());
+        producer.add("new");
+        producer.requestUpdateForTopic("new");
+        assertEquals(State.AWAITING_TOPIC, SendProtocol.state());
+        producer.awaitUpdate(1, 1_000);
+        assertEquals(List.of("new/any"), waits.waits, "kmeta's targeted wait for the topic");
+        assertEquals(State.LOOKING, SendProtocol.state());
+        assertFalse(producer.fetchHidesTopic());
+        assertNull(producer.takeTimeout("new"));
+        assertEquals(State.LOOKING, SendProtocol.state());
+    }
+
+    @Test
+    void aKnownTopicIsLookedAtWithoutAWait() throws Exception {
+        waits.counts.put("known", 3);
+        producer.onSend("known", 2, true);
+        assertFalse(producer.fetchHidesTopic());
+        producer.add("known");
+        assertEquals(State.SENT, SendProtocol.state(), "a cache hit: nothing else");
+        producer.requestUpdateForTopic("known"); // the view lagged: KafkaProducer waits once
+        producer.awaitUpdate(7, 1_000);
+        assertEquals(List.of(), waits.waits, "the first look at a version is at once");
+        assertEquals(State.LOOKING, SendProtocol.state());
+    }
+
+    @Test
+    void aMissingTopicsTimeoutIsKeptAndThrownByTheNextFetch() throws Exception {
+        TimeoutException kmeta = new TimeoutException("kmeta's diagnosis");
+        waits.onWait = kmeta;
+        producer.onSend("missing", ANY, true);
+        assertFalse(producer.fetchHidesTopic());
+        producer.add("missing");
+        producer.requestUpdateForTopic("missing");
+        producer.awaitUpdate(1, 1_000); // returns: KafkaProducer would replace the exception's message
+        assertEquals(State.TIMEOUT_KEPT, SendProtocol.state());
+        assertSame(kmeta, producer.peekTimeout("missing"), "getError reads it");
+        assertSame(kmeta, producer.peekTimeout("missing"), "twice");
+        assertNull(producer.peekTimeout("other"));
+        assertSame(kmeta, assertThrows(TimeoutException.class, producer::fetchHidesTopic));
+        assertEquals(State.IDLE, SendProtocol.state());
+        assertNull(producer.takeTimeout("missing"), "thrown once");
+    }
+
+    @Test
+    void aKeptTimeoutNotFetchedIsTakenByMaybeThrowOrTheInterceptor() throws Exception {
+        waits.onWait = new TimeoutException("kmeta's diagnosis");
+        producer.onSend("missing", ANY, true);
+        producer.requestUpdateForTopic("missing");
+        producer.awaitUpdate(1, 1_000);
+        assertNull(producer.takeTimeout("other"));
+        assertEquals(State.TIMEOUT_KEPT, SendProtocol.state());
+        assertTrue(producer.takeTimeout("missing") != null);
+        assertEquals(State.IDLE, SendProtocol.state());
+    }
+
+    @Test
+    void aPartitionBeyondTheCountIsWaitedForAtTheSecondAwaitOfAVersion() throws Exception {
+        waits.counts.put("narrow", 2);
+        producer.onSend("narrow", 5, true);
+        assertFalse(producer.fetchHidesTopic());
+        producer.add("narrow");
+        producer.requestUpdateForTopic("narrow");
+        assertEquals(State.AWAITING_TOPIC, SendProtocol.state());
+        producer.awaitUpdate(4, 1_000);
+        assertEquals(List.of(), waits.waits, "version 4 not looked at yet: the producer looks first");
+        assertEquals(State.LOOKING, SendProtocol.state());
+        assertFalse(producer.fetchHidesTopic());
+        assertNull(producer.takeTimeout("narrow"));
+        producer.add("narrow");
+        producer.requestUpdateForTopic("narrow");
+        assertEquals(State.AWAITING_PARTITION, SendProtocol.state());
+        producer.awaitUpdate(4, 1_000);
+        assertEquals(List.of("narrow/5"), waits.waits, "the second await at version 4 waits for partition 5");
+        assertEquals(State.LOOKING, SendProtocol.state());
+        producer.requestUpdateForTopic("narrow");
+        producer.awaitUpdate(5, 1_000);
+        assertEquals(1, waits.waits.size(), "a newer version is looked at first");
+    }
+
+    @Test
+    void aSendToUnreachableLeadersIsHiddenByItsFirstFetchAndHeldByTheNextAdd() throws Exception {
+        waits.counts.put("far", 1);
+        leaders.verdicts.put("far", Verdict.UNREACHABLE);
+        producer.onSend("far", ANY, true);
+        assertEquals(State.HOLD_ARMED, SendProtocol.state());
+        producer.add("far");
+        assertEquals(List.of(), leaders.holds, "add before the hiding fetch holds nothing");
+        assertTrue(producer.fetchHidesTopic(), "waitOnMetadata's first fetch sees the topic absent");
+        assertEquals(State.TOPIC_HIDDEN, SendProtocol.state());
+        producer.add("other");
+        assertEquals(State.TOPIC_HIDDEN, SendProtocol.state(), "another topic's add holds nothing");
+        producer.add("far");
+        assertEquals(List.of("far/any"), leaders.holds, "held, without settling");
+        assertEquals(State.SENT, SendProtocol.state(), "a leader became reachable: through");
+        assertFalse(producer.fetchHidesTopic(), "hidden once");
+        producer.add("far");
+        assertEquals(1, leaders.holds.size(), "held once");
+        waitRound(producer, "far", 9); // KafkaProducer's wait goes on to the real view
+        assertEquals(State.LOOKING, SendProtocol.state());
+    }
+
+    @Test
+    void aHeldSendThatFindsNoLeaderThrowsKmetasTimeout() {
+        waits.counts.put("far", 1);
+        leaders.verdicts.put("far", Verdict.UNREACHABLE);
+        leaders.holdEnds = new TimeoutException("ADVERTISED_LISTENER_UNREACHABLE");
+        producer.onSend("far", 0, true);
+        assertTrue(producer.fetchHidesTopic());
+        assertSame(leaders.holdEnds, assertThrows(TimeoutException.class, () -> producer.add("far")));
+        assertEquals(State.IDLE, SendProtocol.state());
+    }
+
+    @Test
+    void aSendIsNotHeldOnTheNetworkThreadNorByAClosedProducer() {
+        leaders.verdicts.put("far", Verdict.UNREACHABLE);
+        producer.onSend("far", ANY, false);
+        assertEquals(State.SENT, SendProtocol.state(), "closed");
+        leaders.networkThread = true;
+        producer.onSend("far", ANY, true);
+        assertEquals(State.SENT, SendProtocol.state(), "the network thread");
+    }
+
+    @Test
+    void aSendWhoseTopicArrivedWithUnprovenLeadersIsArmedWithSettling() throws Exception {
+        leaders.verdicts.put("late", Verdict.UNSETTLED);
+        producer.onSend("late", ANY, true);
+        assertEquals(State.SENT, SendProtocol.state(), "unknown topic: the metadata wait's business");
+        assertFalse(producer.fetchHidesTopic());
+        producer.add("late");
+        producer.requestUpdateForTopic("late");
+        producer.awaitUpdate(1, 1_000);
+        assertEquals(State.HOLD_ARMED, SendProtocol.state(), "the topic arrived, its leaders not tried yet");
+        assertTrue(producer.fetchHidesTopic());
+        producer.add("late");
+        assertEquals(List.of("late/any settle"), leaders.holds);
+        assertEquals(State.SENT, SendProtocol.state());
+    }
+
+    @Test
+    void aRecreatedTopicsVanishedPartitionFailsAtOnce() throws Exception {
+        TimeoutException recreated = new TimeoutException("TOPIC_RECREATED");
+        waits.counts.put("again", 2);
+        waits.recreated.put("again", recreated);
+        producer.onSend("again", 4, true);
+        assertFalse(producer.fetchHidesTopic());
+        producer.add("again");
+        producer.requestUpdateForTopic("again");
+        producer.awaitUpdate(3, 1_000);
+        assertEquals(List.of(), waits.waits, "no wait for partitions");
+        assertEquals(State.TIMEOUT_KEPT, SendProtocol.state());
+        assertSame(recreated, assertThrows(TimeoutException.class, producer::fetchHidesTopic));
+        assertEquals(State.IDLE, SendProtocol.state());
+    }
+
+    @Test
+    void twoProducersOnOneThreadActOnlyOnTheirOwnState() throws Exception {
+        SendProtocol other = new SendProtocol(waits, leaders, 100);
+        waits.onWait = new TimeoutException("kmeta's diagnosis");
+        producer.onSend("missing", ANY, true);
+        producer.requestUpdateForTopic("missing");
+        producer.awaitUpdate(1, 1_000);
+        assertEquals(State.TIMEOUT_KEPT, SendProtocol.state());
+        assertFalse(other.fetchHidesTopic(), "the other producer's fetch throws nothing");
+        assertNull(other.takeTimeout("missing"));
+        assertNull(other.peekTimeout("missing"));
+        other.awaitUpdate(2, 1_000);
+        assertEquals("version>2", waits.waits.get(waits.waits.size() - 1), "no request on it: a version wait");
+        assertEquals(State.TIMEOUT_KEPT, SendProtocol.state());
+
+        waits.counts.put("far", 1);
+        leaders.verdicts.put("far", Verdict.UNREACHABLE);
+        other.onSend("far", ANY, true); // a new send starts over, whichever producer
+        assertEquals(State.HOLD_ARMED, SendProtocol.state());
+        assertFalse(producer.fetchHidesTopic(), "armed by the other producer: this one's fetch shows the topic");
+        assertTrue(other.fetchHidesTopic());
+        producer.add("far");
+        assertEquals(State.TOPIC_HIDDEN, SendProtocol.state(), "this producer's add holds nothing");
+        other.add("far");
+        assertEquals(State.SENT, SendProtocol.state());
+    }
+
+    @Test
+    void anInterruptedThreadEndsItsSend() throws Exception {
+        waits.onWait = new InterruptException("interrupted");
+        producer.onSend("new", ANY, true);
+        producer.requestUpdateForTopic("new");
+        assertThrows(InterruptedException.class, () -> producer.awaitUpdate(1, 1_000));
+        assertFalse(Thread.currentThread().isInterrupted(), "InterruptedException's contract: status cleared");
+        assertEquals(State.IDLE, SendProtocol.state());
+
+        waits.counts.put("far", 1);
+        leaders.verdicts.put("far", Verdict.UNREACHABLE);
+        leaders.holdInterrupted = true;
+        producer.onSend("far", ANY, true);
+        assertTrue(producer.fetchHidesTopic());
+        assertThrows(InterruptException.class, () -> producer.add("far"));
+        assertTrue(Thread.interrupted(), "InterruptException sets the status again");
+        assertEquals(State.IDLE, SendProtocol.state());
+    }
+
+    @Test
+    void aVersionWaitAfterAddTopics() throws Exception {
+        producer.versionWait();
+        assertEquals(State.VERSION_WAIT, SendProtocol.state());
+        producer.awaitUpdate(3, 1_000);
+        assertEquals(List.of("version>3"), waits.waits);
+        assertThrows(TimeoutException.class, () -> {
+            SendProtocol timingOut = new SendProtocol(new FakeWaits() {
+                @Override
+                public void awaitVersion(int version, long timeoutMs) {
+                    throw new TimeoutException("version wait");
+                }
+            }, leaders, 100);
+            timingOut.versionWait();
+            timingOut.awaitUpdate(3, 1_000);
+        }, "a version wait's timeout is thrown, not kept");
+    }
+}
