@@ -29,6 +29,13 @@ final class ChildProcessNode extends KafkaNode {
 
     private static final Logger LOG = LoggerFactory.getLogger(ChildProcessNode.class);
     private static final long POLL_MS = 50;
+    /**
+     * System property: the child JVM's heap and JIT options, separated by spaces, in place of
+     * {@value #DEFAULT_JVM_OPTIONS} (small and quick to start, for tests). A broker with tens of thousands of
+     * partitions under load (benchmarks) needs more heap, and serves better with G1 and the C2 compiler.
+     */
+    static final String JVM_OPTIONS_PROPERTY = "kmeta.testkit.child.jvmOptions";
+    static final String DEFAULT_JVM_OPTIONS = "-Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1";
 
     private final KafkaDistribution distribution;
     private volatile Process process;
@@ -73,8 +80,9 @@ final class ChildProcessNode extends KafkaNode {
 
     private List<String> command(Path config, String formatClusterId) {
         String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
+        List<String> command = new ArrayList<>(List.of(java));
+        command.addAll(jvmOptions());
+        command.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
         // Kafka's and Scala's jars from the build's repository: verifying their bytecode took ~30% of a child's
         // CPU until it served (the test JVM still verifies everything it loads).
         command.addAll(List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:-BytecodeVerificationRemote"));
@@ -87,6 +95,12 @@ final class ChildProcessNode extends KafkaNode {
         }
         command.add(config.toString());
         return command;
+    }
+
+    /** The options {@value #JVM_OPTIONS_PROPERTY} names, or {@value #DEFAULT_JVM_OPTIONS} when it is not set. */
+    static List<String> jvmOptions() {
+        String given = System.getProperty(JVM_OPTIONS_PROPERTY, "").trim();
+        return List.of((given.isEmpty() ? DEFAULT_JVM_OPTIONS : given).split("\\s+"));
     }
 
     /**

@@ -586,7 +586,11 @@ public final class KafkaCluster implements AutoCloseable {
             return this;
         }
 
-        /** Brokers run in child JVMs (slower; enables {@link KafkaCluster#killBroker(int)}). */
+        /**
+         * Brokers run in child JVMs (slower; enables {@link KafkaCluster#killBroker(int)}), each with
+         * {@code -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1}, or the JVM options the system property
+         * {@code kmeta.testkit.child.jvmOptions} gives (separated by spaces, e.g. {@code -Xmx1g -XX:+UseG1GC}).
+         */
         public Builder childProcesses(boolean enabled) {
             this.childProcesses = enabled;
             return this;

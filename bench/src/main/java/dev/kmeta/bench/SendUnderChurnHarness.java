@@ -1,0 +1,380 @@
+package dev.kmeta.bench;
+
+import static dev.kmeta.bench.RealBroker.BROKER_JVM;
+import static dev.kmeta.bench.RealBroker.KMETA;
+import static dev.kmeta.bench.RealBroker.STOCK;
+import static dev.kmeta.bench.RealBroker.ms;
+import dev.kmeta.testkit.KafkaCluster;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.Callback;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+
+/**
+ * P2k, side by side (a plain {@code main} against one real Kafka 4.4 broker from testkit, in a child JVM): {@code
+ * send()} call time on a producer that knows 10,000 partitions while topics come and go. {@code --topics} (100) x
+ * {@code --partitions} (100) partitions are created once. Per route and round a new producer (stock
+ * {@code KafkaProducer} or {@code KmetaProducer.create}, Kafka's defaults otherwise: acks=all, linger.ms 5) is warmed
+ * on every partition (one record each, then {@code flush}); {@code --threads} (4) steady threads then send keyed
+ * {@code --value-bytes} (1,024) records to random topics at {@code --rate} (400) records/s in all, paced (a late
+ * thread catches up at once), through four phases: {@code --warmup-seconds} (3) not measured, {@code --seconds} (25)
+ * measured without churn, then churn starts: {@code --warmup-seconds} not measured and {@code --seconds} measured.
+ * The churn thread creates a new 1-partition topic every {@code --churn-ms} (250) through the cluster's Admin
+ * (waiting for the controller's answer) and sends one record to it through the same producer; that send's call time,
+ * which includes the wait for the new topic's metadata, is reported apart.
+ *
+ * <p>Per run (a route's no-churn or churn phase): the measured sends' {@code send()} call time on the steady threads
+ * (p50, p99, p99.9, max; nearest rank), how many took over 10 ms, GC time, and for kmeta the snapshot changes in the
+ * measured window (its MXBean's version); records acknowledged / failed over both phases (after {@code flush}). Within
+ * a round the routes alternate: round 1 stock first, round 2 kmeta first, ... The summary checks issue 28's targets
+ * per round: kmeta's churn p99 and p99.9 &lt;= stock's in the same round, and &lt;= 1.2x kmeta's own no-churn run.
+ *
+ * <pre>{@code
+ * java -Xms1g -Xmx1g -cp bench/target/benchmarks.jar dev.kmeta.bench.SendUnderChurnHarness > bench/results/p2k.txt
+ * }</pre>
+ * Options: {@code --rounds N} (3), {@code --seconds N} (25), {@code --warmup-seconds N} (3), {@code --rate N} (400),
+ * {@code --threads N} (4), {@code --topics N} (100), {@code --partitions N} (100), {@code --churn-ms N} (250),
+ * {@code --value-bytes N} (1024), {@code --impl both|stock|kmeta}, {@code --broker-jvm} (the child broker's JVM
+ * options, {@code "-Xmx1g -XX:+UseG1GC"}; the testkit's test defaults, 256 MB, Serial GC and C1 only, spend their
+ * time in full GCs with 10,000 partitions, and with 1 GB still stall sends for seconds on this machine). About 1.5-4
+ * minutes per route and round (the warm-up on 10,000 partitions takes 10 s to 2 minutes), plus ~1 min for the
+ * topics; the program exits (closing the broker) if it runs longer than twice its estimate plus 5 minutes.
+ *
+ * <p>Not thread-safe; a program.
+ */
+public final class SendUnderChurnHarness {
+    private static final long SLOW_NS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    private SendUnderChurnHarness() {
+    }
+
+    /** The settings of a series. */
+    record Settings(int seconds, int warmupSeconds, int rate, int threads, int topics, int partitions, int churnMs,
+                    int valueBytes) {
+    }
+
+    /** One run's outcome. The percentiles are in ns, -1 when nothing was measured. */
+    record Run(int round, String impl, boolean churn, int sends, long p50Ns, long p99Ns, long p999Ns, long maxNs,
+               int over10ms, long acked, long failed, long snapshotChanges, int churnTopics, long churnSendMedianNs,
+               long churnSendMaxNs, long gcMs, String load) {
+        String line() {
+            return String.format(Locale.ROOT, "round %d %s %s: %d sends, send() p50 %s / p99 %s / p99.9 %s / max %s ms,"
+                    + " %d over 10 ms; kmeta snapshot changes %s; GC %d ms; load %s%s", round, impl,
+                    churn ? "churn" : "no churn", sends, ms(p50Ns), ms(p99Ns), ms(p999Ns), ms(maxNs), over10ms,
+                    snapshotChanges < 0 ? "-" : Long.toString(snapshotChanges), gcMs, load, !churn ? ""
+                            : String.format(Locale.ROOT, "; churn topics %d (first send median %s ms, max %s ms);"
+                            + " both phases: acked %d, failed %d", churnTopics, ms(churnSendMedianNs),
+                            ms(churnSendMaxNs), acked, failed));
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> defaults = new LinkedHashMap<>();
+        defaults.put("rounds", "3");
+        defaults.put("seconds", "25");
+        defaults.put("warmup-seconds", "3");
+        defaults.put("rate", "400");
+        defaults.put("threads", "4");
+        defaults.put("topics", "100");
+        defaults.put("partitions", "100");
+        defaults.put("churn-ms", "250");
+        defaults.put("value-bytes", "1024");
+        defaults.put("impl", "both");
+        defaults.put("broker-jvm", BROKER_JVM);
+        Map<String, String> opts = Args.parse(args, defaults);
+        int rounds = Args.intOpt(opts, "rounds");
+        Settings s = new Settings(Args.intOpt(opts, "seconds"), Args.intOpt(opts, "warmup-seconds"),
+                Args.intOpt(opts, "rate"), Args.intOpt(opts, "threads"), Args.intOpt(opts, "topics"),
+                Args.intOpt(opts, "partitions"), Args.intOpt(opts, "churn-ms"), Args.intOpt(opts, "value-bytes"));
+        String impl = opts.get("impl");
+        RealBroker.impls(impl, 1); // checks the option
+        if (s.rate() < s.threads() || s.seconds() < 1 || s.threads() < 1 || s.churnMs() < 1) {
+            throw new IllegalArgumentException("--rate must be >= --threads, --seconds, --threads, --churn-ms >= 1");
+        }
+        int pairsPerRound = impl.equals("both") ? 2 : 1;
+        long estimateS = 90 + (long) rounds * pairsPerRound * (2 * (s.seconds() + s.warmupSeconds()) + 120);
+        RealBroker.watchdog("SendUnderChurnHarness", TimeUnit.SECONDS.toMillis(2 * estimateS + 300));
+        System.out.printf(Locale.ROOT, "SendUnderChurnHarness (P2k): %d rounds, %d topics x %d partitions, %d threads"
+                        + " at %d records/s in all, keyed %d B records, churn every %d ms, %d s measured after %d s;"
+                        + " broker JVM %s; %s%n", rounds, s.topics(), s.partitions(), s.threads(), s.rate(),
+                s.valueBytes(), s.churnMs(), s.seconds(), s.warmupSeconds(), opts.get("broker-jvm"), Args.jvm());
+        Path storage = Files.createTempDirectory("kmeta-p2k-");
+        List<Run> runs = new ArrayList<>();
+        try (KafkaCluster cluster = RealBroker.startCluster(storage, opts.get("broker-jvm"))) {
+            List<String> topics = new ArrayList<>();
+            for (int t = 0; t < s.topics(); t++) {
+                topics.add(String.format(Locale.ROOT, "p2k-%03d", t));
+            }
+            long createNs = System.nanoTime();
+            RealBroker.createTopics(cluster.admin(), topics, s.partitions(), Map.of(), 600_000);
+            System.out.printf(Locale.ROOT, "created %d partitions in %d ms; broker in a child JVM, its controller"
+                            + " in this one; load %s%n", s.topics() * s.partitions(),
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - createNs), Args.load());
+            AtomicLong churnSeq = new AtomicLong();
+            for (int round = 1; round <= rounds; round++) {
+                for (String which : RealBroker.impls(impl, round)) {
+                    for (Run r : pair(cluster, s, topics, round, which, churnSeq)) {
+                        System.out.println(r.line());
+                        runs.add(r);
+                    }
+                }
+            }
+        } finally {
+            deleteQuietly(storage);
+        }
+        summary(runs, rounds);
+    }
+
+    /**
+     * One route in one round: a new producer, warmed on every partition, then the steady threads through four
+     * phases: warm-up, no churn (measured), churn warm-up, churn (measured). Returns the no-churn and the churn run.
+     */
+    private static List<Run> pair(KafkaCluster cluster, Settings s, List<String> topics, int round, String impl,
+                                  AtomicLong churnSeq) throws Exception {
+        System.gc(); // each pair starts from a collected heap, whatever the one before left
+        String clientId = "p2k-" + impl + "-r" + round;
+        Producer<byte[], byte[]> producer = RealBroker.producer(impl, RealBroker.producerProps(
+                cluster.bootstrapServers(), clientId, Map.of()));
+        AtomicLong acked = new AtomicLong();
+        AtomicLong failed = new AtomicLong();
+        AtomicReference<Exception> firstError = new AtomicReference<>();
+        Callback callback = (metadata, error) -> {
+            (error == null ? acked : failed).incrementAndGet();
+            if (error != null) {
+                firstError.compareAndSet(null, error);
+            }
+        };
+        byte[] value = new byte[s.valueBytes()];
+        List<Thread> threads = new ArrayList<>();
+        try {
+            long warmNs = System.nanoTime();
+            for (String topic : topics) { // warmed on every partition
+                for (int p = 0; p < s.partitions(); p++) {
+                    producer.send(new ProducerRecord<>(topic, p, null, value), callback);
+                }
+            }
+            producer.flush();
+            System.out.printf(Locale.ROOT, "  %s: warmed on %d partitions in %d ms, %d records failed%s%n", clientId,
+                    topics.size() * s.partitions(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - warmNs),
+                    failed.get(), firstError.get() == null ? "" : " (first: " + firstError.get() + ")");
+            failed.set(0); // the runs' counts start here
+            acked.set(0);
+            firstError.set(null);
+            long warmupNs = TimeUnit.SECONDS.toNanos(s.warmupSeconds());
+            long measuredNs = TimeUnit.SECONDS.toNanos(s.seconds());
+            long startNs = System.nanoTime();
+            // phase bounds: [0] quiet from, [1] quiet to = churn starts, [2] churn measured from, [3] end
+            long quietFromNs = startNs + warmupNs;
+            long churnStartNs = quietFromNs + measuredNs;
+            long churnFromNs = churnStartNs + warmupNs;
+            long endNs = churnFromNs + measuredNs;
+            int capacity = (int) Math.min(Integer.MAX_VALUE - 8, 2L * s.rate() * (s.seconds() + 1) / s.threads()
+                    + 1_000);
+            long[][][] times = new long[2][s.threads()][capacity]; // [0] no churn, [1] churn
+            int[][] counts = new int[2][s.threads()];
+            long periodNs = TimeUnit.SECONDS.toNanos(1) * s.threads() / s.rate();
+            for (int t = 0; t < s.threads(); t++) {
+                int me = t;
+                Thread thread = new Thread(() -> {
+                    ThreadLocalRandom random = ThreadLocalRandom.current();
+                    long nextNs = startNs + me * periodNs / s.threads();
+                    while (true) {
+                        long now = System.nanoTime();
+                        if (nextNs >= endNs || Thread.currentThread().isInterrupted()) {
+                            return;
+                        }
+                        if (now < nextNs) {
+                            LockSupport.parkNanos(nextNs - now); // pacing to the rate, not synchronization
+                            continue;
+                        }
+                        byte[] key = new byte[8];
+                        random.nextBytes(key);
+                        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(
+                                topics.get(random.nextInt(topics.size())), key, value);
+                        long t0 = System.nanoTime();
+                        try {
+                            producer.send(record, callback);
+                        } catch (RuntimeException e) {
+                            failed.incrementAndGet();
+                        }
+                        long t1 = System.nanoTime();
+                        int phase = t0 >= churnFromNs ? 1 : t0 >= quietFromNs && t0 < churnStartNs ? 0 : -1;
+                        if (phase >= 0 && counts[phase][me] < capacity) {
+                            times[phase][me][counts[phase][me]++] = t1 - t0;
+                        }
+                        nextNs += periodNs;
+                    }
+                }, "p2k-steady-" + t);
+                thread.setDaemon(true);
+                threads.add(thread);
+            }
+            List<Long> churnTimes = new ArrayList<>();
+            AtomicLong churnTopics = new AtomicLong();
+            Admin admin = cluster.admin();
+            Thread churner = new Thread(() -> {
+                long nextNs = churnStartNs;
+                long periodChurnNs = TimeUnit.MILLISECONDS.toNanos(s.churnMs());
+                while (!Thread.currentThread().isInterrupted()) {
+                    long now = System.nanoTime();
+                    if (nextNs >= endNs) {
+                        return;
+                    }
+                    if (now < nextNs) {
+                        LockSupport.parkNanos(nextNs - now); // the churn's cadence
+                        continue;
+                    }
+                    nextNs += periodChurnNs;
+                    String name = "p2k-churn-" + churnSeq.incrementAndGet();
+                    try {
+                        admin.createTopics(List.of(new NewTopic(name, 1, (short) 1))).all().get(10, TimeUnit.SECONDS);
+                        long t0 = System.nanoTime();
+                        producer.send(new ProducerRecord<>(name, new byte[8], value), callback);
+                        long t1 = System.nanoTime();
+                        if (t0 >= churnFromNs) {
+                            churnTopics.incrementAndGet();
+                            synchronized (churnTimes) {
+                                churnTimes.add(t1 - t0);
+                            }
+                        }
+                    } catch (InterruptedException e) {
+                        return;
+                    } catch (Exception e) {
+                        System.out.println("  churn topic " + name + ": " + e);
+                    }
+                }
+            }, "p2k-churn");
+            churner.setDaemon(true);
+            threads.add(churner);
+            threads.forEach(Thread::start);
+            long[] versions = new long[4];
+            long[] gcs = new long[4];
+            String[] loads = new String[2];
+            long[] marks = {quietFromNs, churnStartNs, churnFromNs, endNs};
+            for (int i = 0; i < 4; i++) {
+                LockSupport.parkNanos(Math.max(0, marks[i] - System.nanoTime())); // until the next phase bound
+                versions[i] = RealBroker.kmetaVersion();
+                gcs[i] = RealBroker.gcMs();
+                if (i == 1 || i == 3) {
+                    loads[i / 2] = Args.load();
+                }
+            }
+            if (!RealBroker.joinAll(threads, 60_000)) {
+                System.out.println("  a sending thread was still running 60 s after the end (interrupted)");
+            }
+            producer.flush();
+            if (firstError.get() != null) {
+                System.out.println("  " + clientId + ": " + failed.get() + " records failed, first: "
+                        + firstError.get());
+            }
+            long[] churnSorted;
+            synchronized (churnTimes) {
+                churnSorted = churnTimes.stream().mapToLong(Long::longValue).sorted().toArray();
+            }
+            boolean kmeta = impl.equals(KMETA);
+            List<Run> out = new ArrayList<>();
+            for (int phase = 0; phase < 2; phase++) {
+                int n = 0;
+                for (int c : counts[phase]) {
+                    n += c;
+                }
+                long[] all = new long[n];
+                int at = 0;
+                int over = 0;
+                for (int t = 0; t < s.threads(); t++) {
+                    for (int i = 0; i < counts[phase][t]; i++) {
+                        all[at++] = times[phase][t][i];
+                        over += times[phase][t][i] > SLOW_NS ? 1 : 0;
+                    }
+                }
+                long[] sorted = RealBroker.sorted(all, n);
+                long vFrom = versions[2 * phase];
+                long vTo = versions[2 * phase + 1];
+                boolean churn = phase == 1;
+                out.add(new Run(round, impl, churn, n, RealBroker.quantile(sorted, n, 0.50),
+                        RealBroker.quantile(sorted, n, 0.99), RealBroker.quantile(sorted, n, 0.999),
+                        n == 0 ? -1 : sorted[n - 1], over, churn ? acked.get() : -1, churn ? failed.get() : -1,
+                        kmeta && vFrom >= 0 && vTo >= 0 ? vTo - vFrom : -1, churn ? churnSorted.length : 0,
+                        churn ? RealBroker.quantile(churnSorted, churnSorted.length, 0.5) : -1,
+                        churn && churnSorted.length > 0 ? churnSorted[churnSorted.length - 1] : -1,
+                        gcs[2 * phase + 1] - gcs[2 * phase], loads[phase]));
+            }
+            return out;
+        } finally {
+            threads.forEach(Thread::interrupt);
+            RealBroker.joinAll(threads, 10_000);
+            producer.close(Duration.ofSeconds(30));
+        }
+    }
+
+    private static void summary(List<Run> runs, int rounds) {
+        System.out.println();
+        System.out.println("send() call time on the steady threads, ms (p50 / p99 / p99.9 / max), per round:");
+        System.out.println("| round | stock no churn | kmeta no churn | stock churn | kmeta churn | sends > 10 ms,"
+                + " churn: stock / kmeta | kmeta snapshot changes, churn (no churn) | kmeta churn p99, p99.9 <="
+                + " stock's | kmeta churn p99, p99.9 <= 1.2x its no churn |");
+        System.out.println("|---|---|---|---|---|---:|---:|---|---|");
+        for (int round = 1; round <= rounds; round++) {
+            Run sq = find(runs, round, STOCK, false);
+            Run kq = find(runs, round, KMETA, false);
+            Run sc = find(runs, round, STOCK, true);
+            Run kc = find(runs, round, KMETA, true);
+            String vsStock = sc == null || kc == null ? "-" : verdict(kc.p99Ns() <= sc.p99Ns(),
+                    kc.p999Ns() <= sc.p999Ns());
+            String vsSelf = kq == null || kc == null ? "-" : verdict(kc.p99Ns() <= 1.2 * kq.p99Ns(),
+                    kc.p999Ns() <= 1.2 * kq.p999Ns());
+            System.out.printf(Locale.ROOT, "| %d | %s | %s | %s | %s | %s / %s | %s (%s) | %s | %s |%n", round,
+                    cell(sq), cell(kq), cell(sc), cell(kc), sc == null ? "-" : sc.over10ms(),
+                    kc == null ? "-" : kc.over10ms(), kc == null ? "-" : kc.snapshotChanges(),
+                    kq == null ? "-" : kq.snapshotChanges(), vsStock, vsSelf);
+        }
+        System.out.println("first send to a new topic (churn thread), median / max ms:");
+        for (Run r : runs) {
+            if (r.churn()) {
+                System.out.printf(Locale.ROOT, "  round %d %s: %s / %s over %d topics%n", r.round(), r.impl(),
+                        ms(r.churnSendMedianNs()), ms(r.churnSendMaxNs()), r.churnTopics());
+            }
+        }
+        System.out.println("load at the end: " + Args.load());
+    }
+
+    private static String verdict(boolean p99, boolean p999) {
+        return p99 && p999 ? "met" : "**not met** (p99 " + (p99 ? "yes" : "no") + ", p99.9 " + (p999 ? "yes" : "no")
+                + ")";
+    }
+
+    private static String cell(Run r) {
+        return r == null ? "-" : ms(r.p50Ns()) + " / " + ms(r.p99Ns()) + " / " + ms(r.p999Ns()) + " / "
+                + ms(r.maxNs());
+    }
+
+    private static Run find(List<Run> runs, int round, String impl, boolean churn) {
+        for (Run r : runs) {
+            if (r.round() == round && r.impl().equals(impl) && r.churn() == churn) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    static void deleteQuietly(Path dir) {
+        try {
+            Files.deleteIfExists(dir); // the cluster deleted what it stored there
+        } catch (java.io.IOException e) {
+            System.out.println("left " + dir + ": " + e);
+        }
+    }
+}
