@@ -62,31 +62,11 @@ final class ClassRefs {
     }
 
     private static void read(DataInputStream in, String from, String prefix, Set<Ref> out) throws IOException {
-        if (in.readInt() != 0xCAFEBABE) {
-            throw new IOException(from + ": not a class file");
-        }
-        in.readUnsignedShort();
-        in.readUnsignedShort();
-        int count = in.readUnsignedShort();
-        Object[] pool = new Object[count];
-        int[][] links = new int[count][];
-        int[] tags = new int[count];
-        for (int i = 1; i < count; i++) {
-            int tag = in.readUnsignedByte();
-            tags[i] = tag;
-            switch (tag) {
-                case 1 -> pool[i] = in.readUTF();
-                case 3, 4 -> in.readInt();
-                case 5, 6 -> {
-                    in.readLong();
-                    i++;
-                }
-                case 7, 8, 16, 19, 20 -> links[i] = new int[] {in.readUnsignedShort()};
-                case 9, 10, 11, 12, 17, 18 -> links[i] = new int[] {in.readUnsignedShort(), in.readUnsignedShort()};
-                case 15 -> links[i] = new int[] {in.readUnsignedByte(), in.readUnsignedShort()};
-                default -> throw new IOException(from + ": constant pool tag " + tag);
-            }
-        }
+        ConstantPool constants = ConstantPool.read(in, from);
+        int count = constants.count();
+        int[] tags = constants.tags();
+        String[] pool = constants.utf();
+        int[][] links = constants.links();
         boolean[] literal = new boolean[count]; // the text of a String constant: not a link (e.g. a descriptor
         for (int i = 1; i < count; i++) {       // spelled in a string, which reflection resolves and checks)
             if (tags[i] == 8) {
@@ -99,22 +79,22 @@ final class ClassRefs {
             }
             switch (tags[i]) {
                 case 7 -> {
-                    String name = (String) pool[links[i][0]];
+                    String name = pool[links[i][0]];
                     String element = name.startsWith("[") ? elementClass(name) : name;
                     if (element != null && element.startsWith(prefix)) {
                         out.add(new Ref("class", element, "", "", from));
                     }
                 }
                 case 9, 10, 11 -> {
-                    String owner = (String) pool[links[links[i][0]][0]];
+                    String owner = pool[links[links[i][0]][0]];
                     int[] nameAndType = links[links[i][1]];
                     if (owner.startsWith(prefix)) {
-                        out.add(new Ref(tags[i] == 9 ? "field" : "method", owner, (String) pool[nameAndType[0]],
-                                (String) pool[nameAndType[1]], from));
+                        out.add(new Ref(tags[i] == 9 ? "field" : "method", owner, pool[nameAndType[0]],
+                                pool[nameAndType[1]], from));
                     }
                 }
                 case 1 -> {
-                    Matcher m = TYPE_IN_DESCRIPTOR.matcher((String) pool[i]);
+                    Matcher m = TYPE_IN_DESCRIPTOR.matcher(pool[i]);
                     while (m.find()) {
                         if (m.group(1).startsWith(prefix)) {
                             out.add(new Ref("class", m.group(1), "", "", from));

@@ -43,12 +43,17 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>Checked: sender, examples, kafka-producer, and the testkit classes a test JVM runs when its brokers are in child JVMs (the
  * client-version run of the sender's tests); not the testkit's in-process node support ({@code KafkaExit}), which
- * runs only with this JVM's own 4.4 brokers, and not cli and bench, which ship with kafka-clients 4.4.
+ * runs only with this JVM's own 4.4 brokers, nor its {@code FakeBroker} (4.4 only), and not cli and bench, which ship
+ * with kafka-clients 4.4.
  */
 class ClientsLinkageTest {
-    /** testkit classes that run only with in-process (4.4) nodes. */
+    /**
+     * testkit classes (with their nested ones) that run only with this JVM's kafka-clients 4.4: the in-process node
+     * support, and the protocol-level {@code FakeBroker} (it reads 4.4's internal record classes; the benchmarks
+     * that use it ship with 4.4).
+     */
     private static final Set<String> IN_PROCESS_ONLY = Set.of("dev.kmeta.testkit.KafkaExit",
-            "dev.kmeta.testkit.KafkaExit$Called");
+            "dev.kmeta.testkit.FakeBroker", "dev.kmeta.testkit.FakeBrokerAnswers");
 
     /** The per-ABI stand-ins of the KafkaProducer route, and whether each is for a version (4.4: the "44" one). */
     private static final String STAND_IN_40 = "dev.kmeta.producer.internal.ProducerMetadata40";
@@ -72,7 +77,7 @@ class ClientsLinkageTest {
         for (var module : modules.entrySet()) {
             boolean clientsOnly = module.getKey().equals("kafka-producer"); // its stand-in for 4.0-4.3 names 4.3 classes
             Set<ClassRefs.Ref> refs = ClassRefs.under(module.getValue(), "org/apache/kafka/").stream()
-                    .filter(r -> !IN_PROCESS_ONLY.contains(r.from()))
+                    .filter(r -> !IN_PROCESS_ONLY.contains(r.from().replaceFirst("\\$.*", "")))
                     // KIP-1265's annotations (4.4): absent on 4.0-4.3, where the JVM skips an annotation whose type
                     // is missing; no main code calls them (KafkaInternalApiTest)
                     .filter(r -> !r.owner().startsWith("org/apache/kafka/common/annotation/"))

@@ -159,29 +159,9 @@ class StandInOverridesTest {
     /** Every invoke instruction of a class file: {calling method, owner, name, descriptor}. */
     private static List<String[]> invocations(byte[] classFile) throws IOException {
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(classFile));
-        if (in.readInt() != 0xCAFEBABE) {
-            throw new IOException("not a class file");
-        }
-        in.readUnsignedShort();
-        in.readUnsignedShort();
-        int count = in.readUnsignedShort();
-        String[] utf = new String[count];
-        int[][] links = new int[count][];
-        for (int i = 1; i < count; i++) {
-            int tag = in.readUnsignedByte();
-            switch (tag) {
-                case 1 -> utf[i] = in.readUTF();
-                case 3, 4 -> in.readInt();
-                case 5, 6 -> {
-                    in.readLong();
-                    i++;
-                }
-                case 7, 8, 16, 19, 20 -> links[i] = new int[] {in.readUnsignedShort()};
-                case 9, 10, 11, 12, 17, 18 -> links[i] = new int[] {in.readUnsignedShort(), in.readUnsignedShort()};
-                case 15 -> links[i] = new int[] {in.readUnsignedByte(), in.readUnsignedShort()};
-                default -> throw new IOException("constant pool tag " + tag);
-            }
-        }
+        ConstantPool pool = ConstantPool.read(in, "class file");
+        String[] utf = pool.utf();
+        int[][] links = pool.links();
         in.readUnsignedShort(); // access
         in.readUnsignedShort(); // this
         in.readUnsignedShort(); // super
