@@ -117,39 +117,11 @@ public class ReadmeSnippetsTest {
      * line) so that javac's line numbers map back to the README by adding {@code firstLine - 1}.
      */
     static String wrap(String className, Snippet snippet) {
-        String[] lines = snippet.code().split("\\R", -1);
-        int lastImport = -1;
-        for (int i = 0; i < lines.length; i++) {
-            String t = lines[i].trim();
-            if (t.startsWith("import ")) {
-                lastImport = i;
-            } else if (!t.isEmpty() && !t.startsWith("//")) {
-                break;
-            }
-        }
-        String header = "public class " + className + " { public static void run() throws Exception { ";
-        StringBuilder java = new StringBuilder();
-        boolean placeholder = false;
-        for (int i = 0; i < lines.length; i++) {
-            String line = lines[i];
-            Matcher p = PROPS_PLACEHOLDER.matcher(line);
-            if (i > lastImport && p.matches()) {
-                line = p.group(1) + "Properties props = " + ReadmeSnippetsTest.class.getName() + ".props();";
-                placeholder = true;
-            }
-            if (lastImport < 0 && i == 0) {
-                java.append(header);              // no import: the class opens on the first line
-            }
-            java.append(line);
-            if (i == lastImport) {
-                java.append(' ').append(header);  // the class opens on the last import's line
-            }
-            java.append('\n');
-        }
-        java.append("}}\n");
-        assertTrue(placeholder || !snippet.code().contains("props"),
+        JavaSnippets.Wrapped w = JavaSnippets.wrap(className, snippet.code(), PROPS_PLACEHOLDER,
+                indent -> indent + "Properties props = " + ReadmeSnippetsTest.class.getName() + ".props();");
+        assertTrue(w.placeholderFound() || !snippet.code().contains("props"),
                 "README snippet at line " + snippet.firstLine() + " uses props without the line 'Properties props = ...;'");
-        return java.toString();
+        return w.java();
     }
 
     private static long recordsIn(String topic) throws Exception {

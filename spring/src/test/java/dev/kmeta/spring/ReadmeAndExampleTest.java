@@ -173,38 +173,11 @@ public class ReadmeAndExampleTest {
 
     /** The snippet as a class, line for line: imports first, the rest the body of {@code run()}. */
     private static String wrap(String className, String code, int firstLine) {
-        String[] lines = code.split("\\R", -1);
-        int lastImport = -1;
-        for (int i = 0; i < lines.length; i++) {
-            String t = lines[i].trim();
-            if (t.startsWith("import ")) {
-                lastImport = i;
-            } else if (!t.isEmpty() && !t.startsWith("//")) {
-                break;
-            }
-        }
-        String header = "public class " + className + " { public static void run() throws Exception { ";
-        StringBuilder java = new StringBuilder();
-        boolean placeholder = false;
-        for (int i = 0; i < lines.length; i++) {
-            String line = lines[i];
-            Matcher p = TEMPLATE_PLACEHOLDER.matcher(line);
-            if (i > lastImport && p.matches()) {
-                line = p.group(1) + "KafkaTemplate<String, String> template = "
-                        + ReadmeAndExampleTest.class.getName() + ".template();";
-                placeholder = true;
-            }
-            if (lastImport < 0 && i == 0) {
-                java.append(header);
-            }
-            java.append(line);
-            if (i == lastImport) {
-                java.append(' ').append(header);
-            }
-            java.append('\n');
-        }
-        assertTrue(placeholder, "README snippet at line " + firstLine
+        JavaSnippets.Wrapped w = JavaSnippets.wrap(className, code, TEMPLATE_PLACEHOLDER,
+                indent -> indent + "KafkaTemplate<String, String> template = " + ReadmeAndExampleTest.class.getName()
+                        + ".template();");
+        assertTrue(w.placeholderFound(), "README snippet at line " + firstLine
                 + " lacks the line 'KafkaTemplate<String, String> template = ...;'");
-        return java.append("}}\n").toString();
+        return w.java();
     }
 }

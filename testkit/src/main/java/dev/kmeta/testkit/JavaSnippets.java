@@ -16,13 +16,14 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.UnaryOperator;
 import java.util.jar.JarFile;
 import java.util.jar.Manifest;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Compiles the Java snippets of a Markdown document (the README's examples) against the test class path, so that a
+ * Wraps and compiles the Java snippets of a Markdown document (the README's examples) against the test class path, so that a
  * test can run them and they cannot drift from the API. A snippet class is named {@code ...Line<N>} after the
  * document line it starts on, so a compile error is reported at the document's line.
  *
@@ -32,6 +33,51 @@ public final class JavaSnippets {
     private static final Pattern LINE = Pattern.compile("Line(\\d+)\\.java$");
 
     private JavaSnippets() {
+    }
+
+    /** A snippet made a class by {@link #wrap}: its source, and whether the placeholder line was found. */
+    public record Wrapped(String java, boolean placeholderFound) {
+    }
+
+    /**
+     * A snippet as a class {@code className}: its imports on top, the rest the body of
+     * {@code public static void run() throws Exception}, and a line matching {@code placeholder} after the imports
+     * replaced by {@code replacement} applied to the placeholder's first group (the indentation). Line for line
+     * (imports stay on their lines, the class header shares the last import's line), so that javac's line numbers map
+     * back to the document by adding the snippet's first line - 1.
+     */
+    public static Wrapped wrap(String className, String code, Pattern placeholder,
+                               UnaryOperator<String> replacement) {
+        String[] lines = code.split("\\R", -1);
+        int lastImport = -1;
+        for (int i = 0; i < lines.length; i++) {
+            String t = lines[i].trim();
+            if (t.startsWith("import ")) {
+                lastImport = i;
+            } else if (!t.isEmpty() && !t.startsWith("//")) {
+                break;
+            }
+        }
+        String header = "public class " + className + " { public static void run() throws Exception { ";
+        StringBuilder java = new StringBuilder();
+        boolean found = false;
+        for (int i = 0; i < lines.length; i++) {
+            String line = lines[i];
+            Matcher p = placeholder.matcher(line);
+            if (i > lastImport && p.matches()) {
+                line = replacement.apply(p.group(1));
+                found = true;
+            }
+            if (lastImport < 0 && i == 0) {
+                java.append(header);              // no import: the class opens on the first line
+            }
+            java.append(line);
+            if (i == lastImport) {
+                java.append(' ').append(header);  // the class opens on the last import's line
+            }
+            java.append('\n');
+        }
+        return new Wrapped(java.append("}}\n").toString(), found);
     }
 
     /** A source file in memory, for {@link #compile}. */
