@@ -268,6 +268,14 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
     }
 
     /**
+     * The instance's clock ({@link Builder#ticker}; the system's by default): what its waits read and park on, and
+     * what code that waits beside it (the KafkaProducer route's holds) reads and parks on too.
+     */
+    public Ticker ticker() {
+        return core.manager().ticker();
+    }
+
+    /**
      * One send's budget from the configuration's {@code max.block.ms}, starting now on the instance's clock
      * ({@link Builder#ticker}): what a {@code send()} waits within.
      */
