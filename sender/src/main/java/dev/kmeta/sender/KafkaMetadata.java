@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <pre>{@code
  * try (KafkaMetadata metadata = KafkaMetadata.create(producerProps)) {
- *     Deadline send = Deadline.after(60_000);                  // max.block.ms, once per send
+ *     Deadline send = metadata.newSendDeadline();              // max.block.ms on the instance's clock, once per send
  *     Cluster cluster = metadata.awaitTopic("orders", send);   // a cache hit returns at once
  *     Node leader = cluster.leader("orders", 3);
  * }
