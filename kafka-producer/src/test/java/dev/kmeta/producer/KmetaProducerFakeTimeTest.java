@@ -67,6 +67,10 @@ class KmetaProducerFakeTimeTest {
 
     /** A broker of two nodes, node 1 unreachable for kmeta, and {@link #TOPIC} (one partition) led by {@code leader}. */
     private KafkaMetadata start(int leader) {
+        return start(leader, MAX_BLOCK_MS);
+    }
+
+    private KafkaMetadata start(int leader, long maxBlockMs) {
         broker = FakeBroker.start(2).advertise(1, UNREACHABLE);
         broker.createTopic(TOPIC, 1);
         if (broker.leader(TOPIC, 0) != leader) {
@@ -74,7 +78,7 @@ class KmetaProducerFakeTimeTest {
         }
         Map<String, Object> props = new HashMap<>();
         props.put("bootstrap.servers", broker.bootstrapServers());
-        props.put("max.block.ms", MAX_BLOCK_MS);
+        props.put("max.block.ms", maxBlockMs);
         props.put("key.serializer", StringSerializer.class);
         props.put("value.serializer", StringSerializer.class);
         props.put("kmeta.metadata.jitter", 0);
@@ -195,6 +199,49 @@ class KmetaProducerFakeTimeTest {
         assertInstanceOf(InterruptException.class, e, String.valueOf(e));
         assertTrue(interruptedAfter[0], "the thread's interrupt status is set (InterruptException's contract)");
         assertEquals(before, ticker.nanoTime());
+    }
+
+    /**
+     * kmeta's timeout is kept for the send when the sending thread is late: its wait ends (on the instance's clock)
+     * after KafkaProducer's own clock passed max.block.ms, and KafkaProducer would replace any timeout it sees then
+     * with its own message ("not present in metadata after"); the kept one is thrown by the fetch() KafkaProducer makes
+     * before it reads its clock, so kmeta's diagnosis still reaches the application. Lateness on KafkaProducer's
+     * clock (the system's) is the one thing here that takes real time: 200 ms.
+     */
+    @Test
+    void aTimeoutIsKeptForTheSendWhenTheSendingThreadIsLate() throws Exception {
+        long maxBlockMs = 200;
+        KafkaMetadata kmeta = start(0, maxBlockMs);
+        kmeta.awaitTopic(TOPIC, MetadataClient.ANY_PARTITION, kmeta.newSendDeadline()); // the cluster is known
+        CompletableFuture<Throwable> failed = new CompletableFuture<>();
+        long sentAtRealNs = System.nanoTime();
+        Thread t = new Thread(() -> {
+            try {
+                producer.send(new ProducerRecord<>("missing", 0, null, "v")).get(30, TimeUnit.SECONDS);
+                failed.complete(null);
+            } catch (ExecutionException e) {
+                failed.complete(e.getCause());
+            } catch (Throwable e) {
+                failed.complete(e);
+            }
+        }, "sending");
+        t.setDaemon(true);
+        t.start();
+        assertTrue(ticker.awaitParked(t), "the send waits for its topic");
+        await().atMost(Duration.ofSeconds(30)).until(() -> { // the broker's answer (sockets): no such topic
+            Diagnosis d = kmeta.diagnose("missing", 0);
+            return d != null && d.cause() == Diagnosis.Cause.TOPIC_NOT_FOUND;
+        });
+        // The thread is late: KafkaProducer's clock passes max.block.ms while kmeta's wait is still parked.
+        await().pollDelay(Duration.ofMillis(maxBlockMs)).atMost(Duration.ofSeconds(30))
+                .until(() -> System.nanoTime() - sentAtRealNs > TimeUnit.MILLISECONDS.toNanos(maxBlockMs));
+        assertTrue(ticker.isParked(t), "kmeta's wait ends on the instance's clock only");
+
+        ticker.advanceMs(maxBlockMs);
+        Throwable e = failed.get(30, TimeUnit.SECONDS);
+        KafkaMetadataTimeoutException timeout = assertInstanceOf(KafkaMetadataTimeoutException.class, e,
+                "kmeta's kept timeout, not KafkaProducer's own message: " + e);
+        assertEquals(Diagnosis.Cause.TOPIC_NOT_FOUND, timeout.diagnosis().cause(), timeout.getMessage());
     }
 
     /**
