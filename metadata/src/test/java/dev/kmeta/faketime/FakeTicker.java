@@ -59,7 +59,8 @@ public final class FakeTicker implements Ticker {
             if (nanos <= 0 || me.isInterrupted()) {
                 return;
             }
-            p = new Parked(me, nowNs + nanos);
+            long deadlineNs = nowNs + nanos;
+            p = new Parked(me, deadlineNs < nowNs ? Long.MAX_VALUE : deadlineNs); // saturated, never wraps
             parked.put(me, p);
             lock.notifyAll();
         }
@@ -108,7 +109,7 @@ public final class FakeTicker implements Ticker {
                 nowNs = ns;
             }
             parked.values().removeIf(p -> {
-                if (p.deadlineNs - nowNs <= 0) {
+                if (p.deadlineNs <= nowNs) {
                     due.add(p.thread);
                     return true;
                 }
