@@ -1,5 +1,6 @@
 package dev.kmeta.producer;
 
+import dev.kmeta.metadata.Ticker;
 import dev.kmeta.producer.internal.KafkaClientsAbi;
 import dev.kmeta.producer.internal.KmetaProducers;
 import dev.kmeta.producer.internal.ProducerBridge;
@@ -134,6 +135,7 @@ public final class KmetaProducer {
     public static final class Builder {
         private final Map<String, Object> props;
         private HostResolverHook resolver;
+        private Ticker ticker;
 
         private Builder(Map<String, Object> props) {
             this.props = props;
@@ -149,6 +151,17 @@ public final class KmetaProducer {
             return this;
         }
 
+        /**
+         * Runs kmeta's side of the producer on {@code ticker} instead of the system's clock: the kmeta instance
+         * ({@link KafkaMetadata.Builder#ticker}) and the route's holds, re-checks and give-up margin read and park on
+         * it. For tests on fake time; the producer then gets a private kmeta instance. KafkaProducer's own
+         * clock (its record timestamps, linger, delivery timeout, its network thread) stays the system's.
+         */
+        public Builder ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
         /** The producer, its serializers named by {@code key.serializer} and {@code value.serializer}. */
         public <K, V> Producer<K, V> build() {
             return build(null, null);
@@ -156,7 +169,7 @@ public final class KmetaProducer {
 
         /** The producer, with these serializers (either may be null: then named by its config key). */
         public <K, V> Producer<K, V> build(Serializer<K> keySerializer, Serializer<V> valueSerializer) {
-            return KmetaProducers.create(props, keySerializer, valueSerializer, resolver);
+            return KmetaProducers.create(props, keySerializer, valueSerializer, resolver, ticker);
         }
     }
 }

@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <pre>{@code
  * try (KafkaMetadata metadata = KafkaMetadata.create(producerProps)) {
- *     Deadline send = Deadline.after(60_000);                  // max.block.ms, once per send
+ *     Deadline send = metadata.newSendDeadline();              // max.block.ms on the instance's clock, once per send
  *     Cluster cluster = metadata.awaitTopic("orders", send);   // a cache hit returns at once
  *     Node leader = cluster.leader("orders", 3);
  * }
@@ -265,6 +265,14 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
      */
     public long topicAgeMs(String topic) {
         return core.manager().topicAgeMs(topic);
+    }
+
+    /**
+     * The instance's clock ({@link Builder#ticker}; the system's by default): what its waits read and park on, and
+     * what code that waits beside it (the KafkaProducer route's holds) reads and parks on too.
+     */
+    public Ticker ticker() {
+        return core.manager().ticker();
     }
 
     /**

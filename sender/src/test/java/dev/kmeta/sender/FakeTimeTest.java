@@ -1,5 +1,6 @@
 package dev.kmeta.sender;
 
+import dev.kmeta.faketime.FakeTicker;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.MetadataClient;
@@ -14,7 +15,6 @@ import org.apache.kafka.common.requests.MetadataResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -25,9 +25,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -38,10 +36,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The sender's time-driven behaviour through the public entry point, on fake time: a driven {@link KafkaMetadata} on
- * the clock of testkit's {@link FakeKafkaClient} ({@code builder(props).ticker(client::nanoTime).buildDriven()},
- * {@code metadataUpdater()}, {@code attach}), the test thread its network thread. Request timeout, retry backoff,
- * rebootstrap trigger, idle topic expiry and a wait's deadline each run to the fake millisecond; nothing waits for
- * real time but the one waiter thread's hand-over. Jitter is off ({@code kmeta.metadata.jitter=0}).
+ * a {@link FakeTicker} that testkit's {@link FakeKafkaClient} reads and moves ({@code builder(props).ticker(ticker)
+ * .buildDriven()}, {@code metadataUpdater()}, {@code attach}), the test thread its network thread. Request timeout,
+ * retry backoff, rebootstrap trigger, idle topic expiry and a wait's deadline each run to the fake millisecond; a
+ * waiting thread parks on the fake ticker, which wakes it when the client's time passes its deadline. Jitter is off
+ * ({@code kmeta.metadata.jitter=0}).
  */
 class FakeTimeTest {
     private static final String TOPIC = "orders";
@@ -49,7 +48,8 @@ class FakeTimeTest {
     private static final long BACKOFF_MS = 100;
     private static final long BACKOFF_MAX_MS = 1_000;
 
-    private final FakeKafkaClient client = new FakeKafkaClient();
+    private final FakeTicker ticker = new FakeTicker();
+    private final FakeKafkaClient client = new FakeKafkaClient(ticker::nanoTime, ticker::advanceToNs);
     private final List<KafkaMetadata> opened = new ArrayList<>();
     private ExecutorService waiter;
 
@@ -69,7 +69,7 @@ class FakeTimeTest {
         for (int i = 0; i < keyValues.length; i += 2) {
             props.put((String) keyValues[i], keyValues[i + 1]);
         }
-        DrivenKafkaMetadata metadata = KafkaMetadata.builder(props).ticker(client::nanoTime).buildDriven();
+        DrivenKafkaMetadata metadata = KafkaMetadata.builder(props).ticker(ticker).buildDriven();
         opened.add(metadata);
         client.updater(metadata.metadataUpdater());
         metadata.attach(client);
@@ -183,26 +183,20 @@ class FakeTimeTest {
             waiting.set(Thread.currentThread());
             return metadata.awaitTopic(TOPIC, MetadataClient.ANY_PARTITION, deadline);
         });
-        awaitParked(waiting);
+        ticker.awaitParked(1);
 
         client.runFor(maxBlockMs - 1);
         assertEquals(1, deadline.remainingMs(), "max.block.ms on the instance's clock");
-        LockSupport.unpark(waiting.get()); // the waiter looks at its deadline again (it parks on real time)
-        awaitParked(waiting);
-        assertFalse(wait.isDone(), "1 ms before its deadline the wait goes on");
-        client.runFor(1);
-        LockSupport.unpark(waiting.get());
+        assertTrue(ticker.awaitParked(waiting.get()), "1 ms before its deadline the wait goes on");
+        assertEquals(1_000_000L, ticker.parkedForNs(waiting.get()), "parked until its deadline");
+        assertFalse(wait.isDone());
+        client.runFor(1); // the ticker wakes the waiter: its deadline passed
 
         ExecutionException e = assertThrows(ExecutionException.class, () -> wait.get(10, TimeUnit.SECONDS));
         KafkaMetadataTimeoutException timeout = assertInstanceOf(KafkaMetadataTimeoutException.class, e.getCause());
         Diagnosis d = timeout.diagnosis();
         assertEquals(Diagnosis.Cause.TOPIC_NOT_FOUND, d.cause(), d.toString());
         assertEquals(maxBlockMs, d.budgetMs());
-    }
-
-    private static void awaitParked(AtomicReference<Thread> waiting) {
-        await().atMost(Duration.ofSeconds(10)).until(() -> waiting.get() != null
-                && waiting.get().getState() == Thread.State.TIMED_WAITING);
     }
 
     /** Broker 1 at b1.test:9092 leading the topic's one partition, or the topic with {@code error} and nothing else. */

@@ -1,5 +1,6 @@
 package dev.kmeta.sender;
 
+import dev.kmeta.faketime.FakeTicker;
 import dev.kmeta.cluster.Cluster;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.Diagnosis;
@@ -15,7 +16,6 @@ import org.apache.kafka.common.requests.MetadataResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,9 +25,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -47,7 +45,8 @@ class NewTopicPropagationTest {
     private static final Uuid TOPIC_ID = Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAg");
     private static final long MAX_BLOCK_MS = 5_000;
 
-    private final FakeKafkaClient client = new FakeKafkaClient();
+    private final FakeTicker ticker = new FakeTicker();
+    private final FakeKafkaClient client = new FakeKafkaClient(ticker::nanoTime, ticker::advanceToNs);
     /** What every broker answers now. */
     private final AtomicReference<MetadataResponse> world = new AtomicReference<>(answer(Errors.UNKNOWN_TOPIC_OR_PARTITION));
     private KafkaMetadata metadata;
@@ -66,7 +65,7 @@ class NewTopicPropagationTest {
     private KafkaMetadata start() {
         Map<String, Object> props = new HashMap<>(Map.of("bootstrap.servers", "boot.test:9092",
                 "client.id", "new-topic-test", "kmeta.metadata.jitter", 0, "max.block.ms", MAX_BLOCK_MS));
-        DrivenKafkaMetadata m = KafkaMetadata.builder(props).ticker(client::nanoTime).buildDriven();
+        DrivenKafkaMetadata m = KafkaMetadata.builder(props).ticker(ticker).buildDriven();
         metadata = m;
         client.updater(m.metadataUpdater()).answers(id -> world.get());
         m.attach(client);
@@ -95,8 +94,7 @@ class NewTopicPropagationTest {
             waiting.set(Thread.currentThread());
             return metadata.awaitTopic(TOPIC, MetadataClient.ANY_PARTITION, deadline);
         });
-        await().atMost(Duration.ofSeconds(10)).until(() -> waiting.get() != null
-                && waiting.get().getState() == Thread.State.TIMED_WAITING);
+        ticker.awaitParked(1);
         return wait;
     }
 
@@ -104,8 +102,7 @@ class NewTopicPropagationTest {
     private Diagnosis timedOutWait() throws Exception {
         AtomicReference<Thread> waiting = new AtomicReference<>();
         Future<Cluster> wait = waitForTopic(waiting);
-        client.runFor(MAX_BLOCK_MS);
-        LockSupport.unpark(waiting.get()); // the waiter looks at its deadline (on the fake clock) again
+        client.runFor(MAX_BLOCK_MS); // the ticker wakes the waiter at its deadline
         ExecutionException e = assertThrows(ExecutionException.class, () -> wait.get(10, TimeUnit.SECONDS));
         return assertInstanceOf(KafkaMetadataTimeoutException.class, e.getCause()).diagnosis();
     }

@@ -67,6 +67,8 @@ public final class FakeBroker implements AutoCloseable {
     private final ServerSocket[] listeners;
     private final Thread[] acceptors;
     private final AtomicLongArray[] requestCounts;
+    /** The host each node's entry in a Metadata answer (and a produce answer's leader hint) names. */
+    private final java.util.concurrent.atomic.AtomicReferenceArray<String> advertisedHosts;
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private final Set<Thread> connectionThreads = ConcurrentHashMap.newKeySet();
     private final AtomicInteger connectionIds = new AtomicInteger();
@@ -91,6 +93,10 @@ public final class FakeBroker implements AutoCloseable {
         this.listeners = new ServerSocket[nodeCount];
         this.acceptors = new Thread[nodeCount];
         this.requestCounts = new AtomicLongArray[nodeCount];
+        this.advertisedHosts = new java.util.concurrent.atomic.AtomicReferenceArray<>(nodeCount);
+        for (int n = 0; n < nodeCount; n++) {
+            advertisedHosts.set(n, LOOPBACK.getHostAddress());
+        }
         try {
             for (int n = 0; n < nodeCount; n++) {
                 requestCounts[n] = new AtomicLongArray(API_KEY_SLOTS);
@@ -135,6 +141,21 @@ public final class FakeBroker implements AutoCloseable {
     /** The port node {@code nodeId} listens on. */
     public int port(int nodeId) {
         return listeners[Objects.checkIndex(nodeId, nodeCount)].getLocalPort();
+    }
+
+    /**
+     * Advertises node {@code nodeId} under {@code host} (at its port) from the next answer on; 127.0.0.1 until then.
+     * A host that resolves elsewhere (a client's DNS hook) makes the node a broker whose advertised listener the
+     * client cannot reach while the bootstrap answers.
+     */
+    public FakeBroker advertise(int nodeId, String host) {
+        advertisedHosts.set(Objects.checkIndex(nodeId, nodeCount), Objects.requireNonNull(host, "host"));
+        return this;
+    }
+
+    /** The host node {@code nodeId} is advertised under ({@link #advertise}). */
+    public String advertisedHost(int nodeId) {
+        return advertisedHosts.get(Objects.checkIndex(nodeId, nodeCount));
     }
 
     /** The cluster id every Metadata answer carries. */

@@ -143,7 +143,7 @@ final class FakeBrokerAnswers {
         MetadataResponseData r = new MetadataResponseData().setClusterId(broker.clusterId()).setControllerId(0);
         for (int n = 0; n < broker.nodeCount(); n++) {
             r.brokers().add(new MetadataResponseData.MetadataResponseBroker().setNodeId(n)
-                    .setHost("127.0.0.1").setPort(broker.port(n)));
+                    .setHost(broker.advertisedHost(n)).setPort(broker.port(n)));
         }
         long partitions = 0;
         if (request.topics() == null) {
@@ -222,7 +222,7 @@ final class FakeBrokerAnswers {
                                     .setLeaderEpoch(t.epoch()));
                             if (r.nodeEndpoints().find(leader) == null) {
                                 r.nodeEndpoints().add(new ProduceResponseData.NodeEndpoint().setNodeId(leader)
-                                        .setHost("127.0.0.1").setPort(broker.port(leader)));
+                                        .setHost(broker.advertisedHost(leader)).setPort(broker.port(leader)));
                             }
                         }
                     } else {

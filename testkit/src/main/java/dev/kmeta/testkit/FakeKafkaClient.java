@@ -26,6 +26,8 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
 /**
@@ -56,7 +58,9 @@ import java.util.function.Predicate;
  * request's bookkeeping and its {@code ClientResponse}).
  * Methods such code does not call throw {@link UnsupportedOperationException}. The clock ({@link #nanoTime()},
  * {@link #time()}) starts at 1 s and moves only in {@link #poll} and {@link #advanceMs}; give the same clock to the
- * code under test (a kmeta {@code Ticker} is {@code client::nanoTime}), so that it and the client agree.
+ * code under test, so that it and the client agree: the client's own ({@code client::nanoTime}), or - so that threads
+ * the code under test parks on fake time wake when the client moves it - a kmeta test {@code FakeTicker} the client
+ * reads and moves ({@link #FakeKafkaClient(LongSupplier, LongConsumer)}).
  *
  * <p>Not thread-safe, except {@link #wakeup()} and the clock: the test thread is the network thread.
  */
@@ -65,7 +69,10 @@ public final class FakeKafkaClient implements KafkaClient {
     public record Reply(AbstractResponse body, long delayMs) {
     }
 
-    private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+    private final AtomicLong ownNanos = new AtomicLong(1_000_000_000L);
+    /** The clock: read, and moved forward to an instant (never back). */
+    private final LongSupplier clockNs;
+    private final LongConsumer advanceClockToNs;
     private final Time time = new FakeTime();
     private Function<String, MetadataResponse> answers = id -> null;
     private Function<ClientRequest, Reply> otherAnswers = r -> {
@@ -110,12 +117,25 @@ public final class FakeKafkaClient implements KafkaClient {
         }
     }
 
-    /** A client whose updater is set later ({@link #updater}), before the first call. */
+    /** A client on its own fake clock, whose updater is set later ({@link #updater}), before the first call. */
     public FakeKafkaClient() {
+        this.clockNs = ownNanos::get;
+        this.advanceClockToNs = ns -> ownNanos.accumulateAndGet(ns, Math::max);
+    }
+
+    /**
+     * A client on a clock it shares with the code under test: {@code nanoTime} reads it, {@code advanceToNs} moves it
+     * to an instant (no earlier than now) - a kmeta test {@code FakeTicker}'s {@code nanoTime} and
+     * {@code advanceToNs}, which wake the threads parked on it whose deadlines passed.
+     */
+    public FakeKafkaClient(LongSupplier nanoTime, LongConsumer advanceToNs) {
+        this.clockNs = java.util.Objects.requireNonNull(nanoTime, "nanoTime");
+        this.advanceClockToNs = java.util.Objects.requireNonNull(advanceToNs, "advanceToNs");
     }
 
     /** A client with {@code updater} in its updater seat, as {@code NetworkClient}'s constructor takes it. */
     public FakeKafkaClient(MetadataUpdater updater) {
+        this();
         updater(updater);
     }
 
@@ -199,12 +219,12 @@ public final class FakeKafkaClient implements KafkaClient {
 
     /** The fake clock in ns (a kmeta {@code Ticker} is {@code client::nanoTime}). Thread-safe. */
     public long nanoTime() {
-        return nanos.get();
+        return clockNs.getAsLong();
     }
 
     /** The fake clock in ms. Thread-safe. */
     public long nowMs() {
-        return nanos.get() / 1_000_000L;
+        return clockNs.getAsLong() / 1_000_000L;
     }
 
     /** kafka-clients' {@link Time} on the fake clock ({@code MockTime} is only in kafka-clients' test jar). */
@@ -240,7 +260,7 @@ public final class FakeKafkaClient implements KafkaClient {
 
     /** Moves the fake clock forward by {@code ms}, completing nothing (the next {@link #poll} does). Thread-safe. */
     public void advanceMs(long ms) {
-        nanos.addAndGet(Math.max(0, ms) * 1_000_000L);
+        advanceClockToNs.accept(clockNs.getAsLong() + Math.max(0, ms) * 1_000_000L);
     }
 
     /** Connections started ({@code ready()} on a node neither connected nor connecting), by node id. */
@@ -394,7 +414,9 @@ public final class FakeKafkaClient implements KafkaClient {
     }
 
     private void advanceTo(long ms) {
-        nanos.accumulateAndGet(ms * 1_000_000L, Math::max);
+        if (ms * 1_000_000L > clockNs.getAsLong()) {
+            advanceClockToNs.accept(ms * 1_000_000L);
+        }
     }
 
     private void completeConnections(long nowMs) {
@@ -546,7 +568,7 @@ public final class FakeKafkaClient implements KafkaClient {
 
         @Override
         public long nanoseconds() {
-            return nanos.get();
+            return clockNs.getAsLong();
         }
 
         @Override

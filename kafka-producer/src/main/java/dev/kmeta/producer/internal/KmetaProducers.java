@@ -1,5 +1,6 @@
 package dev.kmeta.producer.internal;
 
+import dev.kmeta.metadata.Ticker;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.sender.HostResolverHook;
 import dev.kmeta.sender.KafkaMetadata;
@@ -72,11 +73,14 @@ public final class KmetaProducers {
      *
      * @param props    the producer's configuration (Kafka's keys, plus {@code kmeta.*})
      * @param resolver a DNS hook for kmeta's connections, or null; given, the kmeta instance is private
+     * @param ticker   kmeta's clock (the instance's and the route's), or null for the system's; given, the kmeta
+     *                 instance is private
      * @throws org.apache.kafka.common.KafkaException on an unsupported kafka-clients, or as KafkaProducer would
      * @throws ConfigException                        if a value is bad (the message names the key)
      */
     public static <K, V> Producer<K, V> create(Map<String, ?> props, Serializer<K> keySerializer,
-                                               Serializer<V> valueSerializer, HostResolverHook resolver) {
+                                               Serializer<V> valueSerializer, HostResolverHook resolver,
+                                               Ticker ticker) {
         Objects.requireNonNull(props, "props");
         Map<String, Object> all = new HashMap<>();
         props.forEach(all::put);
@@ -84,11 +88,10 @@ public final class KmetaProducers {
         RouteMBean.registerOnce();
         Boolean sharedGiven = bool(all, SHARED_METADATA);
         boolean shared = sharedGiven == null || sharedGiven;
-        if (resolver != null) {
+        if (resolver != null || ticker != null) {
             if (Boolean.TRUE.equals(sharedGiven)) {
-                throw new ConfigException(SHARED_METADATA, true,
-                        "a DNS hook (hostResolver) needs a private kmeta instance: leave " + SHARED_METADATA
-                                + " unset or false");
+                throw new ConfigException(SHARED_METADATA, true, "a " + (resolver != null ? "DNS hook (hostResolver)"
+                        : "ticker") + " needs a private kmeta instance: leave " + SHARED_METADATA + " unset or false");
             }
             shared = false;
         }
@@ -135,7 +138,7 @@ public final class KmetaProducers {
         String clientId = config.getString(ProducerConfig.CLIENT_ID_CONFIG);
         kmetaProps.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, clientId);
 
-        KafkaMetadata metadata = start(kmetaProps, shared, resolver);
+        KafkaMetadata metadata = start(kmetaProps, shared, resolver, ticker);
         ProducerBridge bridge = new ProducerBridge(metadata,
                 config.getLong(ProducerConfig.METADATA_MAX_IDLE_CONFIG), giveUpEarlyMs, config.getLong(ProducerConfig.MAX_BLOCK_MS_CONFIG), "[Producer clientId=" + clientId
                 + "] ");
@@ -202,7 +205,8 @@ public final class KmetaProducers {
                 + UNSUPPORTED_FAIL);
     }
 
-    private static KafkaMetadata start(Map<String, Object> kmetaProps, boolean shared, HostResolverHook resolver) {
+    private static KafkaMetadata start(Map<String, Object> kmetaProps, boolean shared, HostResolverHook resolver,
+                                       Ticker ticker) {
         try {
             if (shared) {
                 return KafkaMetadata.shared(kmetaProps);
@@ -210,6 +214,9 @@ public final class KmetaProducers {
             KafkaMetadata.Builder b = KafkaMetadata.builder(kmetaProps);
             if (resolver != null) {
                 b.hostResolver(resolver);
+            }
+            if (ticker != null) {
+                b.ticker(ticker);
             }
             return b.build();
         } catch (dev.kmeta.metadata.ConfigException e) {

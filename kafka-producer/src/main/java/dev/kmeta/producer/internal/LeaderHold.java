@@ -8,13 +8,13 @@ import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.MetadataClient;
+import dev.kmeta.metadata.Ticker;
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.sender.KafkaMetadataTimeoutException;
 import org.apache.kafka.common.errors.TimeoutException;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The KafkaProducer route's hold on a send whose partition's leader has never accepted a connection from here while
@@ -64,6 +64,8 @@ final class LeaderHold implements SendProtocol.Leaders {
 
     private final KafkaMetadata metadata;
     private final long maxBlockMs;
+    /** The kmeta instance's clock: the hold's deadline and re-checks read and park on it. */
+    private final Ticker ticker;
     /** Sends that were held (parked at least once) in {@code send()}. */
     private final LongAdder held = new LongAdder();
     /** The producer's network thread (callbacks run there: a send from one is never held). */
@@ -71,6 +73,7 @@ final class LeaderHold implements SendProtocol.Leaders {
 
     LeaderHold(KafkaMetadata metadata, long maxBlockMs) {
         this.metadata = metadata;
+        this.ticker = metadata.ticker();
         this.maxBlockMs = maxBlockMs;
     }
 
@@ -108,8 +111,9 @@ final class LeaderHold implements SendProtocol.Leaders {
     @Override
     public TimeoutException hold(String topic, int partition, boolean settle, long sendStartNs)
             throws InterruptedException {
-        long leftMs = maxBlockMs - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sendStartNs);
-        return hold(metadata, topic, partition, Deadline.after(Math.max(0, leftMs)), settle, sendStartNs, held);
+        long leftMs = maxBlockMs - TimeUnit.NANOSECONDS.toMillis(ticker.nanoTime() - sendStartNs);
+        return hold(metadata, topic, partition, Deadline.after(Math.max(0, leftMs), ticker), settle, sendStartNs,
+                held);
     }
 
     /** The verdict for a record to {@code partition} ({@link MetadataClient#ANY_PARTITION}: any of the topic's). */
@@ -157,14 +161,15 @@ final class LeaderHold implements SendProtocol.Leaders {
      * while they are {@link Verdict#UNSETTLED}: a send that just waited for its topic gives kmeta the moment it needs
      * to try the leaders it learned), at most until {@code deadline}.
      *
-     * @param sinceNs when the send's wait began ({@link System#nanoTime()}), for the message
+     * @param sinceNs when the send's wait began (on the deadline's ticker), for the message
      * @return kmeta's diagnosed timeout when the deadline found the leaders unreachable; null to let the send through
      * @throws InterruptedException if the thread is interrupted while held (its interrupt status cleared)
      */
     private static TimeoutException hold(KafkaMetadata metadata, String topic, int partition, Deadline deadline,
                                  boolean settle, long sinceNs, LongAdder held) throws InterruptedException {
+        Ticker ticker = deadline.ticker();
         long settleCheckMs = SETTLE_CHECK_MS;
-        long heldSinceNs = System.nanoTime();
+        long heldSinceNs = ticker.nanoTime();
         for (boolean first = true; ; first = false) {
             Verdict v = verdict(metadata, topic, partition);
             if (v == Verdict.SENDABLE || v == Verdict.UNSETTLED && !settle) {
@@ -172,18 +177,19 @@ final class LeaderHold implements SendProtocol.Leaders {
             }
             long leftNs = deadline.remainingNs();
             if (leftNs <= 0) {
-                return v == Verdict.UNREACHABLE ? timeout(metadata, topic, partition, sinceNs) : null;
+                return v == Verdict.UNREACHABLE ? timeout(metadata, topic, partition, ticker.nanoTime() - sinceNs)
+                        : null;
             }
             if (first) {
                 held.increment();
             }
             long checkMs = CHECK_MS;
             if (v == Verdict.UNSETTLED) {
-                boolean fast = System.nanoTime() - heldSinceNs < TimeUnit.MILLISECONDS.toNanos(SETTLE_FAST_MS);
+                boolean fast = ticker.nanoTime() - heldSinceNs < TimeUnit.MILLISECONDS.toNanos(SETTLE_FAST_MS);
                 checkMs = fast ? settleCheckMs : CHECK_MS;
                 settleCheckMs = Math.min(SETTLE_CHECK_MAX_MS, settleCheckMs * 2);
             }
-            LockSupport.parkNanos(Math.min(leftNs, TimeUnit.MILLISECONDS.toNanos(checkMs)));
+            ticker.park(LeaderHold.class, Math.min(leftNs, TimeUnit.MILLISECONDS.toNanos(checkMs)));
             if (Thread.interrupted()) {
                 throw new InterruptedException("interrupted while waiting for a reachable leader of " + topic);
             }
@@ -191,12 +197,12 @@ final class LeaderHold implements SendProtocol.Leaders {
     }
 
     /** kmeta's timeout for the held send, when kmeta's diagnosis confirms the unreachable listener; else null. */
-    private static TimeoutException timeout(KafkaMetadata metadata, String topic, int partition, long sinceNs) {
+    private static TimeoutException timeout(KafkaMetadata metadata, String topic, int partition, long waitedNs) {
         Diagnosis d = metadata.diagnose(topic, partition == MetadataClient.ANY_PARTITION ? 0 : partition);
         if (d == null || d.cause() != Diagnosis.Cause.ADVERTISED_LISTENER_UNREACHABLE) {
             return null;
         }
-        long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sinceNs);
+        long waitedMs = TimeUnit.NANOSECONDS.toMillis(waitedNs);
         String queued = " (kafka-clients would queue the record until delivery.timeout.ms)";
         String what = partition == MetadataClient.ANY_PARTITION
                 ? "Topic " + topic + " not sendable after " + waitedMs + " ms: no partition's leader ever accepted a "

@@ -86,7 +86,7 @@ public final class ProducerBridge {
         this.giveUpEarlyMs = giveUpEarlyMs;
         this.holds = new LeaderHold(metadata, maxBlockMs);
         this.recreations = new Recreations(metadata, logPrefix); // issue 27
-        this.protocol = new SendProtocol(new Waits(metadata, recreations), holds, giveUpEarlyMs);
+        this.protocol = new SendProtocol(new Waits(metadata, recreations), holds, giveUpEarlyMs, metadata.ticker());
         this.logPrefix = logPrefix;
     }
 
@@ -316,7 +316,10 @@ public final class ProducerBridge {
         return null; // kmeta takes the endpoint from its snapshot
     }
 
-    /** {@code lastSuccessfulUpdate()} (the producer's metadata-age metric): now minus kmeta's metadata age. */
+    /**
+     * {@code lastSuccessfulUpdate()} (the producer's metadata-age metric): now minus kmeta's metadata age. Now on
+     * the wall clock: KafkaProducer compares it with its own {@code Time}'s, which is the system's.
+     */
     public long lastSuccessfulUpdate() {
         return System.currentTimeMillis() - metadata.metadataAgeMs();
     }

@@ -123,7 +123,7 @@ public final class ProducerViews {
         if (s.nodes().isEmpty()) {
             return bootstrapView();
         }
-        topics.expireIdle(System.currentTimeMillis());
+        topics.expireIdle(System.currentTimeMillis()); // the clock of add(topic, nowMs): KafkaProducer's Time
         int version = topics.version();
         KafkaNodes n = nodes(s);
         if (b != null && b.topicsVersion == version && b.holdsAll(s, n, topics.names())) {

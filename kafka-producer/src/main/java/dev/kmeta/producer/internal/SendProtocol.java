@@ -2,6 +2,7 @@ package dev.kmeta.producer.internal;
 
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.MetadataClient;
+import dev.kmeta.metadata.Ticker;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.TimeoutException;
 
@@ -164,11 +165,14 @@ final class SendProtocol {
     private final Waits waits;
     private final Leaders leaders;
     private final long giveUpEarlyMs;
+    /** The kmeta instance's clock: a send's start, the time since requestUpdateForTopic, the waits' deadlines. */
+    private final Ticker ticker;
 
-    SendProtocol(Waits waits, Leaders leaders, long giveUpEarlyMs) {
+    SendProtocol(Waits waits, Leaders leaders, long giveUpEarlyMs, Ticker ticker) {
         this.waits = waits;
         this.leaders = leaders;
         this.giveUpEarlyMs = giveUpEarlyMs;
+        this.ticker = ticker;
     }
 
     /** The calling thread's state (whichever producer it belongs to). */
@@ -186,7 +190,7 @@ final class SendProtocol {
         s.sendTopic = topic;
         s.viewTopic = topic;
         s.sendPartition = partition;
-        s.sendStartNs = System.nanoTime();
+        s.sendStartNs = ticker.nanoTime();
         if (holdable && !leaders.isNetworkThread()
                 && leaders.verdict(topic, partition) == LeaderHold.Verdict.UNREACHABLE) {
             s.settle = false;
@@ -272,7 +276,7 @@ final class SendProtocol {
             s.requestTopic = topic;
             s.awaitedVersion = NONE;
         }
-        s.requestedAtNs = System.nanoTime();
+        s.requestedAtNs = ticker.nanoTime();
         enter(s, s.awaitedVersion == NONE ? State.AWAITING_TOPIC : State.AWAITING_PARTITION);
     }
 
@@ -290,8 +294,8 @@ final class SendProtocol {
                 return;
             }
             String topic = s.requestTopic;
-            long sinceRequestMs = (System.nanoTime() - s.requestedAtNs) / 1_000_000;
-            Deadline deadline = Deadline.after(Math.max(0, timeoutMs - giveUpEarlyMs - sinceRequestMs));
+            long sinceRequestMs = (ticker.nanoTime() - s.requestedAtNs) / 1_000_000;
+            Deadline deadline = Deadline.after(Math.max(0, timeoutMs - giveUpEarlyMs - sinceRequestMs), ticker);
             int count = waits.partitionCount(topic);
             boolean ownSend = s.sendMark == mark && topic.equals(s.sendTopic);
             // Issue 27: a partition the re-created topic lacks fails at once, with the re-creation as its diagnosis.

@@ -2,6 +2,7 @@ package dev.kmeta.producer.internal;
 
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.MetadataClient;
+import dev.kmeta.metadata.Ticker;
 import dev.kmeta.producer.internal.LeaderHold.Verdict;
 import dev.kmeta.producer.internal.SendProtocol.State;
 import org.apache.kafka.common.errors.InterruptException;
@@ -96,11 +97,11 @@ class SendProtocolTest {
 
     private final FakeWaits waits = new FakeWaits();
     private final FakeLeaders leaders = new FakeLeaders();
-    private final SendProtocol producer = new SendProtocol(waits, leaders, 100);
+    private final SendProtocol producer = new SendProtocol(waits, leaders, 100, Ticker.system());
 
     @BeforeEach
     void aFreshThreadState() {
-        new SendProtocol(waits, leaders, 0).onSend("reset", ANY, false); // leaves whatever an earlier test left
+        new SendProtocol(waits, leaders, 0, Ticker.system()).onSend("reset", ANY, false); // leaves whatever an earlier test left
         assertEquals(State.SENT, SendProtocol.state());
     }
 
@@ -282,7 +283,7 @@ class SendProtocolTest {
 
     @Test
     void twoProducersOnOneThreadActOnlyOnTheirOwnState() throws Exception {
-        SendProtocol other = new SendProtocol(waits, leaders, 100);
+        SendProtocol other = new SendProtocol(waits, leaders, 100, Ticker.system());
         waits.onWait = new TimeoutException("kmeta's diagnosis");
         producer.onSend("missing", ANY, true);
         producer.requestUpdateForTopic("missing");
@@ -338,7 +339,7 @@ class SendProtocolTest {
                 public void awaitVersion(int version, long timeoutMs) {
                     throw new TimeoutException("version wait");
                 }
-            }, leaders, 100);
+            }, leaders, 100, Ticker.system());
             timingOut.versionWait();
             timingOut.awaitUpdate(3, 1_000);
         }, "a version wait's timeout is thrown, not kept");

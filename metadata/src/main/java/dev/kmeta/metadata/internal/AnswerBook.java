@@ -308,7 +308,7 @@ final class AnswerBook {
             return;
         }
         lastSweepMs = nowMs;
-        List<TopicEntry> expired = state.subscriptions.expire(state.ticker.nanoTime(), maxIdleNs);
+        List<TopicEntry> expired = state.subscriptions.expire(state.ticker.nanoTime(), maxIdleNs, state.ticker);
         if (expired.isEmpty()) {
             return;
         }

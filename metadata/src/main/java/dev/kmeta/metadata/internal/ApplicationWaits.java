@@ -66,7 +66,7 @@ final class ApplicationWaits {
                     throw interrupted("a metadata version past " + lastVersion);
                 }
                 parked = true;
-                state.versionWaiters.park(state, remainingNs,
+                state.versionWaiters.park(deadline.ticker(), state, remainingNs,
                         () -> state.snapshot.version() <= lastVersion && !state.closed && state.fatal == null);
             }
         } catch (RuntimeException e) {
@@ -169,7 +169,7 @@ final class ApplicationWaits {
                 throw interrupted(missing.size() + " topic(s) of a prefetch, " + missing.get(0).name + " first");
             }
             TopicEntry first = missing.get(0);
-            first.waiters.park(state, remainingNs, () -> state.snapshot == c && !state.closed && state.fatal == null);
+            first.waiters.park(deadline.ticker(), state, remainingNs, () -> state.snapshot == c && !state.closed && state.fatal == null);
         }
     }
 
@@ -270,7 +270,7 @@ final class ApplicationWaits {
                 }
                 TopicEntry entry = e;
                 parked = true;
-                entry.waiters.park(state, remainingNs,
+                entry.waiters.park(deadline.ticker(), state, remainingNs,
                         () -> state.snapshot == c && !state.closed && state.fatal == null && !entry.removed);
             }
         } catch (RuntimeException ex) {

@@ -86,11 +86,11 @@ abstract class ManagerState {
      * follows (bench P6: 0.5-0.8 ms from the wake to the waiter's return on an otherwise idle 2-CPU machine).
      */
     final void wakeWaiters(Set<String> topics) {
-        int woken = versionWaiters.wakeAll();
+        int woken = versionWaiters.wakeAll(ticker);
         for (String name : topics) {
             TopicEntry e = subscriptions.get(name);
             if (e != null) {
-                woken += e.waiters.wakeAll();
+                woken += e.waiters.wakeAll(ticker);
             }
         }
         if (woken > 0) {
@@ -98,9 +98,9 @@ abstract class ManagerState {
         }
     }
 
-    /** Wakes every parked waiter so that it re-checks (close, fatal error, or a test that moved fake time). */
+    /** Wakes every parked waiter so that it re-checks (close, fatal error). */
     final void releaseEveryWaiter() {
-        versionWaiters.wakeAll();
-        subscriptions.wakeAll();
+        versionWaiters.wakeAll(ticker);
+        subscriptions.wakeAll(ticker);
     }
 }

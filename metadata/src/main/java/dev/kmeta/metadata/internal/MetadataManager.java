@@ -260,11 +260,6 @@ public final class MetadataManager extends ManagerState implements MetadataClien
         return closed;
     }
 
-    /** Wakes every parked waiter so that it re-checks (close, fatal error, or a test that moved fake time). */
-    public void wakeEveryWaiter() {
-        releaseEveryWaiter();
-    }
-
     // ---------------------------------------------------------------- sender thread
 
     /** Sets how application threads wake the sender. Call before the sender starts. */

@@ -1,5 +1,6 @@
 package dev.kmeta.metadata.internal;
 
+import dev.kmeta.metadata.Ticker;
 import dev.kmeta.metadata.TooManyTopicsException;
 
 import java.util.AbstractSet;
@@ -124,13 +125,13 @@ final class Subscriptions {
      * Sender only: removes the entries unused for longer than {@code maxIdleNs} that nobody waits for, marks them
      * removed and returns them.
      */
-    List<TopicEntry> expire(long nowNs, long maxIdleNs) {
+    List<TopicEntry> expire(long nowNs, long maxIdleNs, Ticker ticker) {
         List<TopicEntry> expired = new ArrayList<>();
         for (TopicEntry e : entries.values()) {
             if (nowNs - e.lastUsedNs() > maxIdleNs && e.activeWaiters.get() == 0 && entries.remove(e.name, e)) {
                 changes.incrementAndGet();
                 e.removed = true;
-                e.waiters.wakeAll();
+                e.waiters.wakeAll(ticker);
                 expired.add(e);
             }
         }
@@ -138,9 +139,9 @@ final class Subscriptions {
     }
 
     /** Wakes every waiter of every topic (close, fatal error). */
-    void wakeAll() {
+    void wakeAll(Ticker ticker) {
         for (TopicEntry e : entries.values()) {
-            e.waiters.wakeAll();
+            e.waiters.wakeAll(ticker);
         }
     }
 }

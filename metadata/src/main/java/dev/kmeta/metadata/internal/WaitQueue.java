@@ -1,7 +1,8 @@
 package dev.kmeta.metadata.internal;
 
+import dev.kmeta.metadata.Ticker;
+
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -16,15 +17,15 @@ final class WaitQueue {
     private final ConcurrentLinkedQueue<Thread> threads = new ConcurrentLinkedQueue<>();
 
     /**
-     * Parks the calling thread here for at most {@code nanos}, unless {@code stillWaiting} - checked after the thread
+     * Parks the calling thread here for at most {@code nanos} on {@code ticker} (the wait's deadline's), unless {@code stillWaiting} - checked after the thread
      * is queued - says there is no need: the waiter's half of the protocol above, in one place.
      */
-    void park(Object blocker, long nanos, BooleanSupplier stillWaiting) {
+    void park(Ticker ticker, Object blocker, long nanos, BooleanSupplier stillWaiting) {
         Thread me = Thread.currentThread();
         threads.add(me);
         try {
             if (stillWaiting.getAsBoolean()) {
-                LockSupport.parkNanos(blocker, nanos);
+                ticker.park(blocker, nanos);
             }
         } finally {
             threads.remove(me); // O(waiters of this queue): only on the slow path
@@ -36,19 +37,19 @@ final class WaitQueue {
     }
 
     /**
-     * Unparks every thread queued now; returns how many. It takes at most as many threads as were queued when it
+     * Unparks (through {@code ticker}, the manager's) every thread queued now; returns how many. It takes at most as many threads as were queued when it
      * started: a woken waiter that finds nothing new re-queues itself at once, and draining "until empty" would then
      * keep the caller (the sender) unparking the same threads over and over for as long as they wait.
      *
      * <p>No wake-up is lost: the queue is FIFO, so the threads queued before the count are polled before any that
      * queue later, and a thread that queues after the count re-reads the snapshot after the caller published it.
      */
-    int wakeAll() {
+    int wakeAll(Ticker ticker) {
         int queued = threads.size();
         int n = 0;
         Thread t;
         while (n < queued && (t = threads.poll()) != null) {
-            LockSupport.unpark(t);
+            ticker.unpark(t);
             n++;
         }
         return n;

@@ -1,5 +1,6 @@
 package dev.kmeta.metadata.internal;
 
+import dev.kmeta.faketime.FakeTicker;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.metadata.MetadataException;
 import dev.kmeta.metadata.Deadline;
@@ -10,11 +11,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
-import static org.awaitility.Awaitility.await;
-
 /**
  * A manager on fake time, a fake broker, and the test thread playing the sender: {@link #step()} runs one round of
- * what the sender thread does. Application threads are real threads.
+ * what the sender thread does. Application threads are real threads; they park on the {@link FakeTicker}, which
+ * wakes those whose deadlines {@link #advance} passes.
  */
 final class Harness implements AutoCloseable {
     final FakeTicker ticker = new FakeTicker();
@@ -59,10 +59,9 @@ final class Harness implements AutoCloseable {
         return r;
     }
 
-    /** Moves fake time and lets parked waiters re-check their deadlines. */
+    /** Moves fake time: the ticker wakes the parked waiters whose deadlines passed. */
     void advance(long ms) {
         ticker.advanceMs(ms);
-        manager.wakeEveryWaiter();
     }
 
     Deadline deadline(long ms) {
@@ -71,7 +70,6 @@ final class Harness implements AutoCloseable {
 
     /** Starts {@code call} on a new thread and returns once that thread is parked in a wait. */
     <T> CompletableFuture<T> waiting(Supplier<T> call) {
-        long before = manager.counters().waitersNow();
         CompletableFuture<T> f = new CompletableFuture<>();
         Thread t = new Thread(() -> {
             try {
@@ -82,9 +80,7 @@ final class Harness implements AutoCloseable {
         }, "app");
         t.setDaemon(true);
         t.start();
-        await().atMost(java.time.Duration.ofSeconds(10)).pollDelay(java.time.Duration.ZERO)
-                .pollInterval(java.time.Duration.ofMillis(1)).until(() -> f.isDone()
-                || (manager.counters().waitersNow() > before && t.getState() == Thread.State.TIMED_WAITING));
+        ticker.awaitParked(t); // or it ended (f done)
         return f;
     }
 

@@ -7,12 +7,10 @@ import org.junit.jupiter.api.Timeout;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -109,8 +107,8 @@ class InterruptedWaitTest {
         Thread t = new Thread(() -> f.complete(run(call)), "app-waiting");
         t.setDaemon(true);
         t.start();
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(1))
-                .until(() -> t.getState() == Thread.State.TIMED_WAITING && h.manager.counters().waitersNow() == 1);
+        assertTrue(h.ticker.awaitParked(t), "the thread parks in its wait");
+        assertEquals(1, h.manager.counters().waitersNow());
         t.interrupt();
         Ended ended = f.get(10, TimeUnit.SECONDS);
         assertTrue(ended.cpuNs < TimeUnit.MILLISECONDS.toNanos(500), "no spin: " + ended.cpuNs / 1_000_000 + " ms CPU");

@@ -1,5 +1,6 @@
 package dev.kmeta.metadata.internal;
 
+import dev.kmeta.faketime.FakeTicker;
 import dev.kmeta.cluster.Cluster;
 import dev.kmeta.cluster.TopicMetadata;
 import dev.kmeta.metadata.Deadline;

@@ -37,7 +37,7 @@ class SubscriptionsStableCopyTest {
 
         subscriptions.names(); // the live view
         assertEquals(Set.of("a", "b", "c"), subscriptions.names());
-        assertEquals(2, subscriptions.expire(10 + 1_000, 1_000).size(), "a and b idle for 1,010 ns, c for 1,000");
+        assertEquals(2, subscriptions.expire(10 + 1_000, 1_000, dev.kmeta.metadata.Ticker.system()).size(), "a and b idle for 1,010 ns, c for 1,000");
         assertEquals(Set.of("c"), subscriptions.names().stableCopy());
         assertEquals(Set.of("c"), subscriptions.names(), "the live view follows");
     }

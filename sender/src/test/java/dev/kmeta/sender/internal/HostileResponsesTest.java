@@ -25,7 +25,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -142,7 +141,6 @@ class HostileResponsesTest {
             topic = HostileWorld.TOPICS.get(rnd.nextInt(HostileWorld.TOPICS.size()));
             partition = rnd.nextInt(4) - 1;
             MetadataManager m = run.manager();
-            long before = m.counters().waitersNow();
             CompletableFuture<Cluster> f = new CompletableFuture<>();
             Deadline tenDays = Deadline.after(TimeUnit.DAYS.toMillis(10), run.ticker());
             Thread t = new Thread(() -> {
@@ -154,9 +152,7 @@ class HostileResponsesTest {
             }, "hostile-waiter");
             t.setDaemon(true);
             t.start();
-            await().atMost(java.time.Duration.ofSeconds(10)).pollDelay(java.time.Duration.ZERO)
-                    .pollInterval(java.time.Duration.ofMillis(1)).until(() -> f.isDone()
-                    || m.counters().waitersNow() > before && t.getState() == Thread.State.TIMED_WAITING);
+            run.ticker().awaitParked(t); // or it ended (f done)
             result = f;
         }
 

@@ -1,5 +1,6 @@
 package dev.kmeta.sender.internal;
 
+import dev.kmeta.faketime.FakeTicker;
 import dev.kmeta.cluster.Cluster;
 import dev.kmeta.cluster.PartitionMetadata;
 import dev.kmeta.cluster.TopicMetadata;
@@ -7,7 +8,6 @@ import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.MetadataClient;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.metadata.MetadataTimeoutException;
-import dev.kmeta.metadata.Ticker;
 import dev.kmeta.metadata.TopicException;
 import dev.kmeta.metadata.internal.MetadataManager;
 import dev.kmeta.metadata.internal.RefreshRequest;
@@ -24,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 import static dev.kmeta.sender.internal.HostileChecks.check;
@@ -72,8 +71,7 @@ final class HostileRun {
 
     private final MetadataConfig config;
     private final List<HostileWorld.Action> script;
-    private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
-    private final Ticker ticker = nanos::get;
+    private final FakeTicker ticker = new FakeTicker();
     private final MetadataManager manager;
     private final int rewindAcceptCount;
     /** Per "topic/partition": the last real epochs answers carried, newest last. */
@@ -97,7 +95,7 @@ final class HostileRun {
         return manager;
     }
 
-    Ticker ticker() {
+    FakeTicker ticker() {
         return ticker;
     }
 
@@ -136,7 +134,7 @@ final class HostileRun {
         } else if (action instanceof HostileWorld.RequestUpdate) {
             manager.requestUpdate();
         } else if (action instanceof HostileWorld.Advance a) {
-            nanos.addAndGet(a.ms() * 1_000_000L);
+            ticker.advanceMs(a.ms());
         } else {
             round((HostileWorld.Round) action);
         }
@@ -179,7 +177,7 @@ final class HostileRun {
     private RefreshRequest begin() {
         long waitMs = driver("poll", () -> manager.poll(ticker.milliTime()));
         if (waitMs > 0 && waitMs <= 10_000) {
-            nanos.addAndGet(waitMs * 1_000_000L);
+            ticker.advanceMs(waitMs);
             driver("poll", () -> manager.poll(ticker.milliTime()));
         }
         return driver("beginRefresh", () -> manager.beginRefresh(ticker.milliTime()));
