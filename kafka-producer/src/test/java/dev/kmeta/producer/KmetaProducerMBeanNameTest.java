@@ -2,11 +2,11 @@ package dev.kmeta.producer;
 
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.testkit.KafkaClusterExtension;
+import dev.kmeta.testkit.TestClients;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.MetricName;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -17,7 +17,6 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -38,10 +37,8 @@ class KmetaProducerMBeanNameTest {
     static final KafkaClusterExtension KAFKA = KafkaClusterExtension.brokers(1);
 
     private static Map<String, Object> propsWithoutClientId() {
-        Map<String, Object> p = new HashMap<>();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.bootstrapServers());
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
+        Map<String, Object> p = TestClients.producerProps(KAFKA.bootstrapServers());
+        p.remove(ProducerConfig.CLIENT_ID_CONFIG);
         return p;
     }
 
