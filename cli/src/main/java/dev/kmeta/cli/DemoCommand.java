@@ -68,7 +68,8 @@ final class DemoCommand implements Callable<Integer> {
             print(out, "topic %s: %d partitions, replication factor 3, min.insync.replicas 2; sending %d records/s "
                     + "for %s with acks=all", TOPIC, partitions, rate, Durations.format(durationMs));
             if (kafkaProducer) {
-                return new DemoKafkaProducers(cluster, TOPIC, rate, Duration.ofMillis(durationMs), out).run();
+                return new DemoKafkaProducers(cluster, TOPIC, partitions, rate, Duration.ofMillis(durationMs), out)
+                        .run();
             }
             return run(cluster, out);
         } finally {
@@ -109,7 +110,8 @@ final class DemoCommand implements Callable<Integer> {
     private int run(KafkaCluster cluster, PrintWriter out) throws Exception {
         ExampleProducer producer = ExampleProducer.create(producerProps(cluster));
         DemoLoad load = new DemoLoad(producer, TOPIC, partitions, rate);
-        DemoFailover failover = new DemoFailover(cluster, producer, load, TOPIC, out);
+        DemoFailover failover = new DemoFailover(cluster, DemoFailover.Sends.of(producer, load),
+                "fed back from produce answers", TOPIC, out);
         try {
             // The status line's age is the topic's metadata age: known from the first tick on, so -1 there can only
             // mean kmeta's MBean is missing (DemoStatus).

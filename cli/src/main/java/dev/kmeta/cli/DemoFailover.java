@@ -2,6 +2,7 @@ package dev.kmeta.cli;
 
 import dev.kmeta.cluster.Node;
 import dev.kmeta.examples.ExampleProducer;
+import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.testkit.KafkaCluster;
 
 import java.io.PrintWriter;
@@ -12,14 +13,60 @@ import java.util.concurrent.TimeUnit;
  * The demo's fault: a clean stop of partition 0's leader while records flow, then its restart. {@link #check} is
  * called once per second and prints each event once, as it happens: the stop, the leader move kmeta saw, the first
  * record acknowledged by the new leader (sends continue), the restart once the broker is down, and its return. The
- * broker stops and starts on a thread of its own (it takes seconds), so the status lines keep coming.
+ * broker stops and starts on a thread of its own (it takes seconds), so the status lines keep coming. Both demos
+ * narrate through it: the example producer's and {@code --kafka-producer}'s ({@link Sends}).
  *
  * <p>Not thread-safe: used by the demo's thread only.
  */
 final class DemoFailover {
+    /** What the failover reads of the demo's sending: kmeta's instance, the counts, who acknowledged partition 0. */
+    interface Sends {
+        KafkaMetadata metadata();
+
+        long acked();
+
+        long failed();
+
+        /** KIP-951 leader hints: fed back from produce answers (example producer) or applied by kmeta. */
+        long leaderHints();
+
+        /** The broker that acknowledged partition 0's latest acknowledged record, or -1. */
+        int lastLeaderOfPartition0();
+
+        /** The example producer's sends. */
+        static Sends of(ExampleProducer producer, DemoLoad load) {
+            return new Sends() {
+                @Override
+                public KafkaMetadata metadata() {
+                    return producer.metadata();
+                }
+
+                @Override
+                public long acked() {
+                    return producer.stats().recordsAcked();
+                }
+
+                @Override
+                public long failed() {
+                    return producer.stats().recordsFailed();
+                }
+
+                @Override
+                public long leaderHints() {
+                    return producer.stats().leaderHintsFed();
+                }
+
+                @Override
+                public int lastLeaderOfPartition0() {
+                    return load.lastLeaderOfPartition0();
+                }
+            };
+        }
+    }
+
     private final KafkaCluster cluster;
-    private final ExampleProducer producer;
-    private final DemoLoad load;
+    private final Sends sends;
+    private final String hints;
     private final String topic;
     private final PrintWriter out;
     private int oldLeader = -1;
@@ -32,10 +79,11 @@ final class DemoFailover {
     private CompletableFuture<Long> restart;
     private boolean back;
 
-    DemoFailover(KafkaCluster cluster, ExampleProducer producer, DemoLoad load, String topic, PrintWriter out) {
+    /** {@code hints} names what {@link Sends#leaderHints()} counts, for the leader-move line. */
+    DemoFailover(KafkaCluster cluster, Sends sends, String hints, String topic, PrintWriter out) {
         this.cluster = cluster;
-        this.producer = producer;
-        this.load = load;
+        this.sends = sends;
+        this.hints = hints;
         this.topic = topic;
         this.out = out;
     }
@@ -43,7 +91,7 @@ final class DemoFailover {
     /** Stops the leader of partition 0 (cleanly: its leaderships move away first), on a thread of its own. */
     void stopLeader() {
         oldLeader = cluster.leader(topic, 0);
-        ackedAtStop = producer.stats().recordsAcked();
+        ackedAtStop = sends.acked();
         stoppedAtNs = System.nanoTime();
         print("stopping broker %d, the leader of %s-0, while records flow", oldLeader, topic);
         stop = timed(() -> cluster.stopBroker(oldLeader));
@@ -77,21 +125,20 @@ final class DemoFailover {
     }
 
     private void checkMove() {
-        Node leader = producer.metadata().fetch().leader(topic, 0);
+        Node leader = sends.metadata().fetch().leader(topic, 0);
         if (!moved && leader != null && leader.id() != oldLeader) {
             newLeader = leader.id();
             print("leader of %s-0 moved: broker %d -> broker %d, %d ms after the stop began (kmeta snapshot v%d, "
-                            + "%d leader hint(s) fed back from produce answers)", topic, oldLeader, newLeader,
-                    millisSinceStop(), producer.metadata().fetch().version(), producer.stats().leaderHintsFed());
+                            + "%d leader hint(s) %s)", topic, oldLeader, newLeader, millisSinceStop(),
+                    sends.metadata().fetch().version(), sends.leaderHints(), hints);
             moved = true;
         }
     }
 
     private void checkSendsContinue() {
-        if (moved && !continued && load.lastLeaderOfPartition0() == newLeader) {
+        if (moved && !continued && sends.lastLeaderOfPartition0() == newLeader) {
             print("sends continue: partition 0 is acknowledged by broker %d; %d records acked since the stop, "
-                    + "%d failed", newLeader, producer.stats().recordsAcked() - ackedAtStop,
-                    producer.stats().recordsFailed());
+                    + "%d failed", newLeader, sends.acked() - ackedAtStop, sends.failed());
             continued = true;
         }
     }

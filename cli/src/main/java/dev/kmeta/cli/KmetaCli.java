@@ -80,6 +80,10 @@ public final class KmetaCli implements Callable<Integer> {
         CommandLine cmd = e.getCommandLine();
         String name = cmd.getCommandSpec().qualifiedName();
         String message = singleLine(e.getMessage());
+        String unknown = e instanceof CommandLine.MissingParameterException ? unknownOption(cmd, args) : null;
+        if (unknown != null) { // picocli checks required parameters first: name the typo, not what it displaced
+            message = "Unknown option: '" + unknown + "'";
+        }
         Matcher badValue = BAD_VALUE.matcher(message);
         if (badValue.matches()) { // a converter's own words say it all: "--duration: '10x' is not a duration; ..."
             String what = badValue.group(1) != null ? badValue.group(1) : badValue.group(2);
@@ -89,6 +93,38 @@ public final class KmetaCli implements Callable<Integer> {
             return fail(cmd.getErr(), name + ": " + message, EXIT_USAGE);
         }
         return fail(cmd.getErr(), name + ": " + message + " (see " + name + " --help)", EXIT_USAGE);
+    }
+
+    /**
+     * The first argument after {@code cmd}'s name that looks like an option and is none of {@code cmd}'s (or of its
+     * parents', {@code --verbose}), or null. Arguments after {@code --} are parameters.
+     */
+    static String unknownOption(CommandLine cmd, String[] args) {
+        int start = 0;
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals(cmd.getCommandName())) {
+                start = i + 1;
+                break;
+            }
+        }
+        for (int i = start; i < args.length; i++) {
+            String arg = args[i];
+            if (arg.equals("--")) {
+                return null;
+            }
+            if (!arg.startsWith("-") || arg.equals("-")) {
+                continue;
+            }
+            String option = arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
+            boolean known = false;
+            for (CommandLine c = cmd; c != null && !known; c = c.getParent()) {
+                known = c.getCommandSpec().findOption(option) != null;
+            }
+            if (!known) {
+                return arg;
+            }
+        }
+        return null;
     }
 
     private static int onExecutionException(Exception e, CommandLine cmd, ParseResult parsed) {

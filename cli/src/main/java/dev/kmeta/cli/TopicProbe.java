@@ -69,8 +69,8 @@ final class TopicProbe {
                     long tookMs = (System.nanoTime() - startNs) / 1_000_000;
                     return new Result(Outcome.NO_ANSWER, metadata.fetch(), "no metadata for topic " + topic
                             + " (gave up after " + tookMs + " ms of " + Durations.format(timeoutMs) + ": every "
-                            + "bootstrap address failed " + CERTAIN_AFTER_FAILURES + " times in a row, none ever "
-                            + "answered): " + d.cause() + ": " + d.seen() + ". Fix: " + d.fix(), d);
+                            + "bootstrap address keeps failing, none ever answered): " + d.cause() + ": " + d.seen()
+                            + ". Fix: " + d.fix(), d); // d.seen() counts the attempts: one count in the line
                 }
                 if (overall.isExpired()) {
                     return new Result(Outcome.NO_ANSWER, metadata.fetch(), d == null ? e.getMessage()

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -115,6 +116,19 @@ class CliTest {
         assertUsageError(run("no-such-command"), "no-such-command");
     }
 
+    /**
+     * An unknown option is named even when a required parameter is missing too: picocli checks the required ones
+     * first, so {@code kmeta lookup --bogus-flag} said "Missing required parameter: 'TOPIC'" and never named the typo.
+     */
+    @Test
+    void anUnknownOptionIsNamedBeforeAMissingParameter() {
+        Run r = assertUsageError(run("lookup", "--bogus-flag"), "kmeta lookup: ", "Unknown option: '--bogus-flag'",
+                "kmeta lookup --help");
+        assertFalse(r.err().contains("TOPIC"), r.toString());
+        assertUsageError(run("lookup", "--bootstrap-server", "127.0.0.1:1", "--bogus=1"), "Unknown option: '--bogus=1'");
+        assertUsageError(run("doctor", "-x"), "kmeta doctor: ", "Unknown option: '-x'");
+    }
+
     @Test
     void badTopicNamesAreOneLineAndExit2() {
         List<String> bad = List.of("a b", ".", "..", "x".repeat(Converters.MAX_TOPIC_LENGTH + 1), "tópico",
@@ -183,8 +197,11 @@ class CliTest {
         assertEquals(KmetaCli.EXIT_PROBLEM, refused.exitCode(), refused.toString());
         assertEquals(1, refused.errLines().size(), refused.toString());
         assertTrue(refused.err().startsWith("kmeta lookup: no metadata for topic orders (gave up after "), refused.err());
-        assertTrue(refused.err().contains(" ms of 30s: every bootstrap address failed 3 times in a row, none ever "
-                + "answered): BOOTSTRAP_UNREACHABLE: "), refused.err());
+        assertTrue(refused.err().contains(" ms of 30s: every bootstrap address keeps failing, none ever answered): "
+                + "BOOTSTRAP_UNREACHABLE: "), refused.err());
+        // One count of the attempts in the line: it said "failed 3 times in a row" and "(2 attempt(s))" together.
+        assertEquals(1, Pattern.compile("\\d+ times|\\d+ attempt").matcher(refused.err()).results().count(),
+                refused.err());
         assertTrue(refusedMs < 15_000, "not the 30 s timeout: " + refusedMs + " ms");
 
         CommandLine commandLine = KmetaCli.commandLine();

@@ -69,6 +69,13 @@ class DemoCommandTest {
         int received = Integer.parseInt(summary.group(3));
         int kmetaSent = Integer.parseInt(summary.group(4));
         assertTrue(received >= 1 && received <= kmetaSent, "only kmeta asked for metadata:\n" + out);
+        // Narrated as the example producer's demo narrates it: the stop, the move kmeta saw, sends going on, the return.
+        assertTrue(Pattern.compile(">> stopping broker (\\d), the leader of kmeta-demo-0, while records flow")
+                .matcher(out).find(), out);
+        assertTrue(Pattern.compile("leader of kmeta-demo-0 moved: broker (\\d) -> broker (?!\\1)\\d, \\d+ ms after the "
+                + "stop began \\(kmeta snapshot v\\d+, \\d+ leader hint\\(s\\) applied by kmeta\\)").matcher(out).find(), out);
+        assertTrue(out.contains("sends continue: partition 0 is acknowledged by broker"), out);
+        assertTrue(Pattern.compile("broker \\d is back after \\d+ ms \\(3 brokers running\\)").matcher(out).find(), out);
         assertTrue(out.contains("OK: every record was acknowledged"), out);
     }
 

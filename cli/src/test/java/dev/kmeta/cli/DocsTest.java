@@ -48,6 +48,19 @@ class DocsTest {
         }
     }
 
+    /** docs/cli.md has a section per command of {@code kmeta} (the README sends readers there for each, demo too). */
+    @Test
+    void cliPageHasASectionPerCommand() throws IOException {
+        String page = Files.readString(ROOT.resolve("docs/cli.md"));
+        List<String> missing = new ArrayList<>();
+        for (String command : KmetaCli.commandLine().getSubcommands().keySet()) {
+            if (!Pattern.compile("(?m)^## `kmeta " + Pattern.quote(command) + "[ `]").matcher(page).find()) {
+                missing.add(command);
+            }
+        }
+        assertTrue(missing.isEmpty(), "docs/cli.md has no '## `kmeta <command> ...`' section for " + missing);
+    }
+
     private static List<Path> pages() throws IOException {
         List<Path> pages = new ArrayList<>(List.of(ROOT.resolve("README.md")));
         try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {

@@ -30,8 +30,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * mode inside that thread's {@code poll}, so metadata requests and produce requests share the connections.
  *
  * <pre>{@code
+ * byte[] key = ...;
+ * byte[] value = ...;
  * try (ExampleProducer producer = ExampleProducer.create(Map.of("bootstrap.servers", "localhost:9092"))) {
- *     Ack ack = producer.send("orders", 3, key, value).get();
+ *     ExampleProducer.Ack ack = producer.send("orders", 3, key, value).get();
  * }
  * }</pre>
  *

@@ -5,6 +5,7 @@ import dev.kmeta.metadata.Diagnosis.Cause;
 import dev.kmeta.sender.KafkaMetadataTimeoutException;
 import dev.kmeta.testkit.KafkaCluster;
 import dev.kmeta.testkit.KafkaClusterExtension;
+import dev.kmeta.testkit.TestClients;
 import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.KafkaException;
@@ -18,7 +19,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,8 +26,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
+import static dev.kmeta.testkit.TestClients.millisSince;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -48,7 +48,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ExampleProducerDiagnosisTest {
     @RegisterExtension
     static final KafkaClusterExtension KAFKA = KafkaClusterExtension.of(KafkaCluster.builder().brokers(3).withProxies());
-    private static final AtomicInteger IDS = new AtomicInteger();
     /** How late after its bound a failure or a close may come (a shared 2-core machine). */
     private static final long TOLERANCE_MS = 1_000;
     /** The producers' network threads, whose run-queue time a bound excuses. */
@@ -67,24 +66,17 @@ class ExampleProducerDiagnosisTest {
     }
 
     private static Map<String, Object> props(String bootstrap) {
-        Map<String, Object> p = new HashMap<>();
-        p.put("bootstrap.servers", bootstrap);
-        p.put("client.id", "diagnosis-" + IDS.incrementAndGet());
+        Map<String, Object> p = TestClients.props(bootstrap, "diagnosis");
+        p.put("reconnect.backoff.ms", 50);
+        p.put("reconnect.backoff.max.ms", 200);
         p.put("request.timeout.ms", 1_500);
         p.put("delivery.timeout.ms", 30_000);
         p.put("max.block.ms", 3_000);
-        p.put("reconnect.backoff.ms", 50);
-        p.put("reconnect.backoff.max.ms", 200);
-        p.put("allow.auto.create.topics", false);
         return p;
     }
 
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    private static long millisSince(long startNs) {
-        return (System.nanoTime() - startNs) / 1_000_000;
     }
 
     /** The record's failure, waited for at most 30 s. */

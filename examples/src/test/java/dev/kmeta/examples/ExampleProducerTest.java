@@ -5,6 +5,7 @@ import dev.kmeta.metadata.RefreshState;
 import dev.kmeta.sender.KafkaMetadataTimeoutException;
 import dev.kmeta.testkit.KafkaCluster;
 import dev.kmeta.testkit.KafkaClusterExtension;
+import dev.kmeta.testkit.TestClients;
 import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.ElectionType;
@@ -19,7 +20,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -29,7 +29,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
@@ -52,7 +51,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ExampleProducerTest {
     @RegisterExtension
     static final KafkaClusterExtension KAFKA = KafkaClusterExtension.of(KafkaCluster.builder().brokers(3).withProxies());
-    private static final AtomicInteger IDS = new AtomicInteger();
 
     @BeforeEach
     @AfterEach
@@ -67,14 +65,11 @@ class ExampleProducerTest {
     }
 
     private static Map<String, Object> props() {
-        Map<String, Object> p = new HashMap<>();
-        p.put("bootstrap.servers", KAFKA.cluster().proxiedBootstrapServers());
-        p.put("client.id", "example-" + IDS.incrementAndGet());
-        p.put("request.timeout.ms", 5_000);
-        p.put("delivery.timeout.ms", 30_000);
+        Map<String, Object> p = TestClients.props(KAFKA.cluster().proxiedBootstrapServers(), "example");
         p.put("reconnect.backoff.ms", 50);
         p.put("reconnect.backoff.max.ms", 200);
-        p.put("allow.auto.create.topics", false);
+        p.put("request.timeout.ms", 5_000);
+        p.put("delivery.timeout.ms", 30_000);
         return p;
     }
 

@@ -1,16 +1,14 @@
 package dev.kmeta.examples;
 
 import dev.kmeta.testkit.FakeKafkaClient;
+import dev.kmeta.testkit.MetadataAnswers;
 import org.apache.kafka.clients.ClientRequest;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.message.MetadataResponseData;
-import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBroker;
-import org.apache.kafka.common.message.MetadataResponseData.MetadataResponsePartition;
-import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.message.ProduceResponseData.PartitionProduceResponse;
 import org.apache.kafka.common.message.ProduceResponseData.TopicProduceResponse;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.ProduceResponse;
@@ -78,15 +76,11 @@ final class ThreeBrokers {
     }
 
     private MetadataResponse metadataAnswer() {
-        MetadataResponseData d = new MetadataResponseData().setClusterId("fake").setControllerId(1);
+        MetadataAnswers answer = MetadataAnswers.cluster("fake").topic(TOPIC, TOPIC_ID, Errors.NONE);
         for (int id = 1; id <= 3; id++) {
-            d.brokers().add(new MetadataResponseBroker().setNodeId(id).setHost("localhost").setPort(9000 + id));
+            answer.broker(id, "localhost", 9000 + id);
         }
-        MetadataResponseTopic t = new MetadataResponseTopic().setName(TOPIC).setTopicId(TOPIC_ID);
-        leaders.forEach((p, leader) -> t.partitions().add(new MetadataResponsePartition().setPartitionIndex(p)
-                .setLeaderId(leader[0]).setLeaderEpoch(leader[1]).setReplicaNodes(List.of(1, 2, 3))
-                .setIsrNodes(List.of(1, 2, 3))));
-        d.topics().add(t);
-        return new MetadataResponse(d, (short) 13);
+        leaders.forEach((p, leader) -> answer.partition(TOPIC, TOPIC_ID, p, leader[0], leader[1], 1, 2, 3));
+        return answer.response();
     }
 }

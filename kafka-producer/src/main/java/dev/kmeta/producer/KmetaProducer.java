@@ -19,6 +19,8 @@ import java.util.Properties;
  * Apache Kafka's own {@link org.apache.kafka.clients.producer.KafkaProducer}, with kmeta as its metadata.
  *
  * <pre>{@code
+ * import org.apache.kafka.clients.producer.ProducerRecord;
+ *
  * Properties props = ...;   // your producer config, unchanged
  * try (Producer<String, String> producer = KmetaProducer.create(props)) {
  *     producer.send(new ProducerRecord<>("orders", "key", "value"));

@@ -14,11 +14,11 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static dev.kmeta.producer.ProducerIt.bridge;
-import static dev.kmeta.producer.ProducerIt.metadataRequests;
-import static dev.kmeta.producer.ProducerIt.millisSince;
-import static dev.kmeta.producer.ProducerIt.props;
-import static dev.kmeta.producer.ProducerIt.report;
-import static dev.kmeta.producer.ProducerIt.resetProxies;
+import static dev.kmeta.testkit.TestClients.metadataRequests;
+import static dev.kmeta.testkit.TestClients.millisSince;
+import static dev.kmeta.testkit.TestClients.producerProps;
+import static dev.kmeta.testkit.TestClients.report;
+import static dev.kmeta.testkit.TestClients.resetProxies;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -44,7 +44,7 @@ class KmetaProducerFreshProducerTest {
         String bootstrap = KAFKA.cluster().proxiedBootstrapServers();
         for (int i = 0; i < 3; i++) {
             long startNs = System.nanoTime();
-            try (Producer<String, String> p = KmetaProducer.create(props(bootstrap))) {
+            try (Producer<String, String> p = KmetaProducer.create(producerProps(bootstrap))) {
                 p.send(new ProducerRecord<>("first-send", "v")).get(30, TimeUnit.SECONDS);
                 report("fresh producer %d: created and first record acknowledged in %d ms", i, millisSince(startNs));
                 assertEquals(0, bridge(p).leaderHolds(), "the first send was not held for the leader");
@@ -63,7 +63,7 @@ class KmetaProducerFreshProducerTest {
         KAFKA.cluster().createTopic("one-request", 1, 1);
         String bootstrap = KAFKA.cluster().proxiedBootstrapServers();
         for (int i = -1; i < 3; i++) { // -1: not counted (the new topic's leader settles on the broker meanwhile)
-            Map<String, Object> props = props(bootstrap);
+            Map<String, Object> props = producerProps(bootstrap);
             props.put(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, 1_000);
             resetProxies(KAFKA.cluster());
             long sent;

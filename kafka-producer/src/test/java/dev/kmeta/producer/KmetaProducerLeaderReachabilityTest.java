@@ -1,5 +1,6 @@
 package dev.kmeta.producer;
 
+import dev.kmeta.testkit.TestClients;
 import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.Diagnosis.Cause;
 import dev.kmeta.sender.KafkaMetadataTimeoutException;
@@ -32,8 +33,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import static dev.kmeta.producer.ProducerIt.bridge;
-import static dev.kmeta.producer.ProducerIt.millisSince;
-import static dev.kmeta.producer.ProducerIt.report;
+import static dev.kmeta.testkit.TestClients.millisSince;
+import static dev.kmeta.testkit.TestClients.report;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -73,7 +74,7 @@ class KmetaProducerLeaderReachabilityTest {
     }
 
     private static Map<String, Object> props(String bootstrap, long deliveryTimeoutMs) {
-        Map<String, Object> p = ProducerIt.props(bootstrap);
+        Map<String, Object> p = TestClients.producerProps(bootstrap);
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, MAX_BLOCK_MS);
         p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 1_500);
         p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, (int) deliveryTimeoutMs);

@@ -24,11 +24,11 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import static dev.kmeta.producer.ProducerIt.closedPort;
-import static dev.kmeta.producer.ProducerIt.kmetaThreads;
-import static dev.kmeta.producer.ProducerIt.millisSince;
-import static dev.kmeta.producer.ProducerIt.props;
-import static dev.kmeta.producer.ProducerIt.report;
+import static dev.kmeta.testkit.TestClients.closedPort;
+import static dev.kmeta.testkit.TestClients.kmetaThreads;
+import static dev.kmeta.testkit.TestClients.millisSince;
+import static dev.kmeta.testkit.TestClients.producerProps;
+import static dev.kmeta.testkit.TestClients.report;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -66,7 +66,7 @@ class KmetaProducerNoClusterTest {
     void aBootstrapThatRefusesConnectionsIsNamed() throws Exception {
         int port = closedPort();
         Properties p = new Properties(); // the Properties route, as a user's client.properties arrives
-        p.putAll(props("127.0.0.1:" + port));
+        p.putAll(producerProps("127.0.0.1:" + port));
         p.setProperty(ProducerConfig.MAX_BLOCK_MS_CONFIG, String.valueOf(MAX_BLOCK_MS));
         try (Producer<String, String> producer = KmetaProducer.create(p)) {
             Throwable e = failureOf(producer, "orders");
@@ -86,7 +86,7 @@ class KmetaProducerNoClusterTest {
     void aBootstrapNameThatDoesNotResolveIsNamed() throws Exception {
         assumeTrue(kafkaClients44(), "4.0-4.3: the next test");
         AtomicInteger lookups = new AtomicInteger();
-        Map<String, Object> p = props("kafka.does-not-resolve.test:9092");
+        Map<String, Object> p = producerProps("kafka.does-not-resolve.test:9092");
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, MAX_BLOCK_MS);
         try (Producer<String, String> producer = KmetaProducer.builder(p).hostResolver(host -> {
             lookups.incrementAndGet();
@@ -108,7 +108,7 @@ class KmetaProducerNoClusterTest {
     @Test
     void onKafkaClients40To43ABootstrapNameNoSystemResolverKnowsFailsAtCreationAsStock() {
         assumeFalse(kafkaClients44(), "4.4: the previous test");
-        Map<String, Object> p = props("kafka.does-not-resolve.test:9092");
+        Map<String, Object> p = producerProps("kafka.does-not-resolve.test:9092");
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, MAX_BLOCK_MS);
         KafkaException e = assertThrows(KafkaException.class, () -> KmetaProducer.builder(p).hostResolver(host -> {
             throw new UnknownHostException(host + ": no such name (test hook)");
@@ -143,7 +143,7 @@ class KmetaProducerNoClusterTest {
                     .standInClass(), "claimed " + claimed);
         }
         assertNull(KafkaClientsAbi.unsupportedReason());
-        KmetaProducer.create(props("127.0.0.1:" + closedPort())).close();
+        KmetaProducer.create(producerProps("127.0.0.1:" + closedPort())).close();
         assertEquals(0, KmetaProducer.fallbacks(), "a supported kafka-clients makes no stock producer");
         javax.management.ObjectName route = new javax.management.ObjectName(
                 "dev.kmeta:type=kafka-producer-route,kafka-clients=\"" + version + "\"");
@@ -198,7 +198,7 @@ class KmetaProducerNoClusterTest {
 
     @Test
     void aBadUnsupportedVersionValueIsAConfigExceptionNamingTheKey() {
-        Map<String, Object> p = props("127.0.0.1:" + closedPort());
+        Map<String, Object> p = producerProps("127.0.0.1:" + closedPort());
         p.put(KmetaProducer.UNSUPPORTED_VERSION, "ignore");
         ConfigException e = assertThrows(ConfigException.class, () -> KmetaProducer.create(p));
         assertTrue(e.getMessage().contains(KmetaProducer.UNSUPPORTED_VERSION), e.getMessage());
@@ -206,17 +206,17 @@ class KmetaProducerNoClusterTest {
 
     @Test
     void badKmetaKeysFailAtCreationAndNothingIsLeftRunning() {
-        Map<String, Object> p = props("127.0.0.1:" + closedPort());
+        Map<String, Object> p = producerProps("127.0.0.1:" + closedPort());
         p.put(KmetaProducer.GIVE_UP_EARLY_MS, "5000");
         ConfigException e = assertThrows(ConfigException.class, () -> KmetaProducer.create(p));
         assertTrue(e.getMessage().contains(KmetaProducer.GIVE_UP_EARLY_MS), e.getMessage());
 
-        Map<String, Object> q = props("127.0.0.1:" + closedPort());
+        Map<String, Object> q = producerProps("127.0.0.1:" + closedPort());
         q.put("kmeta.metadata.jitter", "2");
         ConfigException kmeta = assertThrows(ConfigException.class, () -> KmetaProducer.create(q));
         assertTrue(kmeta.getMessage().contains("kmeta.metadata.jitter"), kmeta.getMessage());
 
-        Map<String, Object> r = props("127.0.0.1:" + closedPort());
+        Map<String, Object> r = producerProps("127.0.0.1:" + closedPort());
         r.put(ProducerConfig.ACKS_CONFIG, "sometimes");
         assertThrows(ConfigException.class, () -> KmetaProducer.create(r), "Kafka's own validation");
         await().atMost(Duration.ofSeconds(10)).until(() -> kmetaThreads().isEmpty());

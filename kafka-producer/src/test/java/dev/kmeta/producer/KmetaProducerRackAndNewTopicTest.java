@@ -1,5 +1,6 @@
 package dev.kmeta.producer;
 
+import dev.kmeta.testkit.TestClients;
 import dev.kmeta.cluster.Cluster;
 import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.producer.ProducerIt.Kind;
@@ -32,10 +33,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import static dev.kmeta.producer.ProducerIt.bridge;
-import static dev.kmeta.producer.ProducerIt.metadataRequests;
-import static dev.kmeta.producer.ProducerIt.props;
-import static dev.kmeta.producer.ProducerIt.report;
-import static dev.kmeta.producer.ProducerIt.resetProxies;
+import static dev.kmeta.testkit.TestClients.metadataRequests;
+import static dev.kmeta.testkit.TestClients.producerProps;
+import static dev.kmeta.testkit.TestClients.report;
+import static dev.kmeta.testkit.TestClients.resetProxies;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -102,7 +103,7 @@ class KmetaProducerRackAndNewTopicTest {
     @Test
     void everyViewCarriesEachBrokersRackAndNullWhereNoneIsSet() throws Exception {
         createRackedTopic();
-        Map<String, Object> p = props(KAFKA.cluster().proxiedBootstrapServers());
+        Map<String, Object> p = producerProps(KAFKA.cluster().proxiedBootstrapServers());
         try (KafkaMetadata metadata = KafkaMetadata.create(p);
              Producer<String, String> producer = KmetaProducer.create(p)) {
             Cluster snapshot = metadata.awaitTopic(RACKED, 0, metadata.newSendDeadline());
@@ -126,7 +127,7 @@ class KmetaProducerRackAndNewTopicTest {
 
     /** The partitions the keyless records of one producer of {@code kind} went to. */
     private static Set<Integer> keylessPartitions(Kind kind, boolean rackAware, String clientRack) throws Exception {
-        Map<String, Object> p = props(KAFKA.cluster().proxiedBootstrapServers());
+        Map<String, Object> p = producerProps(KAFKA.cluster().proxiedBootstrapServers());
         p.put(ProducerConfig.PARTITIONER_RACK_AWARE_CONFIG, rackAware);
         p.put(ProducerConfig.CLIENT_RACK_CONFIG, clientRack);
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, 100); // about a record a batch: the sticky partition moves on often
@@ -182,7 +183,7 @@ class KmetaProducerRackAndNewTopicTest {
     }
 
     private static Map<String, Object> longBlockProps() {
-        Map<String, Object> p = props(KAFKA.cluster().proxiedBootstrapServers());
+        Map<String, Object> p = producerProps(KAFKA.cluster().proxiedBootstrapServers());
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, LONG_BLOCK_MS);
         return p;
     }
@@ -207,7 +208,7 @@ class KmetaProducerRackAndNewTopicTest {
                         : () -> toldUnknown(bridge(producer).metadata(), topic));
                 RecordMetadata m = sent.get(LONG_BLOCK_MS, TimeUnit.MILLISECONDS);
                 report("%s: send on %s created while it waited acked at offset %d after %d ms", kind, topic,
-                        m.offset(), ProducerIt.millisSince(start));
+                        m.offset(), TestClients.millisSince(start));
                 assertEquals(topic, m.topic());
             }
         }
@@ -235,7 +236,7 @@ class KmetaProducerRackAndNewTopicTest {
     void aSendThatOutlivesATopicSeenMomentsBeforeIsDiagnosedPropagating() throws Exception {
         String topic = "seen-then-unknown";
         KAFKA.cluster().createTopic(topic, 1, 1);
-        Map<String, Object> p = props(KAFKA.cluster().proxiedBootstrapServers());
+        Map<String, Object> p = producerProps(KAFKA.cluster().proxiedBootstrapServers());
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 1_500);
         try (Producer<String, String> producer = KmetaProducer.create(p)) {
             producer.send(new ProducerRecord<>(topic, "v")).get(30, TimeUnit.SECONDS); // kmeta has seen it

@@ -27,8 +27,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
-import static dev.kmeta.producer.ProducerIt.millisSince;
-import static dev.kmeta.producer.ProducerIt.report;
+import static dev.kmeta.testkit.TestClients.millisSince;
+import static dev.kmeta.testkit.TestClients.report;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

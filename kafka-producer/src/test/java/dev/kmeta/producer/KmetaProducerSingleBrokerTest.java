@@ -1,5 +1,6 @@
 package dev.kmeta.producer;
 
+import dev.kmeta.testkit.TestClients;
 import dev.kmeta.producer.ProducerIt.Kind;
 import dev.kmeta.producer.internal.ProducerBridge;
 import dev.kmeta.testkit.KafkaCluster;
@@ -35,10 +36,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static dev.kmeta.producer.ProducerIt.bridge;
-import static dev.kmeta.producer.ProducerIt.metadataRequests;
-import static dev.kmeta.producer.ProducerIt.props;
-import static dev.kmeta.producer.ProducerIt.report;
-import static dev.kmeta.producer.ProducerIt.resetProxies;
+import static dev.kmeta.testkit.TestClients.metadataRequests;
+import static dev.kmeta.testkit.TestClients.producerProps;
+import static dev.kmeta.testkit.TestClients.report;
+import static dev.kmeta.testkit.TestClients.resetProxies;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -96,7 +97,7 @@ class KmetaProducerSingleBrokerTest {
         String txTopic = topic + "-tx";
         KAFKA.cluster().createTopic(topic, PARTITIONS, 1);
         KAFKA.cluster().createTopic(txTopic, 1, 1);
-        Map<String, Object> p = props(KAFKA.cluster().proxiedBootstrapServers());
+        Map<String, Object> p = producerProps(KAFKA.cluster().proxiedBootstrapServers());
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
@@ -170,7 +171,7 @@ class KmetaProducerSingleBrokerTest {
     @Test
     void theProducersMetadataAgeMetricReadsKmetasAgeAndUserInterceptorsStay() throws Exception {
         KAFKA.cluster().createTopic("age", 1, 1);
-        Map<String, Object> p = props(KAFKA.cluster().proxiedBootstrapServers());
+        Map<String, Object> p = producerProps(KAFKA.cluster().proxiedBootstrapServers());
         p.put(ProducerConfig.INTERCEPTOR_CLASSES_CONFIG, CountingInterceptor.class.getName());
         long sends0 = CountingInterceptor.SENDS.get();
         long acks0 = CountingInterceptor.ACKS.get();
@@ -192,7 +193,7 @@ class KmetaProducerSingleBrokerTest {
     @Test
     void anInterruptEndsASendBlockedOnMetadataAtOnce() throws Exception {
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        Map<String, Object> p = props(KAFKA.cluster().proxiedBootstrapServers());
+        Map<String, Object> p = producerProps(KAFKA.cluster().proxiedBootstrapServers());
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 60_000);
         List<Long> latenciesMs = new ArrayList<>();
         try (Producer<String, String> producer = KmetaProducer.create(p)) {
@@ -214,7 +215,7 @@ class KmetaProducerSingleBrokerTest {
                 t.start();
                 // Blocked (parked) in the metadata wait for a while, so that a spinning wait would show as CPU time.
                 await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5)).until(() ->
-                        t.getState() == Thread.State.TIMED_WAITING && ProducerIt.millisSince(start) >= 200);
+                        t.getState() == Thread.State.TIMED_WAITING && TestClients.millisSince(start) >= 200);
                 for (java.lang.management.MonitorInfo m : mx.getThreadInfo(new long[] {t.getId()}, true, false)[0]
                         .getLockedMonitors()) {
                     assertTrue(!m.getClassName().startsWith("dev.kmeta.producer"),
@@ -245,21 +246,21 @@ class KmetaProducerSingleBrokerTest {
     @Test
     void closingTwoOfThreeProducersKeepsTheThirdAndTheLastLeavesNoThreadOrSocket() throws Exception {
         KafkaCluster cluster = KAFKA.cluster();
-        await().atMost(Duration.ofSeconds(20)).until(() -> ProducerIt.kmetaThreads().isEmpty()
-                && ProducerIt.openConnections(cluster) == 0);
+        await().atMost(Duration.ofSeconds(20)).until(() -> TestClients.kmetaThreads().isEmpty()
+                && TestClients.openConnections(cluster) == 0);
         cluster.createTopic("close", 1, 1);
-        Producer<String, String> a = KmetaProducer.create(props(cluster.proxiedBootstrapServers()));
-        Producer<String, String> b = KmetaProducer.create(props(cluster.proxiedBootstrapServers()));
-        Producer<String, String> c = KmetaProducer.create(props(cluster.proxiedBootstrapServers()));
+        Producer<String, String> a = KmetaProducer.create(producerProps(cluster.proxiedBootstrapServers()));
+        Producer<String, String> b = KmetaProducer.create(producerProps(cluster.proxiedBootstrapServers()));
+        Producer<String, String> c = KmetaProducer.create(producerProps(cluster.proxiedBootstrapServers()));
         try {
             for (Producer<String, String> p : List.of(a, b, c)) {
                 p.send(new ProducerRecord<>("close", "v")).get(30, TimeUnit.SECONDS);
             }
             assertTrue(bridge(c).metadata().sameInstanceAs(bridge(a).metadata()));
-            assertEquals(1, ProducerIt.kmetaThreads().size(), "one kmeta thread: " + ProducerIt.kmetaThreads());
+            assertEquals(1, TestClients.kmetaThreads().size(), "one kmeta thread: " + TestClients.kmetaThreads());
             a.close();
             b.close();
-            assertEquals(1, ProducerIt.kmetaThreads().size(), "the instance runs for the third producer");
+            assertEquals(1, TestClients.kmetaThreads().size(), "the instance runs for the third producer");
             c.send(new ProducerRecord<>("close", "after")).get(30, TimeUnit.SECONDS);
         } finally {
             c.close();
@@ -267,8 +268,8 @@ class KmetaProducerSingleBrokerTest {
             b.close();
         }
         assertTrue(bridge(c).isClosed());
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertEquals(List.of(), ProducerIt.kmetaThreads()));
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertEquals(0, ProducerIt.openConnections(cluster),
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertEquals(List.of(), TestClients.kmetaThreads()));
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertEquals(0, TestClients.openConnections(cluster),
                 "every socket of the producers and of kmeta is closed"));
     }
 

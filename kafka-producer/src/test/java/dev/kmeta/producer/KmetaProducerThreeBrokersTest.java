@@ -33,11 +33,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static dev.kmeta.producer.ProducerIt.bridge;
-import static dev.kmeta.producer.ProducerIt.metadataRequests;
-import static dev.kmeta.producer.ProducerIt.millisSince;
-import static dev.kmeta.producer.ProducerIt.props;
-import static dev.kmeta.producer.ProducerIt.report;
-import static dev.kmeta.producer.ProducerIt.resetProxies;
+import static dev.kmeta.testkit.TestClients.metadataRequests;
+import static dev.kmeta.testkit.TestClients.millisSince;
+import static dev.kmeta.testkit.TestClients.producerProps;
+import static dev.kmeta.testkit.TestClients.report;
+import static dev.kmeta.testkit.TestClients.resetProxies;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -80,7 +80,7 @@ class KmetaProducerThreeBrokersTest {
             .withProxies());
 
     private static Map<String, Object> fastProps() {
-        Map<String, Object> p = props(KAFKA.cluster().proxiedBootstrapServers());
+        Map<String, Object> p = producerProps(KAFKA.cluster().proxiedBootstrapServers());
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, MAX_BLOCK_MS);
         return p;
     }
@@ -107,7 +107,7 @@ class KmetaProducerThreeBrokersTest {
      * topic asked again at most every {@code STORM_RETRY_BACKOFF_MAX_MS} (10 of those windows make the storm).
      */
     private static Map<String, Object> stormProps() {
-        Map<String, Object> p = props(KAFKA.cluster().proxiedBootstrapServers());
+        Map<String, Object> p = producerProps(KAFKA.cluster().proxiedBootstrapServers());
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, STORM_MAX_BLOCK_MS);
         p.put(ProducerConfig.RETRY_BACKOFF_MAX_MS_CONFIG, STORM_RETRY_BACKOFF_MAX_MS);
         return p;
@@ -298,11 +298,11 @@ class KmetaProducerThreeBrokersTest {
         String topic = "failover";
         cluster.createTopic(topic, 6, 3, Map.of("min.insync.replicas", "2"));
         resetProxies(cluster);
-        Map<String, Object> p = props(cluster.proxiedBootstrapServers());
+        Map<String, Object> p = producerProps(cluster.proxiedBootstrapServers());
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         Producer<String, String> kmeta = KmetaProducer.create(p);
-        Producer<String, String> stock = Kind.STOCK.create(props(cluster.proxiedBootstrapServers()));
+        Producer<String, String> stock = Kind.STOCK.create(producerProps(cluster.proxiedBootstrapServers()));
         ProducerBridge bridge = bridge(kmeta);
         long hints0 = bridge.metadata().stats().leaderHintsApplied();
         long ignored0 = bridge.metadata().stats().leaderHintsIgnored();

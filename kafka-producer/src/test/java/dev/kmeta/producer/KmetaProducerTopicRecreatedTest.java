@@ -4,6 +4,7 @@ import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.producer.ProducerIt.Kind;
 import dev.kmeta.testkit.KafkaCluster;
 import dev.kmeta.testkit.KafkaClusterExtension;
+import dev.kmeta.testkit.TestClients;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -27,8 +28,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static dev.kmeta.producer.ProducerIt.bridge;
-import static dev.kmeta.producer.ProducerIt.props;
-import static dev.kmeta.producer.ProducerIt.report;
+import static dev.kmeta.testkit.TestClients.report;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -127,7 +127,7 @@ class KmetaProducerTopicRecreatedTest {
     }
 
     private static Map<String, Object> producerProps() {
-        Map<String, Object> p = props(KAFKA.cluster().bootstrapServers());
+        Map<String, Object> p = TestClients.producerProps(KAFKA.cluster().bootstrapServers());
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, BATCH_SIZE);

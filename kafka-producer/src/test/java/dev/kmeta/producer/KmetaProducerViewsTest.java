@@ -32,8 +32,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import static dev.kmeta.producer.ProducerIt.bridge;
-import static dev.kmeta.producer.ProducerIt.props;
-import static dev.kmeta.producer.ProducerIt.report;
+import static dev.kmeta.testkit.TestClients.producerProps;
+import static dev.kmeta.testkit.TestClients.report;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -92,7 +92,7 @@ class KmetaProducerViewsTest {
     void aChangeToAnotherTopicCostsTheSendingThreadNothingAndItsOwnTopicOnlyItsPartitions() throws Exception {
         KAFKA.cluster().createTopic("views-a", 3, 1);
         KAFKA.cluster().createTopic("views-b", 2, 1);
-        try (Producer<String, String> producer = KmetaProducer.create(props(KAFKA.cluster().bootstrapServers()))) {
+        try (Producer<String, String> producer = KmetaProducer.create(producerProps(KAFKA.cluster().bootstrapServers()))) {
             ProducerBridge bridge = bridge(producer);
             send(producer, "views-a", 1);
             send(producer, "views-b", 1);
@@ -122,8 +122,8 @@ class KmetaProducerViewsTest {
     void eachProducersNetworkThreadSeesItsOwnTopicsAndRebuildsOnlyForThem() throws Exception {
         KAFKA.cluster().createTopic("own-1", 2, 1);
         KAFKA.cluster().createTopic("own-2", 2, 1);
-        try (Producer<String, String> first = KmetaProducer.create(props(KAFKA.cluster().bootstrapServers()));
-             Producer<String, String> second = KmetaProducer.create(props(KAFKA.cluster().bootstrapServers()))) {
+        try (Producer<String, String> first = KmetaProducer.create(producerProps(KAFKA.cluster().bootstrapServers()));
+             Producer<String, String> second = KmetaProducer.create(producerProps(KAFKA.cluster().bootstrapServers()))) {
             ProducerBridge one = bridge(first);
             ProducerBridge two = bridge(second);
             assertTrue(one.metadata().sameInstanceAs(two.metadata()), "one shared kmeta instance");
@@ -188,7 +188,7 @@ class KmetaProducerViewsTest {
         KAFKA.cluster().createTopic("partitioned", 4, 1);
         List<String> seen = new ArrayList<>();
         for (Kind kind : Kind.values()) {
-            Map<String, Object> p = props(KAFKA.cluster().bootstrapServers());
+            Map<String, Object> p = producerProps(KAFKA.cluster().bootstrapServers());
             p.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, RecordingPartitioner.class.getName());
             try (Producer<String, String> producer = kind.create(p)) {
                 send(producer, "partitioned", 3);
@@ -213,8 +213,8 @@ class KmetaProducerViewsTest {
     /** Weak references to what the producers held: kmeta's snapshot and topic, each kind of Kafka view. */
     private static List<WeakReference<Object>> sendThroughTwoProducersAndClose() throws Exception {
         List<WeakReference<Object>> refs = new ArrayList<>();
-        Producer<String, String> first = KmetaProducer.create(props(KAFKA.cluster().bootstrapServers()));
-        Producer<String, String> second = KmetaProducer.create(props(KAFKA.cluster().bootstrapServers()));
+        Producer<String, String> first = KmetaProducer.create(producerProps(KAFKA.cluster().bootstrapServers()));
+        Producer<String, String> second = KmetaProducer.create(producerProps(KAFKA.cluster().bootstrapServers()));
         send(first, "retained", 5);
         send(second, "retained", 5);
         ProducerBridge bridge = bridge(first);

@@ -17,8 +17,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static dev.kmeta.producer.ProducerIt.bridge;
-import static dev.kmeta.producer.ProducerIt.props;
-import static dev.kmeta.producer.ProducerIt.report;
+import static dev.kmeta.testkit.TestClients.producerProps;
+import static dev.kmeta.testkit.TestClients.report;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -45,7 +45,7 @@ class KmetaProducerWarmUpTest {
 
     @Test
     void afterAPrefetchTheFirstSendMakesNoMetadataWait() throws Exception {
-        Map<String, Object> p = props(KAFKA.cluster().bootstrapServers());
+        Map<String, Object> p = producerProps(KAFKA.cluster().bootstrapServers());
         try (KafkaMetadata metadata = KafkaMetadata.shared(p);
              Producer<String, String> producer = KmetaProducer.create(p)) {
             assertTrue(bridge(producer).metadata().sameInstanceAs(metadata), "the producer shares the instance");
@@ -70,7 +70,7 @@ class KmetaProducerWarmUpTest {
 
     @Test
     void theStartUpKeyWarmsTheProducersInstance() throws Exception {
-        Map<String, Object> p = props(KAFKA.cluster().bootstrapServers());
+        Map<String, Object> p = producerProps(KAFKA.cluster().bootstrapServers());
         p.put("kmeta.metadata.prefetch.topics", "warm-by-key");
         try (Producer<String, String> producer = KmetaProducer.create(p)) {
             KafkaMetadata metadata = bridge(producer).metadata();

@@ -5,6 +5,7 @@ import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.MetadataClient;
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.testkit.KafkaClusterExtension;
+import dev.kmeta.testkit.TestClients;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Meter;
@@ -16,7 +17,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -37,10 +37,8 @@ class KmetaMetricsTest {
     static final KafkaClusterExtension KAFKA = KafkaClusterExtension.brokers(1);
 
     private static Map<String, Object> props(String clientId) {
-        Map<String, Object> p = new HashMap<>();
-        p.put("bootstrap.servers", KAFKA.cluster().bootstrapServers());
+        Map<String, Object> p = TestClients.props(KAFKA.cluster().bootstrapServers(), "metrics");
         p.put("client.id", clientId);
-        p.put("allow.auto.create.topics", false);
         p.put("retry.backoff.ms", 50);
         p.put("request.timeout.ms", 2_000);
         return p;

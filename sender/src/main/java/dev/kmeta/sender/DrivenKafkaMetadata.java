@@ -16,10 +16,14 @@ import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
  * its own sender thread has none of them, so a driven-only call on it does not compile.
  *
  * <pre>{@code
+ * import java.util.Map;
+ * import org.apache.kafka.clients.NetworkClient;
+ *
+ * Map<String, Object> props = ...;   // your producer config
  * DrivenKafkaMetadata metadata = KafkaMetadata.driven(props);
- * NetworkClient client = ClientUtils.createNetworkClient(config, ..., null, metadata.metadataUpdater(),
- *         metadata.hostResolver(), null, null);
- * metadata.attach(client);   // from now on every client.poll also does kmeta's work
+ * NetworkClient client = ...;        // yours, made with metadata.metadataUpdater() and metadata.hostResolver(), e.g.
+ *                                    // ClientUtils.createNetworkClient(config, ..., updater, resolver, null, null)
+ * metadata.attach(client);           // from now on every client.poll also does kmeta's work
  * }</pre>
  *
  * <p>Thread-safe as {@link KafkaMetadata}; {@link #attach} once, from the thread that built the client. The producer

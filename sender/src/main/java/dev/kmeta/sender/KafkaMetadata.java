@@ -28,10 +28,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * ({@code kmeta-metadata-sender | <client.id>}) on the real Kafka protocol.
  *
  * <pre>{@code
- * try (KafkaMetadata metadata = KafkaMetadata.create(producerProps)) {
- *     Deadline send = metadata.newSendDeadline();              // max.block.ms on the instance's clock, once per send
- *     Cluster cluster = metadata.awaitTopic("orders", send);   // a cache hit returns at once
- *     Node leader = cluster.leader("orders", 3);
+ * Properties props = ...;                                    // your producer config
+ * try (KafkaMetadata metadata = KafkaMetadata.create(props)) {
+ *     Deadline send = metadata.newSendDeadline();            // max.block.ms, once per send, on the instance's clock
+ *     Node leader = metadata.awaitLeader("orders", 3, send); // a cache hit returns at once; a miss waits, diagnosed
  * }
  * }</pre>
  *

@@ -5,11 +5,9 @@ import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.MetadataClient;
 import dev.kmeta.testkit.FakeKafkaClient;
+import dev.kmeta.testkit.MetadataAnswers;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.MetadataResponseData;
-import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBroker;
-import org.apache.kafka.common.message.MetadataResponseData.MetadataResponsePartition;
-import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.junit.jupiter.api.AfterEach;
@@ -201,14 +199,8 @@ class FakeTimeTest {
 
     /** Broker 1 at b1.test:9092 leading the topic's one partition, or the topic with {@code error} and nothing else. */
     private static MetadataResponse answer(Errors error) {
-        MetadataResponseData d = new MetadataResponseData().setClusterId("fake-cluster").setControllerId(1);
-        d.brokers().add(new MetadataResponseBroker().setNodeId(1).setHost("b1.test").setPort(9092));
-        MetadataResponseTopic t = new MetadataResponseTopic().setName(TOPIC).setErrorCode(error.code());
-        if (error == Errors.NONE) {
-            t.setTopicId(TOPIC_ID).partitions().add(new MetadataResponsePartition().setPartitionIndex(0)
-                    .setLeaderId(1).setLeaderEpoch(1).setReplicaNodes(List.of(1)).setIsrNodes(List.of(1)));
-        }
-        d.topics().add(t);
-        return new MetadataResponse(d, (short) 13);
+        MetadataAnswers answer = MetadataAnswers.cluster("fake-cluster").broker(1, "b1.test", 9092);
+        return (error == Errors.NONE ? answer.partition(TOPIC, TOPIC_ID, 0, 1, 1, 1)
+                : answer.topic(TOPIC, null, error)).response();
     }
 }

@@ -6,18 +6,15 @@ import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.MetadataClient;
 import dev.kmeta.testkit.FakeKafkaClient;
+import dev.kmeta.testkit.MetadataAnswers;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.MetadataResponseData;
-import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBroker;
-import org.apache.kafka.common.message.MetadataResponseData.MetadataResponsePartition;
-import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -175,17 +172,8 @@ class NewTopicPropagationTest {
      * LEADER_NOT_AVAILABLE with its id and no partitions; or another error and nothing else.
      */
     private static MetadataResponse answer(Errors error) {
-        MetadataResponseData d = new MetadataResponseData().setClusterId("fake-cluster").setControllerId(1);
-        d.brokers().add(new MetadataResponseBroker().setNodeId(1).setHost("b1.test").setPort(9092));
-        MetadataResponseTopic t = new MetadataResponseTopic().setName(TOPIC).setErrorCode(error.code());
-        if (error == Errors.NONE || error == Errors.LEADER_NOT_AVAILABLE) {
-            t.setTopicId(TOPIC_ID);
-        }
-        if (error == Errors.NONE) {
-            t.partitions().add(new MetadataResponsePartition().setPartitionIndex(0).setLeaderId(1).setLeaderEpoch(1)
-                    .setReplicaNodes(List.of(1)).setIsrNodes(List.of(1)));
-        }
-        d.topics().add(t);
-        return new MetadataResponse(d, (short) 13);
+        MetadataAnswers answer = MetadataAnswers.cluster("fake-cluster").broker(1, "b1.test", 9092)
+                .topic(TOPIC, error == Errors.NONE || error == Errors.LEADER_NOT_AVAILABLE ? TOPIC_ID : null, error);
+        return (error == Errors.NONE ? answer.partition(TOPIC, TOPIC_ID, 0, 1, 1, 1) : answer).response();
     }
 }

@@ -4,13 +4,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import javax.management.ObjectName;
-import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.net.ServerSocket;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import static dev.kmeta.testkit.TestClients.closedPort;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -57,12 +56,6 @@ class SharedInstanceUsersTest {
                     "Sharing"));
             assertEquals(List.of("users-private"), List.of((String[])
                     ManagementFactory.getPlatformMBeanServer().getAttribute(m.mbeanName(), "Users")));
-        }
-    }
-
-    private static int closedPort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
         }
     }
 }

@@ -1,11 +1,9 @@
 package dev.kmeta.sender;
 
 import dev.kmeta.testkit.FakeKafkaClient;
+import dev.kmeta.testkit.MetadataAnswers;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.MetadataResponseData;
-import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBroker;
-import org.apache.kafka.common.message.MetadataResponseData.MetadataResponsePartition;
-import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -105,13 +103,7 @@ class StalenessFakeTimeTest {
     }
 
     private static MetadataResponse answer() {
-        MetadataResponseData d = new MetadataResponseData().setClusterId("fake-cluster").setControllerId(1);
-        d.brokers().add(new MetadataResponseBroker().setNodeId(1).setHost("b1.test").setPort(9092));
-        MetadataResponseTopic t = new MetadataResponseTopic().setName(TOPIC)
-                .setTopicId(Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ"));
-        t.partitions().add(new MetadataResponsePartition().setPartitionIndex(0).setLeaderId(1).setLeaderEpoch(1)
-                .setReplicaNodes(List.of(1)).setIsrNodes(List.of(1)));
-        d.topics().add(t);
-        return new MetadataResponse(d, (short) 13);
+        return MetadataAnswers.cluster("fake-cluster").broker(1, "b1.test", 9092)
+                .partition(TOPIC, Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ"), 0, 1, 1, 1).response();
     }
 }

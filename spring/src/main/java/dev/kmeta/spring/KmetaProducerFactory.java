@@ -28,6 +28,9 @@ import java.util.function.Supplier;
  * as Spring does for SASL login modules in Boot fat jars).
  *
  * <pre>{@code
+ * import org.springframework.kafka.core.KafkaTemplate;
+ *
+ * Map<String, Object> producerConfigs = ...;   // your producer config
  * ProducerFactory<String, String> factory = new KmetaProducerFactory<>(producerConfigs);
  * KafkaTemplate<String, String> template = new KafkaTemplate<>(factory);
  * }</pre>

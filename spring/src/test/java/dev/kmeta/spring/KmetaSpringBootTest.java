@@ -6,11 +6,11 @@ import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.testkit.FaultProxy;
 import dev.kmeta.testkit.KafkaCluster;
 import dev.kmeta.testkit.KafkaClusterExtension;
+import dev.kmeta.testkit.TestClients;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -87,10 +87,6 @@ class KmetaSpringBootTest {
         return KAFKA.cluster().proxiedBootstrapServers();
     }
 
-    private static long metadataRequests() {
-        return KAFKA.cluster().proxy(0).requestCount(ApiKeys.METADATA.id);
-    }
-
     @Test
     void bootsTemplateSendsThroughKmetaAndFactoriesShareOneInstance() {
         List<Long> counts = new ArrayList<>();
@@ -131,7 +127,7 @@ class KmetaSpringBootTest {
             assertEquals(1 + own.size(), handles.size(), "Boot's factory (with its copies) and the own ones");
             handles.forEach(h -> assertTrue(h.sameInstanceAs(instance), "one kmeta instance for " + FACTORIES
                     + " factories, got another: " + h));
-            counts.add(metadataRequests());
+            counts.add(TestClients.metadataRequests(KAFKA.cluster()));
 
             // the factory's reset(): the next send makes a new raw producer, again through kmeta
             int made = raw.made.size(); // the copies keep the post-processors: their raw producers are here too
@@ -155,7 +151,7 @@ class KmetaSpringBootTest {
                 plain.add(f);
                 new KafkaTemplate<>(f).send(TOPIC, "k", "v").get(30, TimeUnit.SECONDS);
             }
-            counts.add(metadataRequests());
+            counts.add(TestClients.metadataRequests(KAFKA.cluster()));
         } catch (Exception e) {
             throw new AssertionError(e);
         } finally {

@@ -25,12 +25,20 @@ import java.util.regex.Pattern;
 /**
  * Wraps and compiles the Java snippets of a Markdown document (the README's examples) against the test class path, so that a
  * test can run them and they cannot drift from the API. A snippet class is named {@code ...Line<N>} after the
- * document line it starts on, so a compile error is reported at the document's line.
+ * document line it starts on, so a compile error is reported at the document's line. The examples of public classes'
+ * docs ({@code <pre>{@code ...}</pre>}) compile the same way ({@link #compileClassDocExamples}).
  *
  * <p>Stateless; thread-safe.
  */
 public final class JavaSnippets {
     private static final Pattern LINE = Pattern.compile("Line(\\d+)\\.java$");
+    private static final Pattern PUBLIC_TYPE = Pattern.compile(
+            "(?m)^public (?:(?:final|abstract|sealed|non-sealed) )*(?:class|interface|record|enum|@interface) ");
+    private static final Pattern PRE_CODE = Pattern.compile("<pre>\\{@code[ \\t]*\\R(.*?)\\}</pre>", Pattern.DOTALL);
+    private static final Pattern IMPORT = Pattern.compile("(?m)^import [\\w.*]+;|^import static [\\w.*]+;");
+    private static final Pattern PACKAGE = Pattern.compile("(?m)^package ([\\w.]+);");
+    /** A class-doc example's given: {@code Type name = ...;} (a comment may follow), e.g. "your producer config". */
+    private static final Pattern GIVEN = Pattern.compile("^(\\s*)([\\w.<>\\[\\], ?]+ \\w+) = \\.\\.\\.;(.*)$");
 
     private JavaSnippets() {
     }
@@ -78,6 +86,90 @@ public final class JavaSnippets {
             java.append('\n');
         }
         return new Wrapped(java.append("}}\n").toString(), found);
+    }
+
+    /**
+     * One {@code <pre>{@code ...}</pre>} example of a public class's doc comment (the comment right before the
+     * top-level {@code public} type), javadoc's {@code &#64;} and friends unescaped.
+     *
+     * @param file      the source file
+     * @param firstLine the file line the example's code starts on
+     * @param code      the code, without the comment's leading {@code *}
+     */
+    public record ClassDocExample(Path file, int firstLine, String code) {
+    }
+
+    /** The examples of the class docs of every public top-level type under {@code sourceRoot}, by file. */
+    public static List<ClassDocExample> classDocExamples(Path sourceRoot) throws IOException {
+        List<ClassDocExample> examples = new ArrayList<>();
+        List<Path> files;
+        try (var walk = Files.walk(sourceRoot)) {
+            files = walk.filter(f -> f.toString().endsWith(".java")).sorted().toList();
+        }
+        for (Path file : files) {
+            String source = Files.readString(file, StandardCharsets.UTF_8);
+            Matcher type = PUBLIC_TYPE.matcher(source);
+            if (!type.find()) {
+                continue;
+            }
+            int docStart = source.lastIndexOf("/**", type.start());
+            int docEnd = docStart < 0 ? -1 : source.indexOf("*/", docStart);
+            if (docStart < 0 || docEnd > type.start()) {
+                continue;
+            }
+            Matcher pre = PRE_CODE.matcher(source.substring(0, docEnd)).region(docStart, docEnd);
+            while (pre.find()) {
+                int firstLine = 1 + (int) source.substring(0, pre.start(1)).chars().filter(c -> c == '\n').count();
+                String code = pre.group(1).replaceAll("(?m)^[ \\t]*\\*(?: |$)", "").replace("&#64;", "@")
+                        .replace("&#42;", "*").replace("&#47;", "/").replace("&lt;", "<").replace("&gt;", ">")
+                        .replace("&amp;", "&");
+                examples.add(new ClassDocExample(file, firstLine, code));
+            }
+        }
+        return examples;
+    }
+
+    /**
+     * Compiles every class-doc example under {@code sourceRoot} ({@link #classDocExamples}) against the test class
+     * path: each as the body of a method of a class in the documented class's package, with that file's imports and
+     * the example's own {@code import} lines (first, as in the README), and each line {@code Type name = ...;} (the
+     * reader's own value: "your producer config") a declaration the compiler accepts. Compiled, not run.
+     *
+     * @return the examples compiled
+     * @throws AssertionError naming each error at its source file and line, when one does not compile
+     */
+    public static List<ClassDocExample> compileClassDocExamples(Path sourceRoot) throws IOException {
+        List<ClassDocExample> examples = classDocExamples(sourceRoot);
+        Path out = Files.createTempDirectory("class-doc-examples");
+        for (ClassDocExample e : examples) {
+            String source = Files.readString(e.file(), StandardCharsets.UTF_8);
+            Matcher pkg = PACKAGE.matcher(source);
+            StringBuilder head = new StringBuilder(pkg.find() ? "package " + pkg.group(1) + "; " : "");
+            Matcher imports = IMPORT.matcher(source.substring(0, Math.max(0, source.indexOf("/**"))));
+            while (imports.find()) {
+                head.append(imports.group()).append(' ');
+            }
+            String simpleName = e.file().getFileName().toString().replace(".java", "");
+            // The class is named after the file line before the example's first line: javac's line 2 is the code's 1.
+            String className = simpleName + "DocExampleLine" + (e.firstLine() - 1);
+            StringBuilder body = new StringBuilder();
+            for (String line : e.code().split("\\R", -1)) {
+                if (line.trim().startsWith("import ")) {
+                    head.append(line.trim()).append(' ');
+                    line = "";
+                }
+                Matcher given = GIVEN.matcher(line);
+                if (given.matches()) {
+                    line = given.group(1) + given.group(2) + " = given();" + given.group(3);
+                }
+                body.append(line).append('\n');
+            }
+            String java = head + "class " + className + " { static <T> T given() { return null; } "
+                    + "static void example() throws Exception {\n" + body + "}}\n";
+            compile(List.of(source(className, java)), out, sourceRoot.toAbsolutePath().normalize()
+                    .relativize(e.file().toAbsolutePath().normalize()).toString());
+        }
+        return examples;
     }
 
     /** A source file in memory, for {@link #compile}. */

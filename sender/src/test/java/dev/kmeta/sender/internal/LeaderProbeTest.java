@@ -6,11 +6,9 @@ import dev.kmeta.metadata.Diagnosis.Cause;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.metadata.internal.MetadataManager;
 import dev.kmeta.testkit.FakeKafkaClient;
+import dev.kmeta.testkit.MetadataAnswers;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.MetadataResponseData;
-import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBroker;
-import org.apache.kafka.common.message.MetadataResponseData.MetadataResponsePartition;
-import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.junit.jupiter.api.Test;
 
@@ -148,16 +146,8 @@ class LeaderProbeTest {
 
     /** {@link #answer()} with broker 1 advertised at {@code host1:port1}. */
     private static MetadataResponse answer(String host1, int port1) {
-        MetadataResponseData data = new MetadataResponseData().setClusterId("fake-cluster").setControllerId(1);
-        data.brokers().add(new MetadataResponseBroker().setNodeId(1).setHost(host1).setPort(port1));
-        data.brokers().add(new MetadataResponseBroker().setNodeId(2).setHost("broker2.test").setPort(9094));
-        MetadataResponseTopic t = new MetadataResponseTopic().setName("orders")
-                .setTopicId(Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ"));
-        for (int p = 0; p < 2; p++) {
-            t.partitions().add(new MetadataResponsePartition().setPartitionIndex(p).setLeaderId(p + 1)
-                    .setLeaderEpoch(1).setReplicaNodes(List.of(1, 2)).setIsrNodes(List.of(1, 2)));
-        }
-        data.topics().add(t);
-        return new MetadataResponse(data, (short) 13);
+        Uuid orders = Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ");
+        return MetadataAnswers.cluster("fake-cluster").broker(1, host1, port1).broker(2, "broker2.test", 9094)
+                .partition("orders", orders, 0, 1, 1, 1, 2).partition("orders", orders, 1, 2, 1, 1, 2).response();
     }
 }

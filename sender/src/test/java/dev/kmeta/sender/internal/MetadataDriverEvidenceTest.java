@@ -4,8 +4,8 @@ import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.metadata.internal.MetadataManager;
 import dev.kmeta.testkit.FakeKafkaClient;
+import dev.kmeta.testkit.MetadataAnswers;
 import org.apache.kafka.common.message.MetadataResponseData;
-import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBroker;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
@@ -103,8 +103,6 @@ class MetadataDriverEvidenceTest {
 
     /** A v13 answer: broker 1 at broker1.test:9092, no topics. */
     private static MetadataResponse answer() {
-        MetadataResponseData data = new MetadataResponseData().setClusterId("fake-cluster").setControllerId(1);
-        data.brokers().add(new MetadataResponseBroker().setNodeId(1).setHost("broker1.test").setPort(9092));
-        return new MetadataResponse(data, (short) 13);
+        return MetadataAnswers.cluster("fake-cluster").broker(1, "broker1.test", 9092).response();
     }
 }

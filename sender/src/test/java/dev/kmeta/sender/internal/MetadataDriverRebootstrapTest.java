@@ -4,9 +4,9 @@ import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.metadata.RefreshState;
 import dev.kmeta.metadata.internal.MetadataManager;
 import dev.kmeta.testkit.FakeKafkaClient;
+import dev.kmeta.testkit.MetadataAnswers;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.message.MetadataResponseData;
-import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBroker;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.junit.jupiter.api.Test;
 
@@ -121,9 +121,7 @@ class MetadataDriverRebootstrapTest {
 
     /** A v13 answer: broker 1 at broker1.test:9092, no topics. */
     private static MetadataResponse answer() {
-        MetadataResponseData data = new MetadataResponseData().setClusterId("fake-cluster").setControllerId(1);
-        data.brokers().add(new MetadataResponseBroker().setNodeId(1).setHost("broker1.test").setPort(9092));
-        return new MetadataResponse(data, (short) 13);
+        return MetadataAnswers.cluster("fake-cluster").broker(1, "broker1.test", 9092).response();
     }
 
     private static List<String> ids(List<Node> nodes) {

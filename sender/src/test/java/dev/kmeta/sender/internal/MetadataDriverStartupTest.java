@@ -3,17 +3,14 @@ package dev.kmeta.sender.internal;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.metadata.internal.MetadataManager;
 import dev.kmeta.testkit.FakeKafkaClient;
+import dev.kmeta.testkit.MetadataAnswers;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.MetadataResponseData;
-import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBroker;
-import org.apache.kafka.common.message.MetadataResponseData.MetadataResponsePartition;
-import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.junit.jupiter.api.Test;
 
 import java.net.UnknownHostException;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 
@@ -96,13 +93,7 @@ class MetadataDriverStartupTest {
 
     /** A v13 answer: broker 1; topic orders with one partition led by 1. */
     private static MetadataResponse answer() {
-        MetadataResponseData data = new MetadataResponseData().setClusterId("fake-cluster").setControllerId(1);
-        data.brokers().add(new MetadataResponseBroker().setNodeId(1).setHost("broker1.test").setPort(9093));
-        MetadataResponseTopic t = new MetadataResponseTopic().setName("orders")
-                .setTopicId(Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ"));
-        t.partitions().add(new MetadataResponsePartition().setPartitionIndex(0).setLeaderId(1)
-                .setLeaderEpoch(1).setReplicaNodes(List.of(1)).setIsrNodes(List.of(1)));
-        data.topics().add(t);
-        return new MetadataResponse(data, (short) 13);
+        return MetadataAnswers.cluster("fake-cluster").broker(1, "broker1.test", 9093)
+                .partition("orders", Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ"), 0, 1, 1, 1).response();
     }
 }

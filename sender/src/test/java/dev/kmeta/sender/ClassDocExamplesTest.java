@@ -1,0 +1,28 @@
+package dev.kmeta.sender;
+
+import dev.kmeta.testkit.JavaSnippets;
+import dev.kmeta.testkit.JavaSnippets.ClassDocExample;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The examples in this module's public class docs ({@code <pre>{@code ...}</pre>}) compile against the test class
+ * path, as the README's snippets do ({@link JavaSnippets#compileClassDocExamples}): the API they show cannot drift.
+ */
+class ClassDocExamplesTest {
+    @Test
+    void classDocExamplesCompile() throws Exception {
+        List<ClassDocExample> compiled = JavaSnippets.compileClassDocExamples(Path.of("src/main/java"));
+        assertFalse(compiled.isEmpty(), "no class-doc example found under src/main/java");
+
+        // The entry point shows the send path users should take: the instance's send deadline and awaitLeader.
+        String entryPoint = compiled.stream().filter(e -> e.file().endsWith("KafkaMetadata.java"))
+                .map(ClassDocExample::code).findFirst().orElseThrow();
+        assertTrue(entryPoint.contains("newSendDeadline()") && entryPoint.contains(".awaitLeader("), entryPoint);
+    }
+}
