@@ -64,10 +64,10 @@ public final class ProducerBridge {
      */
     static final long SENDER_POLL_MS = 10;
     /**
-     * Before kmeta's first answer the producer's network thread waits in {@link #fetch()} in slices this long,
-     * looking between them whether its producer began closing.
+     * Before kmeta's first answer the producer's network thread waits in {@link #fetch()}, looking at kmeta's snapshot
+     * after 1 ms, then at doubling intervals up to this long (and whether its producer began closing).
      */
-    static final long FIRST_ANSWER_SLICE_MS = 50;
+    static final long FIRST_ANSWER_SLICE_MS = 10;
     /** The name KafkaProducer gives its network thread, before {@link #attach} tells which thread it is. */
     private static final String NETWORK_THREAD_PREFIX = "kafka-producer-network-thread | ";
 
@@ -178,31 +178,25 @@ public final class ProducerBridge {
      * Before kmeta's first answer (no broker known) the producer's network thread has nothing to send and must not
      * connect anywhere on its own: its first {@code fetch()} (the Sender's {@code leastLoadedNode}, for an idempotent
      * producer's InitProducerId) would otherwise connect to the bootstrap addresses kmeta's thread is already trying,
-     * and log every failure a second time. So it waits here, in kmeta's version wait, until kmeta knows a broker, the
-     * producer begins closing (its Sender stops running; looked at every {@value #FIRST_ANSWER_SLICE_MS} ms) or this
-     * bridge closes; then it sees the bootstrap view, or the real one.
+     * and log every failure a second time. So it waits here until kmeta knows a broker, the producer begins closing
+     * (its Sender stops running) or this bridge closes, looking at 1, 2, 4... up to every
+     * {@value #FIRST_ANSWER_SLICE_MS} ms; then it sees the real view, or (closing) the bootstrap view.
      */
     private void awaitFirstAnswer() {
         firstAnswerWaits.increment();
+        long sliceMs = 1; // not kmeta's waits: they would count in its stats as an application's metadata wait
         while (!closed.get() && metadata.fetch().nodes().isEmpty()) {
             SenderRef ref = sender;
             if (ref != null && !ref.running().getAsBoolean()) {
                 return;
             }
             try {
-                metadata.awaitUpdate(metadata.fetch().version(), FIRST_ANSWER_SLICE_MS);
-            } catch (TimeoutException e) {
-                // no answer yet: look at the producer again
-            } catch (InterruptException e) {
-                return; // the network thread interrupted: let KafkaProducer see it
-            } catch (KafkaException e) { // fatal (authentication...) or closed: kmeta's waits report it to sends
-                try {
-                    Thread.sleep(FIRST_ANSWER_SLICE_MS);
-                } catch (InterruptedException interrupted) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
+                Thread.sleep(sliceMs);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt(); // KafkaProducer's to see
+                return;
             }
+            sliceMs = Math.min(FIRST_ANSWER_SLICE_MS, sliceMs * 2);
         }
     }
 
