@@ -46,7 +46,8 @@ import java.util.concurrent.atomic.LongAdder;
  *   budget runs out and <em>returns</em>, so that {@link #maybeThrowExceptionForTopic} can throw kmeta's diagnosed
  *   {@code KafkaMetadataTimeoutException} (KafkaProducer replaces a TimeoutException thrown by awaitUpdate with a
  *   fixed message of its own).</li>
- *   <li>The producer's own NetworkClient never sends a Metadata request: {@link #timeToNextUpdate()} is never 0.</li>
+ *   <li>The producer's own NetworkClient never sends a Metadata request: {@link #timeToNextUpdate()} is never 0. Nor
+ *   does it connect anywhere before kmeta's first answer: its first {@link #fetch()} waits for it.</li>
  * </ul>
  *
  * <p>Thread-safe; no method takes a lock (the views' lazy parts excepted, built once per snapshot, off the send
