@@ -47,7 +47,12 @@ public final class FirstSendHarness {
     }
 
     /** One fresh producer's first send. */
-    record Run(String kind, int n, long createToAckMs, long sendToAckMs) {
+    record Run(String kind, int n, long createToAckMs, long sendToAckMs, long constructMs, long sendBlockedMs) {
+        /** Where the time went: the constructor, send() (the metadata wait and any hold), then send() to the ack. */
+        String phases() {
+            return String.format(Locale.ROOT, "constructor %d ms, send() blocked %d ms, returned -> acked %d ms",
+                    constructMs, sendBlockedMs, sendToAckMs - sendBlockedMs);
+        }
     }
 
     public static void main(String[] args) throws Exception {
@@ -87,9 +92,10 @@ public final class FirstSendHarness {
             for (int i = 0; i < producers * 2; i++) {
                 boolean kmeta = i % 2 == 0;
                 Run r = oneSend(kmeta ? "kmeta" : "stock", bootstrap, kmeta);
-                runs.add(new Run(r.kind(), i / 2, r.createToAckMs(), r.sendToAckMs()));
-                System.out.printf(Locale.ROOT, "%s %s #%d: created -> acked %d ms, send() -> acked %d ms%n", setup,
-                        r.kind(), i / 2, r.createToAckMs(), r.sendToAckMs());
+                runs.add(new Run(r.kind(), i / 2, r.createToAckMs(), r.sendToAckMs(), r.constructMs(),
+                        r.sendBlockedMs()));
+                System.out.printf(Locale.ROOT, "%s %s #%d: created -> acked %d ms, send() -> acked %d ms (%s)%n",
+                        setup, r.kind(), i / 2, r.createToAckMs(), r.sendToAckMs(), r.phases());
             }
         } finally {
             Files.deleteIfExists(storage);
@@ -116,10 +122,13 @@ public final class FirstSendHarness {
         long createNs = System.nanoTime();
         try (Producer<String, String> producer = kmeta ? KmetaProducer.create(p) : new KafkaProducer<>(p)) {
             long sendNs = System.nanoTime();
-            producer.send(new ProducerRecord<>(TOPIC, "v")).get(30, TimeUnit.SECONDS);
+            java.util.concurrent.Future<?> f = producer.send(new ProducerRecord<>(TOPIC, "v"));
+            long returnedNs = System.nanoTime();
+            f.get(30, TimeUnit.SECONDS);
             long ackNs = System.nanoTime();
             return new Run(kind, 0, TimeUnit.NANOSECONDS.toMillis(ackNs - createNs),
-                    TimeUnit.NANOSECONDS.toMillis(ackNs - sendNs));
+                    TimeUnit.NANOSECONDS.toMillis(ackNs - sendNs), TimeUnit.NANOSECONDS.toMillis(sendNs - createNs),
+                    TimeUnit.NANOSECONDS.toMillis(returnedNs - sendNs));
         }
     }
 }

@@ -70,12 +70,14 @@ public final class SendUnderChurnHarness {
     /** One run's outcome. The percentiles are in ns, -1 when nothing was measured. */
     record Run(int round, String impl, boolean churn, int sends, long p50Ns, long p99Ns, long p999Ns, long maxNs,
                int over10ms, long acked, long failed, long snapshotChanges, int churnTopics, long churnSendMedianNs,
-               long churnSendMaxNs, long gcMs, String load) {
+               long churnSendMaxNs, long gcMs, String load, long senderPolls, long bufferWaitMs, long networkCpuMs) {
         String line() {
             return String.format(Locale.ROOT, "round %d %s %s: %d sends, send() p50 %s / p99 %s / p99.9 %s / max %s ms,"
-                    + " %d over 10 ms; kmeta snapshot changes %s; GC %d ms; load %s%s", round, impl,
+                    + " %d over 10 ms; kmeta snapshot changes %s; GC %d ms; Sender polls %d, buffer-pool wait %d ms,"
+                    + " network thread CPU %d ms; load %s%s", round, impl,
                     churn ? "churn" : "no churn", sends, ms(p50Ns), ms(p99Ns), ms(p999Ns), ms(maxNs), over10ms,
-                    snapshotChanges < 0 ? "-" : Long.toString(snapshotChanges), gcMs, load, !churn ? ""
+                    snapshotChanges < 0 ? "-" : Long.toString(snapshotChanges), gcMs, senderPolls, bufferWaitMs,
+                    networkCpuMs, load, !churn ? ""
                             : String.format(Locale.ROOT, "; churn topics %d (first send median %s ms, max %s ms);"
                             + " both phases: acked %d, failed %d", churnTopics, ms(churnSendMedianNs),
                             ms(churnSendMaxNs), acked, failed));
@@ -262,12 +264,18 @@ public final class SendUnderChurnHarness {
             threads.forEach(Thread::start);
             long[] versions = new long[4];
             long[] gcs = new long[4];
+            long[] polls = new long[4];
+            long[] bufferWaitNs = new long[4];
+            long[] networkCpuNs = new long[4];
             String[] loads = new String[2];
             long[] marks = {quietFromNs, churnStartNs, churnFromNs, endNs};
             for (int i = 0; i < 4; i++) {
                 LockSupport.parkNanos(Math.max(0, marks[i] - System.nanoTime())); // until the next phase bound
                 versions[i] = RealBroker.kmetaVersion();
                 gcs[i] = RealBroker.gcMs();
+                polls[i] = (long) metric(producer, "select-total");
+                bufferWaitNs[i] = (long) metric(producer, "bufferpool-wait-time-ns-total");
+                networkCpuNs[i] = networkThreadCpuNs(clientId);
                 if (i == 1 || i == 3) {
                     loads[i / 2] = Args.load();
                 }
@@ -310,7 +318,9 @@ public final class SendUnderChurnHarness {
                         kmeta && vFrom >= 0 && vTo >= 0 ? vTo - vFrom : -1, churn ? churnSorted.length : 0,
                         churn ? RealBroker.quantile(churnSorted, churnSorted.length, 0.5) : -1,
                         churn && churnSorted.length > 0 ? churnSorted[churnSorted.length - 1] : -1,
-                        gcs[2 * phase + 1] - gcs[2 * phase], loads[phase]));
+                        gcs[2 * phase + 1] - gcs[2 * phase], loads[phase], polls[2 * phase + 1] - polls[2 * phase],
+                        (bufferWaitNs[2 * phase + 1] - bufferWaitNs[2 * phase]) / 1_000_000,
+                        (networkCpuNs[2 * phase + 1] - networkCpuNs[2 * phase]) / 1_000_000));
             }
             return out;
         } finally {
@@ -318,6 +328,34 @@ public final class SendUnderChurnHarness {
             RealBroker.joinAll(threads, 10_000);
             producer.close(Duration.ofSeconds(30));
         }
+    }
+
+    /**
+     * A producer-metrics value (both routes run kafka-clients' own Sender and NetworkClient): {@code select-total}
+     * counts the network thread's selector polls, one per Sender loop; {@code bufferpool-wait-time-ns-total} the time
+     * sends waited for buffer memory. -1 when absent.
+     */
+    private static double metric(Producer<?, ?> producer, String name) {
+        for (Map.Entry<org.apache.kafka.common.MetricName, ? extends org.apache.kafka.common.Metric> e
+                : producer.metrics().entrySet()) {
+            if (e.getKey().name().equals(name) && e.getKey().group().equals("producer-metrics")) {
+                Object v = e.getValue().metricValue();
+                return v instanceof Number ? ((Number) v).doubleValue() : -1;
+            }
+        }
+        return -1;
+    }
+
+    /** CPU time of the producer's network thread ({@code kafka-producer-network-thread | clientId}), ns; -1 if none. */
+    private static long networkThreadCpuNs(String clientId) {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        String name = "kafka-producer-network-thread | " + clientId;
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().equals(name)) {
+                return mx.getThreadCpuTime(t.getId());
+            }
+        }
+        return -1;
     }
 
     private static void summary(List<Run> runs, int rounds) {

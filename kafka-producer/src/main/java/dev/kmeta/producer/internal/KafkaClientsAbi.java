@@ -89,7 +89,9 @@ public final class KafkaClientsAbi {
                     + "producer/internals/ProducerBatch;)V",
             "org/apache/kafka/clients/producer/internals/ProducerBatch#abortRecordAppends()V",
             "org/apache/kafka/clients/producer/internals/ProducerBatch#abort(Ljava/lang/RuntimeException;)V",
-            "org/apache/kafka/common/protocol/Errors#UNKNOWN_TOPIC_ID:Lorg/apache/kafka/common/protocol/Errors;");
+            "org/apache/kafka/common/protocol/Errors#UNKNOWN_TOPIC_ID:Lorg/apache/kafka/common/protocol/Errors;",
+            // ProducerBridge: the producer's network thread waits for kmeta's first answer while its Sender runs
+            "org/apache/kafka/clients/producer/internals/Sender#isRunning()Z");
 
     /** The stand-ins, newest first: the first whose members all resolve is used. */
     private static final List<Shape> SHAPES = List.of(
@@ -373,6 +375,26 @@ public final class KafkaClientsAbi {
             f.setAccessible(true);
             return f.get(producer);
         } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /**
+     * The network thread of a KafkaProducer (its private field {@code ioThread}, as in 4.0-4.4) and its Sender's
+     * {@code isRunning()} (false once {@code close()} began), or null when either cannot be read: then the producer's
+     * network thread is held before kmeta's first answer only while the producer is open ({@link ProducerBridge}).
+     */
+    ProducerBridge.SenderRef senderOf(KafkaProducer<?, ?> producer) {
+        try {
+            Field io = KafkaProducer.class.getDeclaredField("ioThread");
+            io.setAccessible(true);
+            Field s = KafkaProducer.class.getDeclaredField("sender");
+            s.setAccessible(true);
+            Thread thread = (Thread) io.get(producer);
+            org.apache.kafka.clients.producer.internals.Sender sender =
+                    (org.apache.kafka.clients.producer.internals.Sender) s.get(producer);
+            return thread == null || sender == null ? null : new ProducerBridge.SenderRef(thread, sender::isRunning);
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             return null;
         }
     }

@@ -141,7 +141,7 @@ public final class KmetaProducers {
         KafkaMetadata metadata = start(kmetaProps, shared, resolver, ticker);
         ProducerBridge bridge = new ProducerBridge(metadata,
                 config.getLong(ProducerConfig.METADATA_MAX_IDLE_CONFIG), giveUpEarlyMs, config.getLong(ProducerConfig.MAX_BLOCK_MS_CONFIG), "[Producer clientId=" + clientId
-                + "] ");
+                + "] ", clientId);
         ref.set(bridge);
         bridge.recreations.partitioning(config.getClass(ProducerConfig.PARTITIONER_CLASS_CONFIG) != null, // issue 27
                 config.getBoolean(ProducerConfig.PARTITIONER_IGNORE_KEYS_CONFIG),
@@ -153,6 +153,7 @@ public final class KmetaProducers {
                     config.getLong(ProducerConfig.METADATA_MAX_AGE_CONFIG),
                     config.getLong(ProducerConfig.METADATA_MAX_IDLE_CONFIG));
             KafkaProducer<K, V> producer = abi.newProducer(config, keySerializer, valueSerializer, standIn);
+            bridge.attach(abi.senderOf(producer));
             bridge.recreations.attach(StaleQueues.of(abi, producer, // issue 27
                     config.getString(ProducerConfig.TRANSACTIONAL_ID_CONFIG) != null));
             log.info("[Producer clientId={}] KafkaProducer on kmeta ({} instance {}, kafka-clients {}, gives up {} ms "

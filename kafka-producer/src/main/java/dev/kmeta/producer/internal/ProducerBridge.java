@@ -46,7 +46,8 @@ import java.util.concurrent.atomic.LongAdder;
  *   budget runs out and <em>returns</em>, so that {@link #maybeThrowExceptionForTopic} can throw kmeta's diagnosed
  *   {@code KafkaMetadataTimeoutException} (KafkaProducer replaces a TimeoutException thrown by awaitUpdate with a
  *   fixed message of its own).</li>
- *   <li>The producer's own NetworkClient never sends a Metadata request: {@link #timeToNextUpdate()} is never 0.</li>
+ *   <li>The producer's own NetworkClient never sends a Metadata request: {@link #timeToNextUpdate()} is never 0. Nor
+ *   does it connect anywhere before kmeta's first answer: its first {@link #fetch()} waits for it.</li>
  * </ul>
  *
  * <p>Thread-safe; no method takes a lock (the views' lazy parts excepted, built once per snapshot, off the send
@@ -63,11 +64,33 @@ public final class ProducerBridge {
      * ({@link #requestUpdate()}): kmeta's answers arrive on kmeta's thread, which cannot wake the producer's.
      */
     static final long SENDER_POLL_MS = 10;
+    /**
+     * Before kmeta's first answer the producer's network thread waits in {@link #fetch()}, looking at kmeta's snapshot
+     * after 1 ms, then at doubling intervals up to this long (and whether its producer began closing).
+     */
+    static final long FIRST_ANSWER_SLICE_MS = 10;
+    /** The name KafkaProducer gives its network thread, before {@link #attach} tells which thread it is. */
+    private static final String NETWORK_THREAD_PREFIX = "kafka-producer-network-thread | ";
+
+    /**
+     * The producer's network thread and whether its Sender still runs ({@link KafkaClientsAbi#senderOf}).
+     *
+     * @param thread  the producer's network thread
+     * @param running false once the producer's {@code close()} began
+     */
+    record SenderRef(Thread thread, java.util.function.BooleanSupplier running) {
+    }
 
     private final KafkaMetadata metadata;
     private final ProducerViews views;
     private final long giveUpEarlyMs;
     private final String logPrefix;
+    /** The name of the producer's network thread ({@code kafka-producer-network-thread | clientId}). */
+    private final String networkThreadName;
+    /** The producer's network thread and Sender, once the producer is made ({@link #attach}); null before. */
+    private volatile SenderRef sender;
+    /** How many times the producer's network thread waited for kmeta's first answer in {@link #fetch()}. */
+    private final LongAdder firstAnswerWaits = new LongAdder();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final LeaderHold holds;
     /** What each sending thread's send is doing: every per-send state ({@link SendProtocol}). */
@@ -81,6 +104,12 @@ public final class ProducerBridge {
 
     ProducerBridge(KafkaMetadata metadata, long metadataIdleMs, long giveUpEarlyMs, long maxBlockMs,
                    String logPrefix) {
+        this(metadata, metadataIdleMs, giveUpEarlyMs, maxBlockMs, logPrefix, null);
+    }
+
+    ProducerBridge(KafkaMetadata metadata, long metadataIdleMs, long giveUpEarlyMs, long maxBlockMs,
+                   String logPrefix, String clientId) {
+        this.networkThreadName = clientId == null ? null : NETWORK_THREAD_PREFIX + clientId;
         this.metadata = metadata;
         this.views = new ProducerViews(metadata, metadataIdleMs);
         this.giveUpEarlyMs = giveUpEarlyMs;
@@ -124,7 +153,57 @@ public final class ProducerBridge {
         if (holds.isNetworkThread()) {
             return views.current().cluster;
         }
+        if (metadata.fetch().nodes().isEmpty() && isProducerNetworkThread()) {
+            awaitFirstAnswer();
+            return views.current().cluster;
+        }
         return views.forSend(protocol.viewTopic());
+    }
+
+    /** The producer is made: its network thread and Sender (null when they cannot be read). */
+    void attach(SenderRef ref) {
+        sender = ref;
+    }
+
+    /**
+     * True on this producer's network thread: the one {@link #attach} named; before it, the thread KafkaProducer's
+     * constructor started under its network thread's name (no other thread has the producer yet).
+     */
+    private boolean isProducerNetworkThread() {
+        SenderRef ref = sender;
+        Thread t = Thread.currentThread();
+        return ref != null ? ref.thread() == t : networkThreadName != null && networkThreadName.equals(t.getName());
+    }
+
+    /**
+     * Before kmeta's first answer (no broker known) the producer's network thread has nothing to send and must not
+     * connect anywhere on its own: its first {@code fetch()} (the Sender's {@code leastLoadedNode}, for an idempotent
+     * producer's InitProducerId) would otherwise connect to the bootstrap addresses kmeta's thread is already trying,
+     * and log every failure a second time. So it waits here until kmeta knows a broker, the producer begins closing
+     * (its Sender stops running) or this bridge closes, looking at 1, 2, 4... up to every
+     * {@value #FIRST_ANSWER_SLICE_MS} ms; then it sees the real view, or (closing) the bootstrap view.
+     */
+    private void awaitFirstAnswer() {
+        firstAnswerWaits.increment();
+        long sliceMs = 1; // not kmeta's waits: they would count in its stats as an application's metadata wait
+        while (!closed.get() && metadata.fetch().nodes().isEmpty()) {
+            SenderRef ref = sender;
+            if (ref != null && !ref.running().getAsBoolean()) {
+                return;
+            }
+            try {
+                Thread.sleep(sliceMs);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt(); // KafkaProducer's to see
+                return;
+            }
+            sliceMs = Math.min(FIRST_ANSWER_SLICE_MS, sliceMs * 2);
+        }
+    }
+
+    /** How many times the producer's network thread waited for kmeta's first answer (at most once, normally). */
+    public long firstAnswerWaits() {
+        return firstAnswerWaits.sum();
     }
 
     /**

@@ -33,7 +33,8 @@ import java.util.Set;
  *   unchanged topics, so a rebuild costs hashing, not making PartitionInfos again.</li>
  * </ul>
  * Before kmeta's first answer both see the bootstrap addresses as brokers (ids -1, -2, ...), as kafka-clients' own
- * bootstrap cluster does. After {@link #close()} nothing is retained: the views are dropped, and the Kafka objects
+ * bootstrap cluster does (the network thread only once its producer began closing: until then it waits for kmeta's
+ * answer in {@link ProducerBridge#fetch()}, so that it never tries an address kmeta's thread is trying). After {@link #close()} nothing is retained: the views are dropped, and the Kafka objects
  * of topics live in kmeta's topic objects, which go with the instance's snapshots.
  *
  * <p>Thread-safe. Views are immutable once published; two threads building at once build equal views, and the last
