@@ -1,5 +1,6 @@
 package dev.kmeta.producer;
 
+import dev.kmeta.sender.internal.Handles;
 import dev.kmeta.metadata.PrefetchResult;
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.sender.MetadataStats;
@@ -48,7 +49,7 @@ class KmetaProducerWarmUpTest {
         Map<String, Object> p = props(KAFKA.cluster().bootstrapServers());
         try (KafkaMetadata metadata = KafkaMetadata.shared(p);
              Producer<String, String> producer = KmetaProducer.create(p)) {
-            assertTrue(bridge(producer).metadata().sameInstanceAs(metadata), "the producer shares the instance");
+            assertTrue(Handles.sameInstance(bridge(producer).metadata(), metadata), "the producer shares the instance");
             timedSend(producer, "jvm-warm-up"); // the producer's and the JVM's first-send costs, not measured
             PrefetchResult warm = metadata.prefetch(List.of("warm"), Duration.ofSeconds(30));
             assertTrue(warm.complete(), warm.toString());
