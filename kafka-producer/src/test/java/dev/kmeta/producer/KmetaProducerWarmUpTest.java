@@ -65,7 +65,7 @@ class KmetaProducerWarmUpTest {
             report("KafkaProducer on kmeta, the first send() call to a topic: %.3f ms when prefetched (the prefetch "
                     + "took %d ms), %.3f ms when not (%d metadata wait(s), %.3f ms waited)", warmNs / 1e6,
                     warm.elapsedMs(), coldNs / 1e6, afterCold.minus(afterWarm).waits(),
-                    afterCold.minus(afterWarm).waitTimeNsTotal() / 1e6);
+                    afterCold.minus(afterWarm).waitTimeTotalNs() / 1e6);
         }
     }
 

@@ -7,11 +7,13 @@ import dev.kmeta.testkit.ApiSurface;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
+import java.util.List;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * The reviewed public surface: the exported API of kmeta.cluster, kmeta.metadata and kmeta.sender equals the dumps
- * checked in under {@code <module>/api/} ({@link ApiDumpFile}). The two
+ * checked in under {@code <module>/api/} ({@link ApiDumpFile}), and names its units by kmeta's one rule. The two
  * lower modules are checked here, where the testkit is on the class path (their own builds do not have it): a change
  * to their API fails this module's build. Regenerate with {@link ApiDumpFile#REGENERATE}.
  */
@@ -33,5 +35,6 @@ class ApiDumpTest {
 
     private static void check(ApiSurface api, String file) {
         ApiDumpFile.check(api, Path.of(file));
+        assertEquals(List.of(), api.unitNameViolations(), "units in names");
     }
 }
