@@ -54,7 +54,7 @@ public final class ApiDumpFile {
             if (i < a.size() && j < b.size() && a.get(i).equals(b.get(j))) {
                 edits.add(" " + a.get(i++));
                 j++;
-            } else if (j < b.size() && (i == a.size() || lcs[i][j + 1] >= lcs[i + 1][j])) {
+            } else if (j < b.size() && (i == a.size() || lcs[i][j + 1] > lcs[i + 1][j])) { // removals first
                 edits.add("+" + b.get(j++));
             } else {
                 edits.add("-" + a.get(i++));
