@@ -33,11 +33,11 @@ import java.util.Properties;
  * does not grow with the number of producers, and the producer's own network client sends no Metadata request. A
  * send waiting for metadata waits with kmeta's targeted wait and, when it times out, fails with kmeta's
  * {@code KafkaMetadataTimeoutException} (a Kafka {@code TimeoutException} naming the cause) about
- * {@value #GIVE_UP_EARLY_MS_DEFAULT} ms before {@code max.block.ms}. See docs/kafka-producer.md.
+ * {@value #DEFAULT_GIVE_UP_EARLY_MS} ms before {@code max.block.ms}. See docs/kafka-producer.md.
  *
  * <p>Keys of its own, removed before {@code ProducerConfig} sees them:
  * {@value #SHARED_METADATA} (default true; false gives the producer a private kmeta instance) and
- * {@value #GIVE_UP_EARLY_MS} (0-1000, default {@value #GIVE_UP_EARLY_MS_DEFAULT}). Other {@code kmeta.*} keys
+ * {@value #GIVE_UP_EARLY_MS} (0-1000, default {@value #DEFAULT_GIVE_UP_EARLY_MS}). Other {@code kmeta.*} keys
  * configure kmeta (docs/configuration.md).
  *
  * <p>Supports {@value #SUPPORTED_KAFKA_CLIENTS} (the stand-in is chosen by what the classes on the class path offer, so
@@ -54,7 +54,7 @@ public final class KmetaProducer {
     /** How many ms before {@code max.block.ms} a send waiting for metadata gives up with kmeta's diagnosis. */
     public static final String GIVE_UP_EARLY_MS = KmetaProducers.GIVE_UP_EARLY_MS;
     /** The default of {@link #GIVE_UP_EARLY_MS}. */
-    public static final long GIVE_UP_EARLY_MS_DEFAULT = KmetaProducers.DEFAULT_GIVE_UP_EARLY_MS;
+    public static final long DEFAULT_GIVE_UP_EARLY_MS = KmetaProducers.DEFAULT_GIVE_UP_EARLY_MS;
     /**
      * What {@code create} does on a kafka-clients the route does not support: {@code fallback} (default: a stock
      * KafkaProducer, a WARN, {@link #fallbacks()} counts it) or {@code fail} (a {@code KafkaException} naming the

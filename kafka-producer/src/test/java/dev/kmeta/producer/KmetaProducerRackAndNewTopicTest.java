@@ -1,5 +1,6 @@
 package dev.kmeta.producer;
 
+import dev.kmeta.sender.internal.Handles;
 import dev.kmeta.testkit.TestClients;
 import dev.kmeta.cluster.Cluster;
 import dev.kmeta.metadata.Diagnosis;
@@ -111,7 +112,7 @@ class KmetaProducerRackAndNewTopicTest {
             snapshot.nodes().forEach(n -> kmeta.put(n.id(), n.rack()));
             assertEquals(expectedRacks(), kmeta, "kmeta's Cluster");
             assertNull(snapshot.node(2).rack(), "no broker.rack: null, not \"\"");
-            org.apache.kafka.common.Cluster view = metadata.kafkaCluster();
+            org.apache.kafka.common.Cluster view = Handles.kafkaCluster(metadata);
             assertEquals(expectedRacks(), racks(view.nodes()), "the Kafka Cluster view");
             assertEquals(rackOf(0), view.leaderFor(new org.apache.kafka.common.TopicPartition(RACKED, 3)).rack(),
                     "a partition's leader node in the view");

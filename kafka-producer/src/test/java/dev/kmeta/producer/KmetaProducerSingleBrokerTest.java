@@ -1,5 +1,6 @@
 package dev.kmeta.producer;
 
+import dev.kmeta.sender.internal.Handles;
 import dev.kmeta.testkit.TestClients;
 import dev.kmeta.producer.ProducerIt.Kind;
 import dev.kmeta.producer.internal.ProducerBridge;
@@ -256,7 +257,7 @@ class KmetaProducerSingleBrokerTest {
             for (Producer<String, String> p : List.of(a, b, c)) {
                 p.send(new ProducerRecord<>("close", "v")).get(30, TimeUnit.SECONDS);
             }
-            assertTrue(bridge(c).metadata().sameInstanceAs(bridge(a).metadata()));
+            assertTrue(Handles.sameInstance(bridge(c).metadata(), bridge(a).metadata()));
             assertEquals(1, TestClients.kmetaThreads().size(), "one kmeta thread: " + TestClients.kmetaThreads());
             a.close();
             b.close();

@@ -1,5 +1,6 @@
 package dev.kmeta.producer;
 
+import dev.kmeta.sender.internal.Handles;
 import dev.kmeta.producer.ProducerIt.Kind;
 import dev.kmeta.producer.internal.ProducerBridge;
 import dev.kmeta.producer.internal.ViewStats;
@@ -126,7 +127,7 @@ class KmetaProducerViewsTest {
              Producer<String, String> second = KmetaProducer.create(producerProps(KAFKA.cluster().bootstrapServers()))) {
             ProducerBridge one = bridge(first);
             ProducerBridge two = bridge(second);
-            assertTrue(one.metadata().sameInstanceAs(two.metadata()), "one shared kmeta instance");
+            assertTrue(Handles.sameInstance(one.metadata(), two.metadata()), "one shared kmeta instance");
             send(first, "own-1", 1);
             send(second, "own-2", 1);
             assertTrue(one.metadata().fetch().topicNames().containsAll(Set.of("own-1", "own-2")));

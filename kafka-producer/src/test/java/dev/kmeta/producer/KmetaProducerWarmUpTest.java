@@ -1,5 +1,6 @@
 package dev.kmeta.producer;
 
+import dev.kmeta.sender.internal.Handles;
 import dev.kmeta.metadata.PrefetchResult;
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.sender.MetadataStats;
@@ -48,7 +49,7 @@ class KmetaProducerWarmUpTest {
         Map<String, Object> p = producerProps(KAFKA.cluster().bootstrapServers());
         try (KafkaMetadata metadata = KafkaMetadata.shared(p);
              Producer<String, String> producer = KmetaProducer.create(p)) {
-            assertTrue(bridge(producer).metadata().sameInstanceAs(metadata), "the producer shares the instance");
+            assertTrue(Handles.sameInstance(bridge(producer).metadata(), metadata), "the producer shares the instance");
             timedSend(producer, "jvm-warm-up"); // the producer's and the JVM's first-send costs, not measured
             PrefetchResult warm = metadata.prefetch(List.of("warm"), Duration.ofSeconds(30));
             assertTrue(warm.complete(), warm.toString());
@@ -64,7 +65,7 @@ class KmetaProducerWarmUpTest {
             report("KafkaProducer on kmeta, the first send() call to a topic: %.3f ms when prefetched (the prefetch "
                     + "took %d ms), %.3f ms when not (%d metadata wait(s), %.3f ms waited)", warmNs / 1e6,
                     warm.elapsedMs(), coldNs / 1e6, afterCold.minus(afterWarm).waits(),
-                    afterCold.minus(afterWarm).waitTimeNsTotal() / 1e6);
+                    afterCold.minus(afterWarm).waitTimeTotalNs() / 1e6);
         }
     }
 

@@ -12,6 +12,25 @@ import dev.kmeta.cluster.Node;
  * holds while it applies a response: {@link #fetch()} is one volatile read; requests for updates, new topics,
  * leader hints and invalidations are posted to the sender through a lock-free queue; waiters park and are woken
  * only when what they wait for changed (their topic, or the version), on a fatal error, or on close.
+ *
+ * <h2>Failures: what implementations throw</h2>
+ * The {@code @throws} clauses name kmeta's exceptions ({@link MetadataException}'s subclasses): kmeta's network-free
+ * manager throws them. {@code dev.kmeta.sender.KafkaMetadata}, the implementation on the Kafka protocol, throws for
+ * the same failure the Kafka exception a producer's code already catches, with kmeta's exception as its cause (so
+ * {@link Diagnosis#from(Throwable)} still finds the diagnosis):
+ * <ul>
+ * <li>{@link MetadataTimeoutException}: {@code KafkaMetadataTimeoutException} (a Kafka {@code TimeoutException})</li>
+ * <li>{@link MetadataInterruptedException}: {@code InterruptException}</li>
+ * <li>{@link TopicException}: {@code TopicAuthorizationException} (not authorized), else
+ * {@code InvalidTopicException}</li>
+ * <li>{@link MetadataFatalException}: the wire's own type ({@code SaslAuthenticationException},
+ * {@code SslAuthenticationException}, {@code AuthenticationException}, {@code UnsupportedVersionException}),
+ * else {@code KafkaException}</li>
+ * <li>{@link MetadataClosedException}: {@code KafkaException}</li>
+ * <li>{@link TooManyTopicsException}: {@code KafkaException}</li>
+ * </ul>
+ * Both are {@code RuntimeException}s. The sender module's {@code MetadataClientFailuresTest} checks this list
+ * against what {@code KafkaMetadata} throws.
  */
 public interface MetadataClient extends AutoCloseable {
     /** Waits for a topic's metadata without caring about a particular partition. */

@@ -165,14 +165,16 @@ public final class MetadataConfig {
 
     /**
      * A copy of this configuration with one key set (or removed, if {@code value} is null), validated again.
-     * A generated {@code client.id} is kept unless the copy sets one.
+     * A generated {@code client.id} is kept unless the copy sets one. Package-private: only
+     * {@code MetadataConfigTest} needs it (issue 25: no public member for one test); a user builds a new
+     * configuration from a changed map.
      *
      * @param key   the key
      * @param value the new value, or null to fall back to the default
      * @return the new configuration
      * @throws ConfigException if the result is invalid
      */
-    public MetadataConfig with(String key, Object value) {
+    MetadataConfig with(String key, Object value) {
         Objects.requireNonNull(key, "key");
         return new MetadataConfig(ConfigValues.with(originals, key, value), clientIdGenerated ? clientId : null);
     }

@@ -74,11 +74,11 @@ public final class KmetaMetrics implements MeterBinder {
         counter(registry, "responses.rejected", "responses", "answers not believed (e.g. no brokers listed)",
                 MetadataStats::responsesRejected);
         timer(registry, "request.latency", "applied answers: request sent to answer applied",
-                MetadataStats::responsesApplied, MetadataStats::requestLatencyMsTotal, TimeUnit.MILLISECONDS);
+                MetadataStats::responsesApplied, MetadataStats::requestLatencyTotalMs, TimeUnit.MILLISECONDS);
         timeGauge(registry, "request.latency.max", Tags.empty(), "largest latency of an applied answer since start",
-                m -> m.stats().requestLatencyMsMax());
+                m -> m.stats().requestLatencyMaxMs());
         timer(registry, "waits", "application threads' waits for metadata past a cache miss",
-                MetadataStats::waits, MetadataStats::waitTimeNsTotal, TimeUnit.NANOSECONDS);
+                MetadataStats::waits, MetadataStats::waitTimeTotalNs, TimeUnit.NANOSECONDS);
         gauge(registry, "waiters", "threads", "application threads waiting for metadata now",
                 m -> m.stats().waitersNow());
         for (Diagnosis.Cause cause : Diagnosis.Cause.values()) {

@@ -12,6 +12,7 @@ import dev.kmeta.metadata.PrefetchResult;
 import dev.kmeta.metadata.RefreshState;
 import dev.kmeta.metadata.Ticker;
 import dev.kmeta.metadata.internal.MetadataManager;
+import dev.kmeta.sender.internal.Handles;
 import dev.kmeta.sender.internal.MetadataDriver;
 import dev.kmeta.sender.internal.SenderCore;
 
@@ -39,7 +40,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * per cluster and security identity in this JVM, so that N producers make one stream of metadata requests, not N.
  * {@link #driven} makes a {@link DrivenKafkaMetadata}: a {@code KafkaMetadata} without a thread of its own, which
  * alone has the methods a producer's kafka-clients {@code NetworkClient} needs. Every signature here names only
- * kmeta's types and Kafka's public ones ({@code org.apache.kafka.common.Cluster}, Kafka's exceptions).
+ * kmeta's types and Kafka's public ones (Kafka's exceptions).
  *
  * <p>Thread-safe: every method may be called from any thread (see {@link MetadataClient} for the concurrency
  * contract). {@link #close()} is idempotent; closing a shared handle closes the instance when the last handle goes.
@@ -48,6 +49,10 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
     final SenderCore core;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final HandleCalls calls;
+
+    static {
+        Handles.install(handle -> handle.core); // kmeta's own modules' calls on a handle, off the public API
+    }
 
     KafkaMetadata(SenderCore core) {
         this(core, core.config().clientId());
@@ -299,15 +304,6 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
     }
 
     /**
-     * The current snapshot as an {@code org.apache.kafka.common.Cluster}, built once per snapshot: what a Kafka
-     * {@code Partitioner} reads. Its nodes carry each broker's rack ({@code broker.rack}, null without one), as
-     * KafkaProducer's rack-aware partitioning (KIP-1123) needs.
-     */
-    public org.apache.kafka.common.Cluster kafkaCluster() {
-        return core.clusterView().of(fetch());
-    }
-
-    /**
      * What the instance has done since it started, read now: requests, answers and latency, waits and timeouts by
      * cause, rejected epochs, leader hints, rebootstraps, the threads waiting now ({@link MetadataStats}). A new
      * immutable snapshot each call; for metrics, not for the send path.
@@ -347,11 +343,6 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
     /** The configuration in force (of the first creator, for a shared instance). */
     public MetadataConfig config() {
         return core.config();
-    }
-
-    /** True when this handle and another share one instance. */
-    public boolean sameInstanceAs(KafkaMetadata other) {
-        return other != null && other.core == core;
     }
 
     /** The instance's manager, if this handle is open: the send path's one check, on this object's own fields. */

@@ -9,6 +9,11 @@ import java.util.Map;
  * instance runs (see {@link KafkaMetadata#mbeanName()} and docs/metrics.md). Its MBeanInfo describes each attribute
  * with its unit ({@code seconds}, {@code ms}, {@code count}) and meaning, as the methods here are documented.
  *
+ * <p>Names follow kmeta's one unit rule (the unit is the last word: {@code RequestLatencyTotalMs},
+ * {@code OldestTopicAgeSeconds}), with JMX's {@code get} prefix, which makes the attribute name. Times are in ms or
+ * seconds, the units JMX consoles show; {@link MetadataStats} has the same numbers at full precision
+ * ({@code waitTimeTotalNs}).
+ *
  * <p>Counters count from the instance's start and never go down; "now" values ({@link #getWaitersNow()},
  * {@link #getSubscribedTopics()}, ages) are read at the moment of the call.
  *

@@ -5,6 +5,7 @@ import dev.kmeta.metadata.internal.Counters;
 
 import java.util.Collections;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.Map;
 import java.util.Objects;
 
@@ -17,57 +18,41 @@ import java.util.Objects;
  *
  * <p>Immutable and thread-safe. Each value is read once when the snapshot is taken, while the sender goes on
  * counting, so two values may come from moments a few microseconds apart (an answer counted as sent but not yet
- * applied). Taking one costs a few dozen atomic reads and one small map: for metrics, not for the send path.
+ * applied). Taking one costs a few dozen atomic reads and two small maps: for metrics, not for the send path.
  */
 public final class MetadataStats {
-    private final long requestsSent;
-    private final long requestsFailed;
-    private final long requestsCoalesced;
-    private final long responsesApplied;
-    private final long responsesRejected;
-    private final long requestLatencyMsTotal;
-    private final long requestLatencyMsMax;
-    private final long waitTimeNsTotal;
-    private final long waitTimeouts;
-    private final Map<Diagnosis.Cause, Long> waitTimeoutsByCause;
-    private final long staleEpochsRejected;
-    private final long leaderHintsApplied;
-    private final long leaderHintsIgnored;
-    private final long rebootstraps;
-    private final long clusterIdChanges;
-    private final long topicsExpired;
-    private final long topicsRejectedByCap;
-    private final long waitersNow;
-    private final long misroutedConnections;
-    private final long bootstrapResolveTimeouts;
-    private final long staleRefreshes;
-    private final long waits;
-    private final long oldestTopicAgeMs;
+    /**
+     * Each number by name: a stats snapshot is built and subtracted by these, never by position. A {@code NOW} value
+     * is read at the moment (a gauge) and {@link #minus} keeps it; the others are counts since the start.
+     */
+    enum Stat {
+        REQUESTS_SENT, REQUESTS_FAILED, REQUESTS_COALESCED, RESPONSES_APPLIED, RESPONSES_REJECTED,
+        REQUEST_LATENCY_TOTAL_MS, REQUEST_LATENCY_MAX_MS(true), WAIT_TIME_TOTAL_NS, WAIT_TIMEOUTS,
+        STALE_EPOCHS_REJECTED, LEADER_HINTS_APPLIED, LEADER_HINTS_IGNORED, REBOOTSTRAPS, CLUSTER_ID_CHANGES,
+        TOPICS_EXPIRED, TOPICS_REJECTED_BY_CAP, WAITERS_NOW(true), MISROUTED_CONNECTIONS, BOOTSTRAP_RESOLVE_TIMEOUTS,
+        STALE_REFRESHES, WAITS, OLDEST_TOPIC_AGE_MS(true);
 
-    private MetadataStats(long[] v, Map<Diagnosis.Cause, Long> byCause) {
-        requestsSent = v[0];
-        requestsFailed = v[1];
-        requestsCoalesced = v[2];
-        responsesApplied = v[3];
-        responsesRejected = v[4];
-        requestLatencyMsTotal = v[5];
-        requestLatencyMsMax = v[6];
-        waitTimeNsTotal = v[7];
-        waitTimeouts = v[8];
-        staleEpochsRejected = v[9];
-        leaderHintsApplied = v[10];
-        leaderHintsIgnored = v[11];
-        rebootstraps = v[12];
-        clusterIdChanges = v[13];
-        topicsExpired = v[14];
-        topicsRejectedByCap = v[15];
-        waitersNow = v[16];
-        misroutedConnections = v[17];
-        bootstrapResolveTimeouts = v[18];
-        staleRefreshes = v[19];
-        waits = v[20];
-        oldestTopicAgeMs = v[21];
-        waitTimeoutsByCause = Collections.unmodifiableMap(byCause);
+        final boolean now;
+
+        Stat() {
+            this(false);
+        }
+
+        Stat(boolean now) {
+            this.now = now;
+        }
+    }
+
+    private final EnumMap<Stat, Long> values;
+    private final Map<Diagnosis.Cause, Long> waitTimeoutsByCause;
+
+    /** A snapshot of {@code values}, which names every {@link Stat}. */
+    MetadataStats(EnumMap<Stat, Long> values, Map<Diagnosis.Cause, Long> byCause) {
+        if (values.size() != Stat.values().length) {
+            throw new IllegalArgumentException("missing stats: " + EnumSet.complementOf(EnumSet.copyOf(values.keySet())));
+        }
+        this.values = values;
+        this.waitTimeoutsByCause = Collections.unmodifiableMap(byCause);
     }
 
     /**
@@ -76,63 +61,86 @@ public final class MetadataStats {
      */
     static MetadataStats of(Counters c, long rebootstraps, long misroutedConnections, long bootstrapResolveTimeouts,
                             long oldestTopicAgeMs) {
-        return new MetadataStats(new long[] {c.requestsSent(), c.requestsFailed(), c.requestsCoalesced(),
-                c.responsesApplied(), c.responsesRejected(), c.requestLatencyMsTotal(), c.requestLatencyMsMax(),
-                c.waitTimeNsTotal(), c.waitTimeouts(), c.staleEpochsRejected(), c.leaderHintsApplied(),
-                c.leaderHintsIgnored(), rebootstraps, c.clusterIdChanges(), c.topicsExpired(),
-                c.topicsRejectedByCap(), c.waitersNow(), misroutedConnections, bootstrapResolveTimeouts,
-                c.staleRefreshes(), c.waits(), oldestTopicAgeMs},
-                new EnumMap<>(c.waitTimeoutsByCause()));
+        EnumMap<Stat, Long> v = new EnumMap<>(Stat.class);
+        v.put(Stat.REQUESTS_SENT, c.requestsSent());
+        v.put(Stat.REQUESTS_FAILED, c.requestsFailed());
+        v.put(Stat.REQUESTS_COALESCED, c.requestsCoalesced());
+        v.put(Stat.RESPONSES_APPLIED, c.responsesApplied());
+        v.put(Stat.RESPONSES_REJECTED, c.responsesRejected());
+        v.put(Stat.REQUEST_LATENCY_TOTAL_MS, c.requestLatencyMsTotal());
+        v.put(Stat.REQUEST_LATENCY_MAX_MS, c.requestLatencyMsMax());
+        v.put(Stat.WAIT_TIME_TOTAL_NS, c.waitTimeNsTotal());
+        v.put(Stat.WAIT_TIMEOUTS, c.waitTimeouts());
+        v.put(Stat.STALE_EPOCHS_REJECTED, c.staleEpochsRejected());
+        v.put(Stat.LEADER_HINTS_APPLIED, c.leaderHintsApplied());
+        v.put(Stat.LEADER_HINTS_IGNORED, c.leaderHintsIgnored());
+        v.put(Stat.REBOOTSTRAPS, rebootstraps);
+        v.put(Stat.CLUSTER_ID_CHANGES, c.clusterIdChanges());
+        v.put(Stat.TOPICS_EXPIRED, c.topicsExpired());
+        v.put(Stat.TOPICS_REJECTED_BY_CAP, c.topicsRejectedByCap());
+        v.put(Stat.WAITERS_NOW, c.waitersNow());
+        v.put(Stat.MISROUTED_CONNECTIONS, misroutedConnections);
+        v.put(Stat.BOOTSTRAP_RESOLVE_TIMEOUTS, bootstrapResolveTimeouts);
+        v.put(Stat.STALE_REFRESHES, c.staleRefreshes());
+        v.put(Stat.WAITS, c.waits());
+        v.put(Stat.OLDEST_TOPIC_AGE_MS, oldestTopicAgeMs);
+        return new MetadataStats(v, new EnumMap<>(c.waitTimeoutsByCause()));
+    }
+
+    /** The value named {@code stat}. */
+    long get(Stat stat) {
+        return values.get(stat);
     }
 
     /** Metadata requests sent (count). */
     public long requestsSent() {
-        return requestsSent;
+        return get(Stat.REQUESTS_SENT);
     }
 
     /** Requests that failed: disconnected, timed out, refused by the network client or answered unusably (count). */
     public long requestsFailed() {
-        return requestsFailed;
+        return get(Stat.REQUESTS_FAILED);
     }
 
     /** Update requests folded into one already pending, so that they sent nothing of their own (count). */
     public long requestsCoalesced() {
-        return requestsCoalesced;
+        return get(Stat.REQUESTS_COALESCED);
     }
 
     /** Answers applied to the snapshot (count). */
     public long responsesApplied() {
-        return responsesApplied;
+        return get(Stat.RESPONSES_APPLIED);
     }
 
     /** Answers not believed at all, e.g. listing no brokers (count). */
     public long responsesRejected() {
-        return responsesRejected;
+        return get(Stat.RESPONSES_REJECTED);
     }
 
     /** Sum of the latencies of applied answers, request sent to answer applied (ms). */
-    public long requestLatencyMsTotal() {
-        return requestLatencyMsTotal;
+    public long requestLatencyTotalMs() {
+        return get(Stat.REQUEST_LATENCY_TOTAL_MS);
     }
 
     /** The largest latency of an applied answer (ms). */
-    public long requestLatencyMsMax() {
-        return requestLatencyMsMax;
+    public long requestLatencyMaxMs() {
+        return get(Stat.REQUEST_LATENCY_MAX_MS);
     }
 
     /** Average latency of an applied answer (ms); 0 before the first. */
-    public double requestLatencyMsAvg() {
-        return responsesApplied == 0 ? 0 : (double) requestLatencyMsTotal / responsesApplied;
+    public double requestLatencyAvgMs() {
+        long applied = responsesApplied();
+        return applied == 0 ? 0 : (double) requestLatencyTotalMs() / applied;
     }
 
     /** Total time application threads spent waiting for metadata, all waits together (ns). */
-    public long waitTimeNsTotal() {
-        return waitTimeNsTotal;
+    public long waitTimeTotalNs() {
+        return get(Stat.WAIT_TIME_TOTAL_NS);
     }
 
     /** Waits that ended in a timeout, whatever the cause (count). */
     public long waitTimeouts() {
-        return waitTimeouts;
+        return get(Stat.WAIT_TIMEOUTS);
     }
 
     /** Waits that ended in a timeout diagnosed as {@code cause} (count). */
@@ -147,22 +155,22 @@ public final class MetadataStats {
 
     /** Partitions whose leader epoch in an answer was older than the cached one, so not applied (count, KIP-320). */
     public long staleEpochsRejected() {
-        return staleEpochsRejected;
+        return get(Stat.STALE_EPOCHS_REJECTED);
     }
 
     /** KIP-951 leader hints applied to the snapshot (count). */
     public long leaderHintsApplied() {
-        return leaderHintsApplied;
+        return get(Stat.LEADER_HINTS_APPLIED);
     }
 
     /** Leader hints not applied: stale or unusable (count). */
     public long leaderHintsIgnored() {
-        return leaderHintsIgnored;
+        return get(Stat.LEADER_HINTS_IGNORED);
     }
 
     /** Times the sender dropped the brokers it learned and went back to the bootstrap addresses (count). */
     public long rebootstraps() {
-        return rebootstraps;
+        return get(Stat.REBOOTSTRAPS);
     }
 
     /**
@@ -170,32 +178,32 @@ public final class MetadataStats {
      * 4.4): the address leads to another broker or cluster; each is also a rebootstrap (count).
      */
     public long misroutedConnections() {
-        return misroutedConnections;
+        return get(Stat.MISROUTED_CONNECTIONS);
     }
 
     /** Times {@code bootstrap.resolve.timeout.ms} passed with no bootstrap name resolving (KIP-909; count). */
     public long bootstrapResolveTimeouts() {
-        return bootstrapResolveTimeouts;
+        return get(Stat.BOOTSTRAP_RESOLVE_TIMEOUTS);
     }
 
     /** Times the cluster id changed between answers (count). */
     public long clusterIdChanges() {
-        return clusterIdChanges;
+        return get(Stat.CLUSTER_ID_CHANGES);
     }
 
     /** Topics dropped for being idle past {@code metadata.max.idle.ms} (count). */
     public long topicsExpired() {
-        return topicsExpired;
+        return get(Stat.TOPICS_EXPIRED);
     }
 
     /** New topics refused because of {@code kmeta.metadata.max.topics} (count). */
     public long topicsRejectedByCap() {
-        return topicsRejectedByCap;
+        return get(Stat.TOPICS_REJECTED_BY_CAP);
     }
 
     /** Application threads waiting for metadata when the snapshot was taken (count; a "now" value, not a total). */
     public long waitersNow() {
-        return waitersNow;
+        return get(Stat.WAITERS_NOW);
     }
 
     /**
@@ -203,7 +211,7 @@ public final class MetadataStats {
      * were older than the target, whatever their number (count).
      */
     public long staleRefreshes() {
-        return staleRefreshes;
+        return get(Stat.STALE_REFRESHES);
     }
 
     /**
@@ -212,7 +220,7 @@ public final class MetadataStats {
      * prefetched topic leaves it unchanged.
      */
     public long waits() {
-        return waits;
+        return get(Stat.WAITS);
     }
 
     /**
@@ -220,43 +228,32 @@ public final class MetadataStats {
      * answer last described it; -1 when no subscribed topic was described yet. The one number to alert on.
      */
     public long oldestTopicAgeMs() {
-        return oldestTopicAgeMs;
+        return get(Stat.OLDEST_TOPIC_AGE_MS);
     }
 
     /**
      * What happened between {@code earlier} and this snapshot: every count minus the earlier one (never below 0);
-     * {@link #requestLatencyMsMax()}, {@link #waitersNow()} and {@link #oldestTopicAgeMs()} are this snapshot's own.
+     * {@link #requestLatencyMaxMs()}, {@link #waitersNow()} and {@link #oldestTopicAgeMs()} are this snapshot's own.
      */
     public MetadataStats minus(MetadataStats earlier) {
         Map<Diagnosis.Cause, Long> byCause = new EnumMap<>(Diagnosis.Cause.class);
         waitTimeoutsByCause.forEach((c, n) -> byCause.put(c, Math.max(0, n - earlier.waitTimeoutsByCause.get(c))));
-        return new MetadataStats(new long[] {d(requestsSent, earlier.requestsSent),
-                d(requestsFailed, earlier.requestsFailed), d(requestsCoalesced, earlier.requestsCoalesced),
-                d(responsesApplied, earlier.responsesApplied), d(responsesRejected, earlier.responsesRejected),
-                d(requestLatencyMsTotal, earlier.requestLatencyMsTotal), requestLatencyMsMax,
-                d(waitTimeNsTotal, earlier.waitTimeNsTotal), d(waitTimeouts, earlier.waitTimeouts),
-                d(staleEpochsRejected, earlier.staleEpochsRejected), d(leaderHintsApplied, earlier.leaderHintsApplied),
-                d(leaderHintsIgnored, earlier.leaderHintsIgnored), d(rebootstraps, earlier.rebootstraps),
-                d(clusterIdChanges, earlier.clusterIdChanges), d(topicsExpired, earlier.topicsExpired),
-                d(topicsRejectedByCap, earlier.topicsRejectedByCap), waitersNow,
-                d(misroutedConnections, earlier.misroutedConnections),
-                d(bootstrapResolveTimeouts, earlier.bootstrapResolveTimeouts),
-                d(staleRefreshes, earlier.staleRefreshes), d(waits, earlier.waits), oldestTopicAgeMs}, byCause);
-    }
-
-    private static long d(long now, long before) {
-        return Math.max(0, now - before);
+        EnumMap<Stat, Long> v = new EnumMap<>(Stat.class);
+        for (Stat stat : Stat.values()) {
+            v.put(stat, stat.now ? get(stat) : Math.max(0, get(stat) - earlier.get(stat)));
+        }
+        return new MetadataStats(v, byCause);
     }
 
     @Override
     public String toString() {
-        return "MetadataStats(sent=" + requestsSent + ", failed=" + requestsFailed + ", coalesced=" + requestsCoalesced
-                + ", applied=" + responsesApplied + ", rejected=" + responsesRejected + ", latencyMsMax="
-                + requestLatencyMsMax + ", waitTimeouts=" + waitTimeouts + ", staleEpochsRejected="
-                + staleEpochsRejected + ", hintsApplied=" + leaderHintsApplied + ", rebootstraps=" + rebootstraps
-                + ", clusterIdChanges=" + clusterIdChanges + ", misrouted=" + misroutedConnections
-                + ", bootstrapResolveTimeouts=" + bootstrapResolveTimeouts + ", waitersNow=" + waitersNow
-                + ", staleRefreshes=" + staleRefreshes + ", waits=" + waits + ", oldestTopicAgeMs="
-                + oldestTopicAgeMs + ")";
+        return "MetadataStats(sent=" + requestsSent() + ", failed=" + requestsFailed() + ", coalesced="
+                + requestsCoalesced() + ", applied=" + responsesApplied() + ", rejected=" + responsesRejected()
+                + ", latencyMaxMs=" + requestLatencyMaxMs() + ", waitTimeouts=" + waitTimeouts()
+                + ", staleEpochsRejected=" + staleEpochsRejected() + ", hintsApplied=" + leaderHintsApplied()
+                + ", rebootstraps=" + rebootstraps() + ", clusterIdChanges=" + clusterIdChanges() + ", misrouted="
+                + misroutedConnections() + ", bootstrapResolveTimeouts=" + bootstrapResolveTimeouts()
+                + ", waitersNow=" + waitersNow() + ", staleRefreshes=" + staleRefreshes() + ", waits=" + waits()
+                + ", oldestTopicAgeMs=" + oldestTopicAgeMs() + ")";
     }
 }

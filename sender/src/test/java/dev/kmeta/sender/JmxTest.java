@@ -1,5 +1,6 @@
 package dev.kmeta.sender;
 
+import dev.kmeta.sender.internal.Handles;
 import dev.kmeta.cluster.Cluster;
 import dev.kmeta.cluster.PartitionMetadata;
 import dev.kmeta.metadata.Deadline;
@@ -270,7 +271,7 @@ class JmxTest {
         KafkaMetadata first = KafkaMetadata.shared(props);
         KafkaMetadata second = KafkaMetadata.shared(props);
         try {
-            assertTrue(first.sameInstanceAs(second));
+            assertTrue(Handles.sameInstance(first, second));
             assertEquals(Set.of(name("jmx-shared")), namesOf("jmx-shared"), "one MBean for both handles");
             assertEquals(first.mbeanName(), second.mbeanName());
             first.close();

@@ -1,5 +1,6 @@
 package dev.kmeta.sender;
 
+import dev.kmeta.sender.internal.Handles;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -30,7 +31,7 @@ class SharedInstanceUsersTest {
                 ObjectName name = first.mbeanName();
                 try (KafkaMetadata second = KafkaMetadata.shared(Map.of("bootstrap.servers", bootstrap, "client.id",
                         "users-b"))) {
-                    assertTrue(first.sameInstanceAs(second));
+                    assertTrue(Handles.sameInstance(first, second));
                     assertEquals("shared", ManagementFactory.getPlatformMBeanServer().getAttribute(name, "Sharing"));
                     assertEquals(List.of("users-a", "users-b"), List.of((String[])
                             ManagementFactory.getPlatformMBeanServer().getAttribute(name, "Users")));

@@ -1,5 +1,6 @@
 package dev.kmeta.sender;
 
+import dev.kmeta.sender.internal.Handles;
 import dev.kmeta.cluster.Cluster;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.MetadataClosedException;
@@ -67,8 +68,8 @@ class SingleBrokerTest {
             assertEquals(cluster.clusterId(), c.clusterId());
             assertNotNull(c.topicId("first"));
             assertEquals(d.topicId().getMostSignificantBits(), c.topicId("first").getMostSignificantBits());
-            assertEquals(4, m.kafkaCluster().partitionCountForTopic("first"));
-            assertSame(m.kafkaCluster(), m.kafkaCluster(), "the Kafka view is cached per snapshot");
+            assertEquals(4, Handles.kafkaCluster(m).partitionCountForTopic("first"));
+            assertSame(Handles.kafkaCluster(m), Handles.kafkaCluster(m), "the Kafka view is cached per snapshot");
             // The sender settles its state machine just after it wakes the waiters it answered.
             await().atMost(Duration.ofSeconds(5)).until(() -> m.state() == RefreshState.STABLE);
         }

@@ -1,5 +1,6 @@
 package dev.kmeta.sender;
 
+import dev.kmeta.sender.internal.Handles;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import org.apache.kafka.common.KafkaException;
 import dev.kmeta.metadata.Deadline;
@@ -259,7 +260,7 @@ class StormTest {
         String senderId = handles.get(0).config().clientId();
         try {
             for (KafkaMetadata h : handles) {
-                assertTrue(h.sameInstanceAs(handles.get(0)), h + " vs " + handles.get(0));
+                assertTrue(Handles.sameInstance(h, handles.get(0)), h + " vs " + handles.get(0));
             }
             assertEquals(1, kmetaThreads().stream().filter(n -> n.startsWith("kmeta-metadata-sender")).count(),
                     "one sender thread: " + kmetaThreads());
@@ -288,7 +289,7 @@ class StormTest {
             assertFalse(senderThreadAlive(senderId), "the last close stops the sender: " + kmetaThreads());
             assertEquals(List.of(), kmetaThreads());
             try (KafkaMetadata fresh = KafkaMetadata.shared(props("producer-late"))) {
-                assertFalse(fresh.sameInstanceAs(last), "a closed instance is never handed out again");
+                assertFalse(Handles.sameInstance(fresh, last), "a closed instance is never handed out again");
                 assertEquals(2, fresh.awaitTopic("shared-alive", Deadline.after(30_000))
                         .partitionCount("shared-alive"));
             }

@@ -1,5 +1,6 @@
 package dev.kmeta.spring;
 
+import dev.kmeta.sender.internal.Handles;
 import dev.kmeta.metadata.RefreshState;
 import dev.kmeta.micrometer.KmetaMetrics;
 import dev.kmeta.sender.KafkaMetadata;
@@ -143,7 +144,7 @@ public final class KmetaAutoConfiguration {
         synchronized void bind(KafkaMetadata instance) {
             String clientId = instance.config().clientId();
             KafkaMetadata earlier = bound.get(clientId);
-            if (earlier != null && !earlier.sameInstanceAs(instance) && earlier.state() == RefreshState.CLOSED) {
+            if (earlier != null && !Handles.sameInstance(earlier, instance) && earlier.state() == RefreshState.CLOSED) {
                 for (Meter m : registry.getMeters()) {
                     if (m.getId().getName().startsWith("kmeta.") && clientId.equals(m.getId().getTag("client.id"))) {
                         registry.remove(m);

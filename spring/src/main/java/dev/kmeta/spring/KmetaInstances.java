@@ -1,5 +1,6 @@
 package dev.kmeta.spring;
 
+import dev.kmeta.sender.internal.Handles;
 import dev.kmeta.metadata.RefreshState;
 import dev.kmeta.sender.KafkaMetadata;
 
@@ -63,7 +64,7 @@ final class KmetaInstances {
 
     static boolean contains(List<KafkaMetadata> list, KafkaMetadata handle) {
         for (KafkaMetadata h : list) {
-            if (h.sameInstanceAs(handle)) {
+            if (Handles.sameInstance(h, handle)) {
                 return true;
             }
         }

@@ -1,5 +1,6 @@
 package dev.kmeta.spring;
 
+import dev.kmeta.sender.internal.Handles;
 import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.producer.KmetaProducer;
 import dev.kmeta.sender.KafkaMetadata;
@@ -125,7 +126,7 @@ class KmetaSpringBootTest {
             List<KafkaMetadata> handles = new ArrayList<>(factory.kmetaInstances());
             own.forEach(f -> handles.addAll(f.kmetaInstances()));
             assertEquals(1 + own.size(), handles.size(), "Boot's factory (with its copies) and the own ones");
-            handles.forEach(h -> assertTrue(h.sameInstanceAs(instance), "one kmeta instance for " + FACTORIES
+            handles.forEach(h -> assertTrue(Handles.sameInstance(h, instance), "one kmeta instance for " + FACTORIES
                     + " factories, got another: " + h));
             counts.add(TestClients.metadataRequests(KAFKA.cluster()));
 

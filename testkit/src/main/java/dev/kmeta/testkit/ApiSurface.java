@@ -80,6 +80,19 @@ public final class ApiSurface {
         return new TreeSet<>(exports(location(anchor)));
     }
 
+    /**
+     * The module's exported API as text, one line per type and member, sorted ({@link ApiDump}): what the checked-in
+     * {@code api/<module>.api} file holds.
+     */
+    public List<String> dump() {
+        return ApiDump.render(apiClasses(location(anchor)));
+    }
+
+    /** One line per exported numeric member whose name breaks kmeta's unit rule ({@link UnitNames}). */
+    public List<String> unitNameViolations() {
+        return UnitNames.violations(apiClasses(location(anchor)));
+    }
+
     /** One line per leak, e.g. {@code dev.kmeta.sender.KafkaMetadata.counters(): dev.kmeta.metadata.internal.Counters}. */
     public List<String> leaks() {
         Path where = location(anchor);
@@ -138,7 +151,7 @@ public final class ApiSurface {
         }
     }
 
-    private static boolean visible(Class<?> owner, int modifiers) {
+    static boolean visible(Class<?> owner, int modifiers) {
         return Modifier.isPublic(modifiers) || (Modifier.isProtected(modifiers) && !Modifier.isFinal(owner.getModifiers())
                 && !owner.isEnum());
     }

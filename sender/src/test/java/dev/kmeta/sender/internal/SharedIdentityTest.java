@@ -37,8 +37,8 @@ class SharedIdentityTest {
         try (KafkaMetadata alice = KafkaMetadata.shared(props(port, new Password(jaas("alice"))));
              KafkaMetadata bob = KafkaMetadata.shared(props(port, new Password(jaas("bob"))));
              KafkaMetadata alice2 = KafkaMetadata.shared(props(port, new Password(jaas("alice"))))) {
-            assertFalse(alice.sameInstanceAs(bob), "bob must not get alice's credentials");
-            assertTrue(alice.sameInstanceAs(alice2));
+            assertFalse(Handles.sameInstance(alice, bob), "bob must not get alice's credentials");
+            assertTrue(Handles.sameInstance(alice, alice2));
         }
     }
 }

@@ -1,0 +1,53 @@
+package dev.kmeta.sender.internal;
+
+import dev.kmeta.cluster.internal.InstallOnce;
+import dev.kmeta.sender.KafkaMetadata;
+
+import java.util.Objects;
+
+/**
+ * Calls on {@link KafkaMetadata} handles that only kmeta's own modules make, kept off the public API (issue 25): whether
+ * two handles share one instance (kmeta-spring keeps one binding per instance, kmeta.producer's tests check sharing)
+ * and the current snapshot as an {@code org.apache.kafka.common.Cluster}. The module exports this package only to
+ * {@code kmeta.producer} and {@code kmeta.spring}.
+ *
+ * <p>Thread-safe: {@code KafkaMetadata}'s class initializer installs the one {@link Lens} (before any handle
+ * exists); the calls read it and the handle's own thread-safe state.
+ */
+public final class Handles {
+    private static final InstallOnce INSTALL = new InstallOnce(KafkaMetadata.class,
+            "only dev.kmeta.sender.KafkaMetadata installs the lens, once");
+    private static volatile Lens lens;
+
+    private Handles() {
+    }
+
+    /** How this package sees a handle's instance; {@code KafkaMetadata} lends it. */
+    public interface Lens {
+        /** The instance behind {@code handle}. */
+        SenderCore core(KafkaMetadata handle);
+    }
+
+    /**
+     * Installs the lens; once, from {@code KafkaMetadata}'s class initializer.
+     *
+     * @throws IllegalStateException when called again or from another class
+     */
+    public static void install(Lens l) {
+        INSTALL.claim(InstallOnce.callerOfInstall());
+        lens = Objects.requireNonNull(l, "lens");
+    }
+
+    /** True when both handles share one instance (false for a null {@code b}). */
+    public static boolean sameInstance(KafkaMetadata a, KafkaMetadata b) {
+        return b != null && lens.core(a) == lens.core(b);
+    }
+
+    /**
+     * {@code handle}'s current snapshot as an {@code org.apache.kafka.common.Cluster}, built once per snapshot: what a
+     * Kafka {@code Partitioner} reads. Its nodes carry each broker's rack (KIP-1123).
+     */
+    public static org.apache.kafka.common.Cluster kafkaCluster(KafkaMetadata handle) {
+        return lens.core(handle).clusterView().of(handle.fetch());
+    }
+}
