@@ -17,8 +17,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static dev.kmeta.producer.ProducerIt.bridge;
-import static dev.kmeta.producer.ProducerIt.props;
-import static dev.kmeta.producer.ProducerIt.report;
+import static dev.kmeta.testkit.TestClients.producerProps;
+import static dev.kmeta.testkit.TestClients.report;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -64,7 +64,7 @@ class KmetaProducerBootstrapAttemptsTest {
     }
 
     private static Map<String, Object> slowBackoff(String bootstrap) {
-        Map<String, Object> p = props(bootstrap);
+        Map<String, Object> p = producerProps(bootstrap);
         p.put(ProducerConfig.RECONNECT_BACKOFF_MS_CONFIG, BACKOFF_MS);
         p.put(ProducerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, BACKOFF_MS);
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, MAX_BLOCK_MS);

@@ -252,7 +252,7 @@ class KmetaProducerFakeTimeTest {
     void aMetadataWaitGivesUpTheMarginBeforeMaxBlockMs() throws Exception {
         KafkaMetadata kmeta = start(0);
         kmeta.awaitTopic(TOPIC, MetadataClient.ANY_PARTITION, kmeta.newSendDeadline()); // the cluster is known
-        long giveUpMs = KmetaProducer.GIVE_UP_EARLY_MS_DEFAULT;
+        long giveUpMs = KmetaProducer.DEFAULT_GIVE_UP_EARLY_MS;
         long sentAtNs = ticker.nanoTime();
         CompletableFuture<Throwable> failed = new CompletableFuture<>();
         Thread t = new Thread(() -> {

@@ -192,6 +192,8 @@ public final class ProducerBridge {
                 return;
             }
             try {
+                // KafkaProducer's network thread, on KafkaProducer's clock (the system's), as lastSuccessfulUpdate and
+                // the idle expiry: not the instance's Ticker, whose fake would stop a thread no test drives
                 Thread.sleep(sliceMs);
             } catch (InterruptedException interrupted) {
                 Thread.currentThread().interrupt(); // KafkaProducer's to see
