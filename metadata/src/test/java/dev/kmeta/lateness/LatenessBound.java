@@ -8,16 +8,17 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The tests' one lateness check: a wait may return at most {@link #SLACK_MS} past its deadline beyond what the
- * machine, not kmeta, did meanwhile, by one of two {@link Rule}s. What the machine did is read from three sources:
- * the longest stall of a plain parked control thread over the same span (measured by the test), the JVM's GC time
- * during the wait, and the waiting thread's own time runnable without a CPU, from Linux's
+ * machine, not kmeta, did meanwhile ({@link Rule}). What the machine did is read from two sources: the longest stall
+ * of a plain parked control thread over the same span (measured by the test), and the waiting thread's own time
+ * runnable without a CPU, from Linux's
  * {@code /proc/thread-self/schedstat} ({@link #runQueueNs()}; -1 where that does not exist). A waiter that kmeta keeps
  * parked or blocked past its deadline accumulates no run-queue time, so it fails; a waiter woken on time that then
  * waits for one of two busy CPUs is excused by its own run-queue time.
  *
- * <p>In metadata's test jar (package {@code dev.kmeta.lateness}, nothing else of metadata's tests), so that
- * metadata's tests (which may not depend on testkit: testkit is built on Kafka's server artifacts) and sender's fault
- * matrix share it. Stateless and thread-safe.
+ * <p>For tests on real brokers only (sender's fault matrix), where the machine's lateness is part of the world: tests
+ * of kmeta's own timing run on a {@code FakeTicker} and need none of this (issue 25; metadata's stress and storm tests
+ * no longer use it). In metadata's test jar (package {@code dev.kmeta.lateness}, nothing else of metadata's tests),
+ * as testkit is built on Kafka's server artifacts. Stateless and thread-safe.
  */
 public final class LatenessBound {
     /** The issue's 50 ms: how late a wait may be beyond what the machine explains. */
@@ -35,15 +36,9 @@ public final class LatenessBound {
      * @param overshootNs how long after its deadline it returned (0 or less: in time)
      * @param runQueueNs  the waiting thread's run-queue time from just before the call to just after it returned, or
      *                    -1 if unknown
-     * @param gcNs        the JVM's garbage-collection time over the same span (0 where the rule ignores it)
      * @param ranNs       the waiting thread's time on a CPU over the same span, or -1 if unknown (for messages)
      */
-    public record Wait(String what, long overshootNs, long runQueueNs, long gcNs, long ranNs) {
-        /** A wait whose GC time is not measured (a rule that does not count it). */
-        public static Wait withoutGc(String what, long overshootNs, long runQueueNs, long ranNs) {
-            return new Wait(what, overshootNs, runQueueNs, 0, ranNs);
-        }
-
+    public record Wait(String what, long overshootNs, long runQueueNs, long ranNs) {
         /** Its run-queue time, 0 if unknown. */
         long knownRunQueueNs() {
             return Math.max(0, runQueueNs);
@@ -52,23 +47,6 @@ public final class LatenessBound {
 
     /** How much of what the machine did a wait is excused. */
     public enum Rule {
-        /**
-         * The stall, the GC time and the wait's own run-queue time added up: for a test where pauses and then a long
-         * queue for a CPU pile up in one wait (metadata's stress and storm tests: 32 threads never stop asking).
-         */
-        STALL_PLUS_GC_PLUS_RUN_QUEUE {
-            @Override
-            long excusedNs(Wait w, long stallNs) {
-                return stallNs + w.knownRunQueueNs() + w.gcNs();
-            }
-
-            @Override
-            String explain(Wait w, long stallNs) {
-                return String.format("longest stall of a plain control thread %.1f ms + GC time during the wait %.1f ms"
-                                + " + this wait's own run-queue time %s", ms(stallNs), ms(w.gcNs()),
-                        msOrUnknown(w.runQueueNs()));
-            }
-        },
         /** The larger of the stall and the wait's own run-queue time: sender's fault matrix. */
         LARGER_OF_STALL_AND_RUN_QUEUE {
             @Override

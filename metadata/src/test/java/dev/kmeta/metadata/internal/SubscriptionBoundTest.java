@@ -31,10 +31,14 @@ import static org.junit.jupiter.api.Assertions.fail;
  *
  * <p>The sender is played by this thread every 10,000 names (poll, beginRefresh, an answer saying every requested
  * topic is unknown), so the names flow into requests as they would in production.
+ *
+ * <p>2.5 x 10^5 names by default ({@code -Dkmeta.subscription.names=1000000} for the incident's count): the cap is
+ * reached at 10^5 either way, and the 150,000 names beyond it take the rejecting path as the 900,000 did; each sender
+ * round past the cap re-sends the 10^5 subscribed names, which made the million ~18 s of the suite.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class SubscriptionBoundTest {
-    private static final int NAMES = Integer.getInteger("kmeta.subscription.names", 1_000_000);
+    private static final int NAMES = Integer.getInteger("kmeta.subscription.names", 250_000);
     private static final String PREFIX = "registry-";
     /**
      * Retained heap allowed per subscribed topic. What one holds: its {@link TopicEntry} with a wait queue, two atomics
@@ -48,7 +52,7 @@ class SubscriptionBoundTest {
     private static final long BYTES_PER_ENTRY_FLOOR = 64;
 
     @Test
-    void aMillionDistinctNamesStayWithinTheCapFailFastAndAreNeverSent() {
+    void namesFarBeyondTheCapStayWithinItFailFastAndAreNeverSent() {
         MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
         long baseline = usedAfterGc(memory);
         long startNs = System.nanoTime();

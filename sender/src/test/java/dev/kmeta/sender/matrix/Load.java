@@ -156,7 +156,7 @@ final class Load {
     private void record(String what, long overshootNs, long runQueueNs, long ranNs) {
         waits.increment();
         long late = Math.max(0, overshootNs);
-        recorded.add(LatenessBound.Wait.withoutGc(what, late, runQueueNs, ranNs));
+        recorded.add(new LatenessBound.Wait(what, late, runQueueNs, ranNs));
         maxOvershootNs.accumulateAndGet(late, Math::max);
         maxRunQueueNs.accumulateAndGet(runQueueNs, Math::max);
     }

@@ -19,7 +19,7 @@ class OvershootBoundTest {
 
     @Test
     void aWaitParkedPastItsDeadlineWithoutRunQueueTimeFailsWithTheNumbers() {
-        Wait late = Wait.withoutGc("t-0 (100 ms)", ms(120), 0, ms(1));
+        Wait late = new Wait("t-0 (100 ms)", ms(120), 0, ms(1));
 
         String message = OvershootBound.violation("scenario-x", "survivor", STALL_NS, List.of(late));
 
@@ -32,15 +32,15 @@ class OvershootBoundTest {
 
     @Test
     void aWaitLateByItsOwnRunQueueTimePasses() {
-        Wait starved = Wait.withoutGc("t-0 (100 ms)", ms(120), ms(100), ms(1));
+        Wait starved = new Wait("t-0 (100 ms)", ms(120), ms(100), ms(1));
 
         assertNull(OvershootBound.violation("s", "survivor", STALL_NS, List.of(starved)));
     }
 
     @Test
     void runQueueTimeExcusesOnlyItsOwnLengthPlusTheSlack() {
-        Wait atBound = Wait.withoutGc("a", ms(150), ms(100), 0);
-        Wait pastBound = Wait.withoutGc("b", ms(150) + 1, ms(100), 0);
+        Wait atBound = new Wait("a", ms(150), ms(100), 0);
+        Wait pastBound = new Wait("b", ms(150) + 1, ms(100), 0);
 
         assertNull(OvershootBound.violation("s", "w", STALL_NS, List.of(atBound)));
         assertNotNull(OvershootBound.violation("s", "w", STALL_NS, List.of(pastBound)));
@@ -48,7 +48,7 @@ class OvershootBoundTest {
 
     @Test
     void withoutSchedstatTheScenarioStallAloneCounts() {
-        Wait unknown = Wait.withoutGc("t (100 ms)", ms(120), -1, -1);
+        Wait unknown = new Wait("t (100 ms)", ms(120), -1, -1);
 
         String message = OvershootBound.violation("s", "w", STALL_NS, List.of(unknown));
         assertNotNull(message);
@@ -59,10 +59,10 @@ class OvershootBoundTest {
     @Test
     void theMessageNamesTheWorstOffenderAndCountsAll() {
         List<Wait> waits = List.of(
-                Wait.withoutGc("in-time", 0, 0, 0),
-                Wait.withoutGc("late-70", ms(70), 0, 0),
-                Wait.withoutGc("late-300-starved-280", ms(300), ms(280), 0),
-                Wait.withoutGc("late-200", ms(200), ms(5), 0));
+                new Wait("in-time", 0, 0, 0),
+                new Wait("late-70", ms(70), 0, 0),
+                new Wait("late-300-starved-280", ms(300), ms(280), 0),
+                new Wait("late-200", ms(200), ms(5), 0));
 
         String message = OvershootBound.violation("s", "w", STALL_NS, waits);
 
@@ -86,7 +86,7 @@ class OvershootBoundTest {
         }
         long runQueueNs = RunQueue.waitedNs() - runQueueBeforeNs;
         long ranNs = RunQueue.ranNs() - ranBeforeNs;
-        Wait wait = Wait.withoutGc("parked", System.nanoTime() - deadlineNs, runQueueNs, ranNs);
+        Wait wait = new Wait("parked", System.nanoTime() - deadlineNs, runQueueNs, ranNs);
 
         // Parked time is not run-queue time: only the few instructions around the park (and the wake-up's wait for
         // a CPU, which is also in the overshoot) count, so the wait stays 400 ms minus that past the 50 ms slack.
