@@ -1,5 +1,6 @@
 package dev.kmeta.producer;
 
+import dev.kmeta.testkit.LogCapture;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;

@@ -1,5 +1,6 @@
 package dev.kmeta.sender;
 
+import dev.kmeta.testkit.LogCapture;
 import dev.kmeta.metadata.ConfigException;
 import org.apache.kafka.common.KafkaException;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,6 @@
 package dev.kmeta.sender;
 
+import dev.kmeta.testkit.LogCapture;
 import dev.kmeta.cluster.Cluster;
 import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.metadata.Deadline;

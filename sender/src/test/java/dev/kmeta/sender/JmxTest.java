@@ -1,5 +1,6 @@
 package dev.kmeta.sender;
 
+import dev.kmeta.testkit.LogCapture;
 import dev.kmeta.sender.internal.Handles;
 import dev.kmeta.cluster.Cluster;
 import dev.kmeta.cluster.PartitionMetadata;

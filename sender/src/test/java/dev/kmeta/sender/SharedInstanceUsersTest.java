@@ -1,5 +1,6 @@
 package dev.kmeta.sender;
 
+import dev.kmeta.testkit.LogCapture;
 import dev.kmeta.sender.internal.Handles;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,4 +1,4 @@
-package dev.kmeta.sender;
+package dev.kmeta.testkit;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -20,9 +20,10 @@ import org.slf4j.LoggerFactory;
  * restored; loggers made meanwhile go back to the default level.
  *
  * <p>Everything any thread of this JVM logs meanwhile is captured (in-process brokers included). Test-only:
- * relies on slf4j-simple 2.0 internals, and fails loudly if they are not there.
+ * relies on slf4j-simple 2.0 internals (the test class path must carry slf4j-simple), and fails loudly if they are
+ * not there. Thread-safe: lines from any thread go to one buffer; open one capture at a time per JVM.
  */
-final class LogCapture implements AutoCloseable {
+public final class LogCapture implements AutoCloseable {
     private static final String PROPERTY_PREFIX = "org.slf4j.simpleLogger.log.";
 
     private final ByteArrayOutputStream buffer = new ByteArrayOutputStream();
@@ -53,7 +54,7 @@ final class LogCapture implements AutoCloseable {
      * Starts capturing, with the loggers under these prefixes (e.g. {@code "dev.kmeta"}) at {@code level}
      * ({@code "debug"}, {@code "trace"}...).
      */
-    static LogCapture at(String level, String... prefixes) {
+    public static LogCapture at(String level, String... prefixes) {
         LogCapture capture;
         try {
             capture = new LogCapture(level, List.of(prefixes));
@@ -79,7 +80,7 @@ final class LogCapture implements AutoCloseable {
     }
 
     /** What was written so far. */
-    synchronized String text() {
+    public synchronized String text() {
         System.err.flush();
         return buffer.toString(StandardCharsets.UTF_8);
     }
