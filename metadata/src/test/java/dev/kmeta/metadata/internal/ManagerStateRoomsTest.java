@@ -3,7 +3,9 @@ package dev.kmeta.metadata.internal;
 import org.junit.jupiter.api.Test;
 
 import java.io.File;
+import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.net.URISyntaxException;
 import java.net.URL;
@@ -24,8 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The rule of the manager's rooms (issue 25): each room reaches the shared state through a narrow object with
  * methods, never through {@link ManagerState}'s fields. So {@code ManagerState} and its two faces have only private
  * fields; no class of the package but {@code ManagerState}'s own nest holds a {@code ManagerState} (or the
- * {@link MetadataManager} that extends it); the sender's writers hold the publisher, the readers the view, and none
- * of them the other face.
+ * {@link MetadataManager} that extends it), and the faces lead no way back to it; the sender's writers hold the
+ * publisher, the readers the view, and none of them the other face.
  *
  * <p>Plain reflection over the package's compiled classes; the class names of the faces are strings so that this
  * test compiles, and fails, against a {@code ManagerState} without them.
@@ -97,6 +99,26 @@ class ManagerStateRoomsTest {
             expected.put(room.getKey(), Set.of(room.getValue()));
         }
         assertEquals(expected.toString(), held.toString());
+    }
+
+    /** A face hands out no way back to the whole: no method returns the state, no other class can make a face. */
+    @Test
+    void theFacesLeadNoWayBackToManagerState() throws Exception {
+        List<String> leaks = new ArrayList<>();
+        for (String face : List.of(PUBLISHER, VIEW)) {
+            Class<?> c = Class.forName(face);
+            for (Method m : c.getDeclaredMethods()) {
+                if (!m.isSynthetic() && ManagerState.class.isAssignableFrom(m.getReturnType())) {
+                    leaks.add(c.getSimpleName() + "." + m.getName() + "()");
+                }
+            }
+            for (Constructor<?> k : c.getDeclaredConstructors()) {
+                if (!Modifier.isPrivate(k.getModifiers())) {
+                    leaks.add(c.getSimpleName() + ": a non-private constructor");
+                }
+            }
+        }
+        assertEquals(List.of(), leaks);
     }
 
     /** The package's classes, read from the directory (or jar) its compiled classes are in. */
