@@ -20,14 +20,14 @@ import java.util.Set;
  * publishes the next snapshot, wakes the waiters of the topics that changed, and records what the answer said of each
  * asked topic (errors for diagnoses, ages), which topics still lack leaders, and which unanswered waits to ask again.
  *
- * <p>Concurrency: the sender thread only. It writes {@link ManagerState}'s volatile fields, which application threads
- * read.
+ * <p>Concurrency: the sender thread only. It writes the shared state through its {@link ManagerState.Publisher}
+ * (the snapshot, the failure, the cluster id change, the full answer's time), which application threads read.
  */
 final class AnswerBook {
     private static final Logger log = LoggerFactory.getLogger(MetadataManager.class);
     private static final long EXPIRY_SWEEP_INTERVAL_MS = 1_000;
 
-    private final ManagerState state;
+    private final ManagerState.Publisher publisher;
     private final RefreshStateMachine machine;
     private final ResponseMerger merger;
     private final long maxIdleNs;
@@ -36,8 +36,8 @@ final class AnswerBook {
     private final StaleTopics stale;
     private long lastSweepMs = Long.MIN_VALUE / 4;
 
-    AnswerBook(ManagerState state, RefreshStateMachine machine, MetadataConfig config) {
-        this.state = state;
+    AnswerBook(ManagerState.Publisher publisher, RefreshStateMachine machine, MetadataConfig config) {
+        this.publisher = publisher;
         this.machine = machine;
         this.merger = new ResponseMerger(config.epochRewindAcceptCount());
         this.maxIdleNs = config.metadataMaxIdleMs() * 1_000_000L;
@@ -47,29 +47,31 @@ final class AnswerBook {
 
     /** The staleness target's look, when due: asks for the stale topics; ms until the next look. */
     long refreshStaleTopics(long nowMs) {
-        return stale.check(nowMs, state.snapshot, state.subscriptions.all(), machine, state.counters);
+        return stale.check(nowMs, publisher.snapshot(), publisher.subscriptions().all(), machine, publisher.counters());
     }
 
     /** The next request if one is due now (moving to IN_FLIGHT), else null; its topics are marked as asked. */
     RefreshRequest beginRefresh(long nowMs) {
-        if (state.closed || machine.timeToNextUpdate(nowMs) > 0) {
+        if (publisher.isClosed() || machine.timeToNextUpdate(nowMs) > 0) {
             return null;
         }
-        RefreshRequest request = machine.begin(nowMs, state.subscriptions.names(), state.allowAutoCreateTopics);
+        RefreshRequest request = machine.begin(nowMs, publisher.subscriptions().names(),
+                publisher.allowAutoCreateTopics());
         for (String topic : request.topics()) {
-            TopicEntry e = state.subscriptions.get(topic);
+            TopicEntry e = publisher.subscriptions().get(topic);
             if (e != null) {
                 e.asked = true;
             }
         }
-        state.counters.requestsSent.incrementAndGet();
+        publisher.counters().requestsSent.incrementAndGet();
         return request;
     }
 
     /** The answer to {@code request} arrived: merge it, publish, wake whoever it concerns, then the bookkeeping. */
     void onResponse(RefreshRequest request, RefreshResponse response, long nowMs) {
-        Cluster before = state.snapshot;
-        ResponseMerger.Result result = merger.merge(before, response, name -> state.subscriptions.get(name) != null);
+        Cluster before = publisher.snapshot();
+        ResponseMerger.Result result = merger.merge(before, response,
+                name -> publisher.subscriptions().get(name) != null);
         Cluster next = usable(request, before, result, nowMs);
         if (next == null) {
             return;
@@ -83,9 +85,9 @@ final class AnswerBook {
         // and park again - with 1,000 missing topics in one request, a herd of 999 on every answer. Unanswered waits
         // are re-asked by retryUnansweredWaits. (A thread woken here may see the state machine still IN_FLIGHT for
         // the few microseconds until onSuccess below; whatever it asks goes through the command queue either way.)
-        state.wakeWaiters(result.changedTopics);
+        publisher.wakeWaiters(result.changedTopics);
         recordOtherAnswers(request, response, next, result.changedTopics, nowMs);
-        WorldChanges.log(log, state.clientId, before, next, result, state.counters);
+        WorldChanges.log(log, publisher.clientId(), before, next, result, publisher.counters());
         trackLeaderless(request.topics(), result.changedTopics, next);
         machine.newTopicsAnswered(request.topics(), next);
         retryUnansweredWaits(request, next, result.changedTopics);
@@ -95,14 +97,14 @@ final class AnswerBook {
     /** The next snapshot, or null when the answer is not believed (no brokers) or not applicable: a failure then. */
     private Cluster usable(RefreshRequest request, Cluster before, ResponseMerger.Result result, long nowMs) {
         if (result == null) {
-            state.counters.responsesRejected.incrementAndGet();
+            publisher.counters().responsesRejected.incrementAndGet();
             onFailure(request, "the answer listed no brokers", nowMs);
             return null;
         }
         try {
             return before.apply(result.delta);
         } catch (IllegalArgumentException bad) {
-            state.counters.responsesRejected.incrementAndGet();
+            publisher.counters().responsesRejected.incrementAndGet();
             onFailure(request, "unusable answer: " + bad.getMessage(), nowMs);
             return null;
         }
@@ -110,9 +112,8 @@ final class AnswerBook {
 
     private void noteClusterIdChange(Cluster before, Cluster next, ResponseMerger.Result result) {
         if (result.clusterIdChanged) {
-            state.previousClusterId = before.clusterId();
-            state.clusterIdChangedNs = state.ticker.nanoTime();
-            ClusterIdChangeEvent.record(state.clientId, before.clusterId(), next.clusterId());
+            publisher.clusterIdChanged(before.clusterId());
+            ClusterIdChangeEvent.record(publisher.clientId(), before.clusterId(), next.clusterId());
         }
     }
 
@@ -121,12 +122,10 @@ final class AnswerBook {
      * per-topic ages were recorded just before), the cleared failure, the counters.
      */
     private void publish(RefreshRequest request, Cluster next, ResponseMerger.Result result, long nowMs) {
-        state.fatal = null;
-        state.lastFailure = null;
-        state.counters.responsesApplied.incrementAndGet();
-        state.counters.recordLatency(Math.max(0, nowMs - machine.inFlightSinceMs()));
-        state.counters.staleEpochsRejected.addAndGet(result.staleEpochsRejected);
-        state.snapshot = next;
+        publisher.counters().responsesApplied.incrementAndGet();
+        publisher.counters().recordLatency(Math.max(0, nowMs - machine.inFlightSinceMs()));
+        publisher.counters().staleEpochsRejected.addAndGet(result.staleEpochsRejected);
+        publisher.publishAnswer(next);
     }
 
     /**
@@ -159,7 +158,7 @@ final class AnswerBook {
      */
     private void retryUnansweredWaits(RefreshRequest request, Cluster next, Set<String> changed) {
         for (String name : request.topics()) {
-            TopicEntry e = state.subscriptions.get(name);
+            TopicEntry e = publisher.subscriptions().get(name);
             if (e == null || e.activeWaiters.get() == 0 || next.unauthorizedTopics().contains(name)
                     || next.invalidTopics().contains(name)) {
                 continue;
@@ -182,7 +181,7 @@ final class AnswerBook {
     private void recordChangedAnswers(RefreshRequest request, RefreshResponse response, Cluster next,
                                       Set<String> changed, long nowMs) {
         if (request.isFull()) {
-            state.lastFullRefreshMs = nowMs;
+            publisher.fullAnswerApplied(nowMs);
         }
         Set<String> asked = request.topics();
         for (TopicMetadata answer : response.topics().values()) {
@@ -215,7 +214,7 @@ final class AnswerBook {
     }
 
     private void recordAnswer(String name, TopicMetadata answer, Cluster next, long nowMs) {
-        TopicEntry e = state.subscriptions.get(name);
+        TopicEntry e = publisher.subscriptions().get(name);
         if (e != null) {
             short error = answer == null ? 0 : answer.errorCode();
             e.recordError(error);
@@ -266,37 +265,36 @@ final class AnswerBook {
 
     /** The request failed (disconnect, timeout, unusable answer); it is retried after backoff. */
     void onFailure(RefreshRequest request, String reason, long nowMs) {
-        state.counters.requestsFailed.incrementAndGet();
-        state.lastFailure = reason;
-        machine.onFailure(request, nowMs, state.snapshot.topicNames(), reason);
+        publisher.counters().requestsFailed.incrementAndGet();
+        publisher.failed(reason);
+        machine.onFailure(request, nowMs, publisher.snapshot().topicNames(), reason);
     }
 
     /** An error no retry fixes by itself; see {@link MetadataManager#onFatal}. */
     void onFatal(RefreshRequest request, Throwable error, long nowMs) {
         Objects.requireNonNull(error, "error");
-        Throwable previous = state.fatal;
-        state.fatal = error;
+        Throwable previous = publisher.fail(error);
         if (request != null) {
             onFailure(request, error.toString(), nowMs);
         } else {
-            state.lastFailure = error.toString();
+            publisher.failed(error.toString());
         }
         if (previous == null || !previous.toString().equals(error.toString())) {
-            log.error("[{}] metadata unavailable: {}", state.clientId, error.toString());
+            log.error("[{}] metadata unavailable: {}", publisher.clientId(), error.toString());
         } else {
-            log.debug("[{}] metadata still unavailable: {}", state.clientId, error.toString());
+            log.debug("[{}] metadata still unavailable: {}", publisher.clientId(), error.toString());
         }
-        state.releaseEveryWaiter();
+        publisher.releaseEveryWaiter();
     }
 
     /** The connection to {@code nodeId} dropped: the subscribed topics it leads are refreshed. */
     void onNodeDisconnected(int nodeId) {
         Set<String> topics = new LinkedHashSet<>();
-        for (PartitionMetadata p : state.snapshot.partitionsOnNode(nodeId)) {
+        for (PartitionMetadata p : publisher.snapshot().partitionsOnNode(nodeId)) {
             topics.add(p.topic());
         }
         for (String t : topics) {
-            if (state.subscriptions.get(t) != null) {
+            if (publisher.subscriptions().get(t) != null) {
                 machine.addRefresh(t, false);
             }
         }
@@ -308,7 +306,8 @@ final class AnswerBook {
             return;
         }
         lastSweepMs = nowMs;
-        List<TopicEntry> expired = state.subscriptions.expire(state.ticker.nanoTime(), maxIdleNs, state.ticker);
+        List<TopicEntry> expired = publisher.subscriptions().expire(publisher.ticker().nanoTime(), maxIdleNs,
+                publisher.ticker());
         if (expired.isEmpty()) {
             return;
         }
@@ -321,8 +320,8 @@ final class AnswerBook {
             names.add(e.name);
             delta.removeTopic(e.name);
         }
-        state.counters.topicsExpired.addAndGet(expired.size());
-        state.snapshot = state.snapshot.apply(delta.build());
-        log.debug("[{}] {} idle topics expired: {}", state.clientId, expired.size(), names);
+        publisher.counters().topicsExpired.addAndGet(expired.size());
+        publisher.publish(publisher.snapshot().apply(delta.build()));
+        log.debug("[{}] {} idle topics expired: {}", publisher.clientId(), expired.size(), names);
     }
 }

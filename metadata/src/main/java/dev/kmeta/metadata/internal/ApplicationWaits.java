@@ -35,11 +35,11 @@ import static dev.kmeta.metadata.MetadataClient.ANY_PARTITION;
  * protocol: a waiter queues itself before it re-reads the snapshot.
  */
 final class ApplicationWaits {
-    private final ManagerState state;
+    private final ManagerState.View view;
     private final CommandInbox inbox;
 
-    ApplicationWaits(ManagerState state, CommandInbox inbox) {
-        this.state = state;
+    ApplicationWaits(ManagerState.View view, CommandInbox inbox) {
+        this.view = view;
         this.inbox = inbox;
     }
 
@@ -48,15 +48,15 @@ final class ApplicationWaits {
         if (maxBlockMs < 0) {
             throw new IllegalArgumentException("maxBlockMs must be >= 0: " + maxBlockMs);
         }
-        Deadline deadline = Deadline.after(maxBlockMs, state.ticker);
-        long startNs = state.ticker.nanoTime();
-        state.counters.waits.increment();
+        Deadline deadline = Deadline.after(maxBlockMs, view.ticker());
+        long startNs = view.ticker().nanoTime();
+        view.counters().waits.increment();
         WaitEvent event = WaitEvent.start();
         String outcome = WaitEvent.ANSWERED;
         boolean parked = false;
-        state.counters.waitersNow.increment();
+        view.counters().waitersNow.increment();
         try {
-            while (state.snapshot.version() <= lastVersion) {
+            while (view.snapshot().version() <= lastVersion) {
                 throwIfUnusable();
                 long remainingNs = deadline.remainingNs();
                 if (remainingNs <= 0) {
@@ -66,26 +66,26 @@ final class ApplicationWaits {
                     throw interrupted("a metadata version past " + lastVersion);
                 }
                 parked = true;
-                state.versionWaiters.park(deadline.ticker(), state, remainingNs,
-                        () -> state.snapshot.version() <= lastVersion && !state.closed && state.fatal == null);
+                view.parkForVersion(deadline.ticker(), remainingNs,
+                        () -> view.snapshot().version() <= lastVersion && !view.isClosed() && view.fatal() == null);
             }
         } catch (RuntimeException e) {
             outcome = WaitEvent.outcomeOf(e);
             throw e;
         } finally {
-            state.counters.waitersNow.decrement();
-            state.counters.waitTimeNsTotal.add(state.ticker.nanoTime() - startNs);
+            view.counters().waitersNow.decrement();
+            view.counters().waitTimeNsTotal.add(view.ticker().nanoTime() - startNs);
             if (parked || !WaitEvent.ANSWERED.equals(outcome)) {
-                WaitEvent.commit(event, state.clientId, null, ANY_PARTITION, outcome);
+                WaitEvent.commit(event, view.clientId(), null, ANY_PARTITION, outcome);
             }
         }
     }
 
     private MetadataTimeoutException versionTimeout(int lastVersion, long maxBlockMs, Deadline deadline) {
-        state.counters.waitTimeouts.increment();
-        Diagnosis d = state.diagnose(null, ANY_PARTITION, maxBlockMs, null, deadline);
-        state.counters.recordTimeout(d.cause());
-        TimeoutEvent.record(state.clientId, null, ANY_PARTITION, maxBlockMs, d);
+        view.counters().waitTimeouts.increment();
+        Diagnosis d = view.diagnose(null, ANY_PARTITION, maxBlockMs, null, deadline);
+        view.counters().recordTimeout(d.cause());
+        TimeoutEvent.record(view.clientId(), null, ANY_PARTITION, maxBlockMs, d);
         return Failures.make().timeout("Metadata version did not move past " + lastVersion
                 + " within " + maxBlockMs + " ms" + lastFailureSuffix() + " [" + d.message() + "]", d);
     }
@@ -94,20 +94,20 @@ final class ApplicationWaits {
     void subscribe(String topic) {
         Objects.requireNonNull(topic, "topic");
         throwIfUnusable();
-        TopicEntry e = state.subscriptions.subscribe(topic, state.ticker.nanoTime());
-        e.touch(state.ticker.nanoTime());
+        TopicEntry e = view.subscriptions().subscribe(topic, view.ticker().nanoTime());
+        e.touch(view.ticker().nanoTime());
         inbox.requestTopic(e);
     }
 
     /** {@code subscribeAll}: every topic subscribed, the unknown ones asked for in one command. */
     void subscribeAll(Collection<String> topics) {
         throwIfUnusable();
-        long nowNs = state.ticker.nanoTime();
+        long nowNs = view.ticker().nanoTime();
         List<TopicEntry> unknown = new ArrayList<>();
         for (String topic : distinct(topics)) {
-            TopicEntry e = state.subscriptions.subscribe(topic, nowNs);
+            TopicEntry e = view.subscriptions().subscribe(topic, nowNs);
             e.touch(nowNs);
-            if (!known(state.snapshot, topic)) {
+            if (!known(view.snapshot(), topic)) {
                 unknown.add(e);
             }
         }
@@ -124,27 +124,27 @@ final class ApplicationWaits {
         Objects.requireNonNull(deadline, "deadline");
         List<String> names = distinct(topics);
         throwIfUnusable();
-        long startNs = state.ticker.nanoTime();
+        long startNs = view.ticker().nanoTime();
         List<TopicEntry> entries = new ArrayList<>(names.size());
         try {
             for (String topic : names) {
-                TopicEntry e = state.subscriptions.subscribe(topic, startNs);
+                TopicEntry e = view.subscriptions().subscribe(topic, startNs);
                 e.activeWaiters.incrementAndGet(); // kept from idle expiry, and re-asked by the sender, while we wait
                 entries.add(e);
                 e.touch(startNs);
             }
-            List<TopicEntry> missing = missing(state.snapshot, entries);
+            List<TopicEntry> missing = missing(view.snapshot(), entries);
             if (missing.isEmpty()) {
-                return result(state.snapshot, entries, deadline, false, startNs);
+                return result(view.snapshot(), entries, deadline, false, startNs);
             }
-            state.counters.waits.increment();
-            state.counters.waitersNow.increment();
+            view.counters().waits.increment();
+            view.counters().waitersNow.increment();
             try {
                 inbox.requestTopics(missing);
                 return awaitAll(entries, deadline, startNs);
             } finally {
-                state.counters.waitersNow.decrement();
-                state.counters.waitTimeNsTotal.add(state.ticker.nanoTime() - startNs);
+                view.counters().waitersNow.decrement();
+                view.counters().waitTimeNsTotal.add(view.ticker().nanoTime() - startNs);
             }
         } finally {
             for (TopicEntry e : entries) {
@@ -155,7 +155,7 @@ final class ApplicationWaits {
 
     private PrefetchResult awaitAll(List<TopicEntry> entries, Deadline deadline, long startNs) {
         for (;;) {
-            Cluster c = state.snapshot;
+            Cluster c = view.snapshot();
             List<TopicEntry> missing = missing(c, entries);
             if (missing.isEmpty()) {
                 return result(c, entries, deadline, false, startNs);
@@ -169,7 +169,8 @@ final class ApplicationWaits {
                 throw interrupted(missing.size() + " topic(s) of a prefetch, " + missing.get(0).name + " first");
             }
             TopicEntry first = missing.get(0);
-            first.waiters.park(deadline.ticker(), state, remainingNs, () -> state.snapshot == c && !state.closed && state.fatal == null);
+            view.park(first.waiters, deadline.ticker(), remainingNs,
+                    () -> view.snapshot() == c && !view.isClosed() && view.fatal() == null);
         }
     }
 
@@ -182,11 +183,11 @@ final class ApplicationWaits {
             if (known(c, e.name)) {
                 fetched.add(e.name);
             } else if (refused(c, e.name) || timedOut) {
-                missing.put(e.name, state.diagnose(e.name, ANY_PARTITION, timedOut ? deadline.budgetMs() : 0, e,
+                missing.put(e.name, view.diagnose(e.name, ANY_PARTITION, timedOut ? deadline.budgetMs() : 0, e,
                         timedOut ? deadline : null));
             }
         }
-        long elapsedMs = (state.ticker.nanoTime() - startNs) / 1_000_000L;
+        long elapsedMs = (view.ticker().nanoTime() - startNs) / 1_000_000L;
         return PrefetchResult.of(c, fetched, missing, elapsedMs);
     }
 
@@ -227,26 +228,26 @@ final class ApplicationWaits {
             throw new IllegalArgumentException("partition must be >= 0 or ANY_PARTITION: " + partition);
         }
         throwIfUnusable();
-        long startNs = state.ticker.nanoTime();
+        long startNs = view.ticker().nanoTime();
         WaitEvent event = WaitEvent.start();
         String outcome = WaitEvent.ANSWERED;
         boolean parked = false;
-        TopicEntry e = state.subscriptions.subscribe(topic, startNs);
+        TopicEntry e = view.subscriptions().subscribe(topic, startNs);
         e.activeWaiters.incrementAndGet();
-        state.counters.waits.increment();
-        state.counters.waitersNow.increment();
+        view.counters().waits.increment();
+        view.counters().waitersNow.increment();
         boolean asked = false;
         try {
             for (;;) {
-                Cluster c = state.snapshot;
+                Cluster c = view.snapshot();
                 if (answer(c, topic, partition)) {
-                    e.touch(state.ticker.nanoTime());
+                    e.touch(view.ticker().nanoTime());
                     return c;
                 }
                 throwIfUnusable();
                 if (e.removed) {
                     e.activeWaiters.decrementAndGet();
-                    e = state.subscriptions.subscribe(topic, state.ticker.nanoTime());
+                    e = view.subscriptions().subscribe(topic, view.ticker().nanoTime());
                     e.activeWaiters.incrementAndGet();
                     asked = false;
                 }
@@ -254,14 +255,14 @@ final class ApplicationWaits {
                 // But not again once this wait has asked and its budget is spent: waking the sender takes the JDK
                 // selector's wakeup lock, and a holder waiting for a CPU (the sender, another waker) would keep this
                 // timed-out wait past its deadline.
-                e.touch(state.ticker.nanoTime());
+                e.touch(view.ticker().nanoTime());
                 if (!asked || !deadline.isExpired()) {
                     inbox.requestTopic(e);
                     asked = true;
                 }
                 long remainingNs = deadline.remainingNs();
                 if (remainingNs <= 0) {
-                    state.counters.waitTimeouts.increment();
+                    view.counters().waitTimeouts.increment();
                     throw timeout(topic, partition, deadline, e);
                 }
                 if (Thread.currentThread().isInterrupted()) {
@@ -270,18 +271,18 @@ final class ApplicationWaits {
                 }
                 TopicEntry entry = e;
                 parked = true;
-                entry.waiters.park(deadline.ticker(), state, remainingNs,
-                        () -> state.snapshot == c && !state.closed && state.fatal == null && !entry.removed);
+                view.park(entry.waiters, deadline.ticker(), remainingNs,
+                        () -> view.snapshot() == c && !view.isClosed() && view.fatal() == null && !entry.removed);
             }
         } catch (RuntimeException ex) {
             outcome = WaitEvent.outcomeOf(ex);
             throw ex;
         } finally {
             e.activeWaiters.decrementAndGet();
-            state.counters.waitersNow.decrement();
-            state.counters.waitTimeNsTotal.add(state.ticker.nanoTime() - startNs);
+            view.counters().waitersNow.decrement();
+            view.counters().waitTimeNsTotal.add(view.ticker().nanoTime() - startNs);
             if (parked || !WaitEvent.ANSWERED.equals(outcome)) {
-                WaitEvent.commit(event, state.clientId, topic, partition, outcome);
+                WaitEvent.commit(event, view.clientId(), topic, partition, outcome);
             }
         }
     }
@@ -289,7 +290,7 @@ final class ApplicationWaits {
     /** True when the snapshot answers; throws when the brokers refused the topic. */
     private boolean answer(Cluster c, String topic, int partition) {
         if (c.unauthorizedTopics().contains(topic)) {
-            Diagnosis d = state.diagnose(topic, partition, 0, state.subscriptions.get(topic), null);
+            Diagnosis d = view.diagnose(topic, partition, 0, view.subscriptions().get(topic), null);
             throw Failures.make().topic(topic, TopicException.Reason.NOT_AUTHORIZED, "Not authorized to describe topic "
                     + topic + " (TOPIC_AUTHORIZATION_FAILED): grant Describe on it to this client's principal", d);
         }
@@ -313,29 +314,29 @@ final class ApplicationWaits {
     private MetadataTimeoutException timeout(String topic, int partition, Deadline deadline, TopicEntry e) {
         String what = partition == ANY_PARTITION ? "Topic " + topic
                 : "Partition " + partition + " of topic " + topic;
-        Diagnosis d = state.diagnose(topic, partition, deadline.budgetMs(), e, deadline);
-        state.counters.recordTimeout(d.cause());
-        TimeoutEvent.record(state.clientId, topic, partition, deadline.budgetMs(), d);
+        Diagnosis d = view.diagnose(topic, partition, deadline.budgetMs(), e, deadline);
+        view.counters().recordTimeout(d.cause());
+        TimeoutEvent.record(view.clientId(), topic, partition, deadline.budgetMs(), d);
         return Failures.make().timeout(what + " not present in metadata after " + deadline.budgetMs()
                 + " ms: " + d.cause() + ": " + d.seen() + ". Fix: " + d.fix(), d);
     }
 
     private String lastFailureSuffix() {
-        String f = state.lastFailure;
+        String f = view.lastFailure();
         return f == null ? "" : " (last request failure: " + f + ")";
     }
 
     /** Throws when no wait can succeed now: the client is closed, or a fatal error holds until an answer arrives. */
     void throwIfUnusable() {
-        if (state.closed) {
-            throw Failures.make().closed("The metadata client " + state.clientId + " is closed");
+        if (view.isClosed()) {
+            throw Failures.make().closed("The metadata client " + view.clientId() + " is closed");
         }
-        Throwable f = state.fatal;
+        Throwable f = view.fatal();
         if (f != null) {
-            Diagnosis d = state.diagnose(null, ANY_PARTITION, 0, null, null);
+            Diagnosis d = view.diagnose(null, ANY_PARTITION, 0, null, null);
             // The diagnosis's one line names the real problem (e.g. the TLS root cause: expired, untrusted, wrong
             // host name), where the wire's error alone often says only "SSL handshake failed".
-            throw Failures.make().fatal("Metadata unavailable for client " + state.clientId + ": " + d.cause()
+            throw Failures.make().fatal("Metadata unavailable for client " + view.clientId() + ": " + d.cause()
                     + ": " + d.seen() + " (" + f + "). Fix: " + d.fix(), f, d);
         }
     }

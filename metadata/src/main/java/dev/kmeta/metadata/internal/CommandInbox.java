@@ -17,18 +17,19 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Concurrency: the posting methods ({@link #requestFull}, {@link #requestTopic}, {@link #postLeaderHint},
  * {@link #wakeSender}) are for any thread: a jctools MPSC queue, a per-topic CAS flag and two {@link AtomicBoolean}s.
- * {@link #drain} and {@link #senderLooked} are for the sender thread only.
+ * {@link #drain} and {@link #senderLooked} are for the sender thread only; {@link #drain} publishes the leader hints'
+ * snapshot through the sender's {@link ManagerState.Publisher}.
  */
 final class CommandInbox {
-    private final ManagerState state;
+    private final ManagerState.Publisher publisher;
     private final RefreshStateMachine machine;
     private final MessagePassingQueue<Object> commands = new MpscUnboundedXaddArrayQueue<>(256);
     private final AtomicBoolean fullRequested = new AtomicBoolean();
     private final AtomicBoolean wakePending = new AtomicBoolean();
     private volatile Waker waker = () -> { };
 
-    CommandInbox(ManagerState state, RefreshStateMachine machine) {
-        this.state = state;
+    CommandInbox(ManagerState.Publisher publisher, RefreshStateMachine machine) {
+        this.publisher = publisher;
         this.machine = machine;
     }
 
@@ -44,7 +45,7 @@ final class CommandInbox {
         if (fullRequested.compareAndSet(false, true)) {
             wakeSender();
         } else {
-            state.counters.requestsCoalesced.increment();
+            publisher.counters().requestsCoalesced.increment();
         }
     }
 
@@ -54,7 +55,7 @@ final class CommandInbox {
             commands.offer(e);
             wakeSender();
         } else {
-            state.counters.requestsCoalesced.increment();
+            publisher.counters().requestsCoalesced.increment();
         }
     }
 
@@ -122,7 +123,7 @@ final class CommandInbox {
         if (e.removed) {
             return;
         }
-        if (state.snapshot.topic(e.name) != null) {
+        if (publisher.snapshot().topic(e.name) != null) {
             machine.addRefresh(e.name, false);
         } else {
             machine.addNew(e.name, !e.asked);
@@ -131,15 +132,15 @@ final class CommandInbox {
 
     /** Applies the usable hints in one new snapshot and wakes their topics' waiters; an unusable one asks a refresh. */
     private void applyHints(List<LeaderHint> hints) {
-        Cluster before = state.snapshot;
+        Cluster before = publisher.snapshot();
         LeaderHints batch = new LeaderHints(before);
         for (LeaderHint h : hints) {
             if (batch.apply(h)) {
-                state.counters.leaderHintsApplied.incrementAndGet();
-                LeaderHintEvent.record(state.clientId, h);
+                publisher.counters().leaderHintsApplied.incrementAndGet();
+                LeaderHintEvent.record(publisher.clientId(), h);
             } else {
-                state.counters.leaderHintsIgnored.incrementAndGet();
-                TopicEntry e = state.subscriptions.get(h.topic);
+                publisher.counters().leaderHintsIgnored.incrementAndGet();
+                TopicEntry e = publisher.subscriptions().get(h.topic);
                 if (e != null && batch.wantsRefresh(h)) {
                     machine.addRefresh(h.topic, false);
                 }
@@ -148,7 +149,7 @@ final class CommandInbox {
         if (batch.isEmpty()) {
             return;
         }
-        state.snapshot = before.apply(batch.delta());
-        state.wakeWaiters(batch.topics());
+        publisher.publish(before.apply(batch.delta()));
+        publisher.wakeWaiters(batch.topics());
     }
 }

@@ -43,12 +43,13 @@ import java.util.Set;
  *
  * <h2>Rooms</h2>
  * This class is the facade and keeps the cache hit (one volatile read of the snapshot, a usage stamp at most once a
- * second; allocation-free) to itself. Past a miss the work is in three package-private rooms, one per kind of caller,
- * sharing {@link ManagerState} (which this class extends, so the hit reads the snapshot without a hop):
+ * second; allocation-free) to itself. Past a miss the work is in three package-private rooms, one per kind of caller:
  * {@link ApplicationWaits} (the application's waits), {@link CommandInbox} (what application threads post to the
  * sender, and its draining) and {@link AnswerBook} (the sender's bookkeeping of requests, answers and failures);
  * two read-only helpers answer the questions asked outside any wait: {@link PartitionDiagnoses} (a partition's
- * diagnosis) and {@link MetadataAges} (how old the metadata is).
+ * diagnosis) and {@link MetadataAges} (how old the metadata is). The shared state is {@link ManagerState}'s, which
+ * this class extends (so the hit reads the snapshot without a hop); no room holds it: the sender's writers get its
+ * {@link ManagerState.Publisher}, the readers its read-only {@link ManagerState.View}.
  */
 public final class MetadataManager extends ManagerState implements MetadataClient {
     private static final Logger log = LoggerFactory.getLogger(MetadataManager.class);
@@ -66,26 +67,26 @@ public final class MetadataManager extends ManagerState implements MetadataClien
         JfrEvents.load();
         Backoff retry = new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs(), config.jitter());
         Backoff fast = new Backoff(config.leaderlessRefreshMs(), config.retryBackoffMaxMs(), config.jitter());
-        this.machine = new RefreshStateMachine(clientId, config.metadataMaxAgeMs(), retry, fast);
-        this.inbox = new CommandInbox(this, machine);
-        this.waits = new ApplicationWaits(this, inbox);
-        this.answers = new AnswerBook(this, machine, config);
-        this.diagnoses = new PartitionDiagnoses(this);
-        this.ages = new MetadataAges(this);
+        this.machine = new RefreshStateMachine(clientId(), config.metadataMaxAgeMs(), retry, fast);
+        this.inbox = new CommandInbox(publisher(), machine);
+        this.waits = new ApplicationWaits(view(), inbox);
+        this.answers = new AnswerBook(publisher(), machine, config);
+        this.diagnoses = new PartitionDiagnoses(view());
+        this.ages = new MetadataAges(view());
     }
 
     // ---------------------------------------------------------------- application threads
 
     @Override
     public Cluster fetch() {
-        return snapshot;
+        return snapshot();
     }
 
     @Override
     public int requestUpdate() {
         // The version is read before the request is posted: read after, it could already be the answer to this very
         // request, and the caller's awaitUpdate(version) would wait past it for one that nobody asked for.
-        int version = snapshot.version();
+        int version = snapshot().version();
         inbox.requestFull();
         return version;
     }
@@ -97,7 +98,7 @@ public final class MetadataManager extends ManagerState implements MetadataClien
 
     @Override
     public Cluster awaitTopic(String topic, int partition, Deadline deadline) {
-        Cluster c = snapshot;
+        Cluster c = snapshot();
         TopicMetadata t = c.topic(topic);
         if (t != null && ApplicationWaits.answers(t, partition)) {
             stampHit(topic, t);
@@ -108,7 +109,7 @@ public final class MetadataManager extends ManagerState implements MetadataClien
 
     @Override
     public Node awaitLeader(String topic, int partition, Deadline deadline) {
-        Cluster c = snapshot;
+        Cluster c = snapshot();
         TopicMetadata t = c.topic(topic);
         if (t != null) {
             PartitionMetadata p = t.partition(partition);
@@ -134,7 +135,7 @@ public final class MetadataManager extends ManagerState implements MetadataClien
      * @throws MetadataClosedException if the client is closed
      */
     public boolean subscribe(String topic) {
-        TopicMetadata t = snapshot.topic(topic);
+        TopicMetadata t = snapshot().topic(topic);
         if (t != null && t.partitionCount() > 0) {
             stampHit(topic, t);
             return true;
@@ -199,7 +200,7 @@ public final class MetadataManager extends ManagerState implements MetadataClien
      * lookup while the topic object says it was used within the touch granularity.
      */
     private void stampHit(String topic, TopicMetadata t) {
-        long nowNs = coarseNowNs;
+        long nowNs = coarseNowNs();
         if (!TopicUsage.usedWithin(t, nowNs, TopicEntry.TOUCH_GRANULARITY_NS)) {
             touch(topic, t, nowNs);
         }
@@ -211,7 +212,7 @@ public final class MetadataManager extends ManagerState implements MetadataClien
      * more than one granularity. A topic no longer subscribed is not stamped: every hit looks it up, as before.
      */
     private void touch(String topic, TopicMetadata t, long nowNs) {
-        TopicEntry e = subscriptions.get(topic);
+        TopicEntry e = subscriptions().get(topic);
         if (e != null) {
             e.touch(nowNs);
             TopicUsage.markUsed(t, nowNs);
@@ -219,8 +220,9 @@ public final class MetadataManager extends ManagerState implements MetadataClien
     }
 
     /** What the sender saw of each broker address; the sender writes it, diagnoses read it. */
+    @Override
     public EvidenceRecorder connections() {
-        return connections;
+        return super.connections();
     }
 
     @Override
@@ -231,7 +233,7 @@ public final class MetadataManager extends ManagerState implements MetadataClien
 
     @Override
     public void invalidate(String topic, int partition) {
-        TopicEntry e = subscriptions.get(topic);
+        TopicEntry e = subscriptions().get(topic);
         if (e != null) {
             inbox.requestTopic(e);
         }
@@ -239,16 +241,15 @@ public final class MetadataManager extends ManagerState implements MetadataClien
 
     @Override
     public RefreshState state() {
-        return closed ? RefreshState.CLOSED : machine.state();
+        return isClosed() ? RefreshState.CLOSED : machine.state();
     }
 
     @Override
     public void close() {
-        if (closed) {
+        if (!markClosed()) {
             return;
         }
-        closed = true;
-        log.debug("[{}] metadata closed; releasing every waiter", clientId);
+        log.debug("[{}] metadata closed; releasing every waiter", clientId());
         // The waiters first: waking the sender goes through the JDK selector's wakeup lock, which a descheduled
         // holder (the sender thread, another waker) can keep for as long as the machine does not run it.
         releaseEveryWaiter();
@@ -256,8 +257,9 @@ public final class MetadataManager extends ManagerState implements MetadataClien
     }
 
     /** True once {@link #close()} was called. */
+    @Override
     public boolean isClosed() {
-        return closed;
+        return super.isClosed();
     }
 
     // ---------------------------------------------------------------- sender thread
@@ -268,18 +270,20 @@ public final class MetadataManager extends ManagerState implements MetadataClien
     }
 
     /** The clock the manager runs on. */
+    @Override
     public Ticker ticker() {
-        return ticker;
+        return super.ticker();
     }
 
     /** The manager's counters. */
+    @Override
     public Counters counters() {
-        return counters;
+        return super.counters();
     }
 
     /** The subscribed topic names (a live view). */
     public Set<String> subscribedTopics() {
-        return subscriptions.names();
+        return subscriptions().names();
     }
 
     /**
@@ -313,7 +317,7 @@ public final class MetadataManager extends ManagerState implements MetadataClien
 
     /** True when a thread is parked waiting for {@code topic} now (tests). */
     boolean hasParkedWaiter(String topic) {
-        TopicEntry e = subscriptions.get(topic);
+        TopicEntry e = subscriptions().get(topic);
         return e != null && !e.waiters.isEmpty();
     }
 
@@ -333,8 +337,8 @@ public final class MetadataManager extends ManagerState implements MetadataClien
      */
     public long poll(long nowMs) {
         inbox.senderLooked();
-        coarseNowNs = ticker.nanoTime();
-        if (closed) {
+        publisher().senderPolls();
+        if (isClosed()) {
             machine.close();
             return Long.MAX_VALUE;
         }
@@ -375,7 +379,7 @@ public final class MetadataManager extends ManagerState implements MetadataClien
      */
     public void recordConnectionProblem(String summary) {
         if (summary != null) {
-            lastFailure = summary;
+            publisher().failed(summary);
         }
     }
 
