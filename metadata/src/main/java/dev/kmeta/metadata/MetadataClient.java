@@ -3,6 +3,8 @@ package dev.kmeta.metadata;
 import dev.kmeta.cluster.Cluster;
 import dev.kmeta.cluster.Node;
 
+import java.time.Duration;
+
 /**
  * A producer's view of a Kafka cluster, kept fresh by one sender thread: what the {@code send()} path asks "where
  * does this record go?", and waits on, within one budget, when the answer is not known yet.
@@ -72,6 +74,22 @@ public interface MetadataClient extends AutoCloseable {
      * @throws MetadataTimeoutException and the others of {@link #awaitTopic(String, int, Deadline)}
      */
     Node awaitLeader(String topic, int partition, Deadline deadline);
+
+    /**
+     * The instance's clock: what its waits read and park on (the system's unless the instance was built with
+     * another, e.g. a test's fake).
+     */
+    Ticker ticker();
+
+    /**
+     * A deadline {@code budget} from now on the instance's clock ({@link #ticker()}): the way to make the
+     * {@link Deadline} a wait takes (or {@link Deadline#after(Duration, Ticker)} with a ticker the caller holds).
+     *
+     * @throws IllegalArgumentException if the budget is negative
+     */
+    default Deadline newDeadline(Duration budget) {
+        return Deadline.after(budget, ticker());
+    }
 
     /**
      * A leader hint from a produce response (KIP-951: {@code NOT_LEADER_OR_FOLLOWER} / {@code FENCED_LEADER_EPOCH}

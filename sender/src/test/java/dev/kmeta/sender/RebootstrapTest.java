@@ -57,7 +57,7 @@ class RebootstrapTest {
         props.put("reconnect.backoff.ms", 50);
         props.put("reconnect.backoff.max.ms", 200);
         try (KafkaMetadata m = KafkaMetadata.builder(props).hostResolver(dns).build()) {
-            assertEquals(2, m.awaitTopic("reboot", Deadline.after(30_000)).partitionCount("reboot"));
+            assertEquals(2, m.awaitTopic("reboot", m.newDeadline(Duration.ofSeconds(30))).partitionCount("reboot"));
             assertEquals(cluster.proxy(brokerId).port(), m.fetch().node(brokerId).port(), "learned: the proxy");
             int resolutionsBefore = bootResolutions.get();
             // The first answer always comes from the bootstrap address, and the sender records an answer before it

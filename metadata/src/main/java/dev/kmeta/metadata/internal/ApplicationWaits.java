@@ -23,6 +23,7 @@ import java.util.Objects;
 import java.util.Set;
 
 import static dev.kmeta.metadata.MetadataClient.ANY_PARTITION;
+import java.time.Duration;
 
 /**
  * The application's waits past a cache miss: for a version ({@code awaitUpdate}) or for a topic or partition
@@ -48,7 +49,7 @@ final class ApplicationWaits {
         if (maxBlockMs < 0) {
             throw new IllegalArgumentException("maxBlockMs must be >= 0: " + maxBlockMs);
         }
-        Deadline deadline = Deadline.after(maxBlockMs, state.ticker);
+        Deadline deadline = Deadline.after(Duration.ofMillis(maxBlockMs), state.ticker);
         long startNs = state.ticker.nanoTime();
         state.counters.waits.increment();
         WaitEvent event = WaitEvent.start();

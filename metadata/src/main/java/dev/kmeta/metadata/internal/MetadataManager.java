@@ -268,6 +268,7 @@ public final class MetadataManager extends ManagerState implements MetadataClien
     }
 
     /** The clock the manager runs on. */
+    @Override
     public Ticker ticker() {
         return ticker;
     }

@@ -30,6 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import java.time.Duration;
 
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class MetadataManagerTest {
@@ -82,7 +83,7 @@ class MetadataManagerTest {
     void cacheHitReturnsAtOnceWithoutARequest() throws Exception {
         try (Harness h = new Harness()) {
             h.broker.topic("orders", 2, 0);
-            h.manager.awaitTopic("orders", Deadline.after(0, h.ticker)); // subscribes; times out at once
+            h.manager.awaitTopic("orders", Deadline.after(Duration.ZERO, h.ticker)); // subscribes; times out at once
         } catch (MetadataTimeoutException expected) {
             // first call with a zero budget: not known yet
         }

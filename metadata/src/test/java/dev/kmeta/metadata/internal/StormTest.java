@@ -19,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import java.time.Duration;
 
 /**
  * The lookup storm (Pulsar's lesson): 200 threads x 1,000 sends to a topic that does not exist, each with a short
@@ -83,7 +84,7 @@ class StormTest {
                     }
                     for (int c = 0; c < CALLS; c++) {
                         try {
-                            manager.awaitTopic("missing", Deadline.after(BUDGET_MS));
+                            manager.awaitTopic("missing", manager.newDeadline(Duration.ofMillis(BUDGET_MS)));
                             throw new AssertionError("a topic the broker does not have was returned");
                         } catch (MetadataTimeoutException expected) {
                             timeouts.incrementAndGet();
