@@ -211,7 +211,7 @@ final class Doctor {
         try {
             int version = metadata.requestUpdate();
             while (metadata.fetch().nodes().isEmpty()) {
-                metadata.awaitUpdate(version, Math.max(1, deadline.remainingMs()));
+                metadata.awaitUpdate(version, deadline);
                 version = metadata.fetch().version();
             }
             first = metadata.fetch();

@@ -169,7 +169,7 @@ final class WatchCommand implements Callable<Integer> {
             }
             long waitMs = Math.max(1, (Math.min(nextRefreshNs, endNs) - now) / 1_000_000L);
             try {
-                metadata.awaitUpdate(shown.version(), waitMs);
+                metadata.awaitUpdate(shown.version(), metadata.newDeadline(Duration.ofMillis(waitMs)));
             } catch (KafkaMetadataTimeoutException e) {
                 // nothing new this interval
             } catch (KafkaException e) {

@@ -129,8 +129,8 @@ abstract class BrokerCompatibility {
                     c.topicId("c-fetch"), "topic ids (Metadata v10+)");
             assertEquals(kafka.clusterId(), c.clusterId());
             // two more answers, from the learned (proxied) brokers
-            m.awaitUpdate(m.requestUpdate(), 10_000);
-            m.awaitUpdate(m.requestUpdate(), 10_000);
+            m.awaitUpdate(m.requestUpdate(), m.newDeadline(Duration.ofSeconds(10)));
+            m.awaitUpdate(m.requestUpdate(), m.newDeadline(Duration.ofSeconds(10)));
             short negotiated = maxVersionThroughProxies(METADATA);
             System.out.println("[measured] Kafka " + kafka.kafkaVersion() + ": kmeta's Metadata requests v"
                     + negotiated + ", ApiVersions v" + maxVersionThroughProxies(API_VERSIONS));
@@ -310,7 +310,7 @@ abstract class BrokerCompatibility {
         p.put("socket.connection.setup.timeout.max.ms", 500);
         try (KafkaMetadata m = KafkaMetadata.create(p)) {
             m.awaitTopic("c-reboot", m.newDeadline(Duration.ofSeconds(30)));
-            m.awaitUpdate(m.requestUpdate(), 10_000);
+            m.awaitUpdate(m.requestUpdate(), m.newDeadline(Duration.ofSeconds(10)));
             int before = bootstrapAnswers(m);
             kafka.brokerIds().forEach(id -> kafka.proxy(id).blackhole().resetAll());
             try {

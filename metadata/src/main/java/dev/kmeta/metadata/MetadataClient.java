@@ -24,7 +24,7 @@ public interface MetadataClient extends AutoCloseable {
 
     /**
      * Asks for a refresh of every subscribed topic, and returns the version to wait past with
-     * {@link #awaitUpdate(int, long)}. Many callers at once make one request.
+     * {@link #awaitUpdate(int, Deadline)}. Many callers at once make one request.
      */
     int requestUpdate();
 
@@ -32,13 +32,14 @@ public interface MetadataClient extends AutoCloseable {
      * Waits until the snapshot's version is greater than {@code lastVersion}.
      *
      * @param lastVersion the version returned by {@link #requestUpdate()} (or read from a snapshot)
-     * @param maxBlockMs  how long to wait at most; 0 checks once and never blocks
+     * @param deadline    how long to wait at most ({@link #newDeadline}, or a send's {@link Deadline}); an expired
+     *                    one checks once and never blocks
      * @throws MetadataTimeoutException     if the version did not move in time
      * @throws MetadataFatalException       on an error no retry will fix (authentication, unsupported version)
      * @throws MetadataClosedException      if the client is or gets closed
      * @throws MetadataInterruptedException if the thread is or gets interrupted while it waits (status kept)
      */
-    void awaitUpdate(int lastVersion, long maxBlockMs);
+    void awaitUpdate(int lastVersion, Deadline deadline);
 
     /**
      * The send path's wait: subscribes {@code topic} (idempotently), returns at once when the snapshot already

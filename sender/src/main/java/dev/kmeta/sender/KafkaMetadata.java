@@ -126,8 +126,8 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
      * @throws KafkaMetadataTimeoutException (a Kafka {@code TimeoutException}) if the version did not move in time
      */
     @Override
-    public void awaitUpdate(int lastVersion, long maxBlockMs) {
-        calls.awaitUpdate(lastVersion, maxBlockMs);
+    public void awaitUpdate(int lastVersion, Deadline deadline) {
+        calls.awaitUpdate(lastVersion, deadline);
     }
 
     /**

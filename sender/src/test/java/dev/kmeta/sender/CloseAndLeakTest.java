@@ -80,7 +80,7 @@ class CloseAndLeakTest {
         try {
             assertEquals(2, m.awaitTopic("leak", m.newDeadline(Duration.ofSeconds(30))).partitionCount("leak"));
             int v = m.requestUpdate();
-            m.awaitUpdate(v, 10_000);
+            m.awaitUpdate(v, m.newDeadline(Duration.ofSeconds(10)));
             assertTrue(senderThreadAlive(m.config().clientId()));
             assertTrue(proxy.openConnections() > connectionsBefore, "the client is connected through the proxy");
             long start = System.nanoTime();
@@ -117,7 +117,7 @@ class CloseAndLeakTest {
             m.awaitTopic("leak", m.newDeadline(Duration.ofSeconds(30)));
             // a second request goes to the broker learned from the first answer: that connection is up before the dark
             int v = m.requestUpdate();
-            m.awaitUpdate(v, 10_000);
+            m.awaitUpdate(v, m.newDeadline(Duration.ofSeconds(10)));
             Cluster known = m.fetch();
             proxy.blackhole();
             long metadataBefore = proxy.requestCount(METADATA);
@@ -128,7 +128,7 @@ class CloseAndLeakTest {
             }
             int version = known.version();
             waits.add(onNewThread("update", () -> {
-                m.awaitUpdate(version, 60_000);
+                m.awaitUpdate(version, m.newDeadline(Duration.ofSeconds(60)));
                 return null;
             }));
             await().atMost(Duration.ofSeconds(10)).until(() -> m.stats().waitersNow() == 6);

@@ -142,7 +142,7 @@ class FailoverTest {
             // kmeta learns brokers from metadata answers only: a producer that wants the new broker asks for a refresh.
             await().atMost(Duration.ofSeconds(20)).until(() -> {
                 int v = m.requestUpdate();
-                m.awaitUpdate(v, 5_000);
+                m.awaitUpdate(v, m.newDeadline(Duration.ofSeconds(5)));
                 return m.fetch().node(old) != null;
             });
             report("failover: broker %s back in the node set %s ms after its restart", old, millisSince(started));
@@ -224,7 +224,7 @@ class FailoverTest {
             assertEquals(2, m.awaitTopic("dark", m.newDeadline(Duration.ZERO)).partitionCount("dark"));
             int v = m.requestUpdate();
             start = System.nanoTime();
-            assertThrows(TimeoutException.class, () -> m.awaitUpdate(v, 1_000));
+            assertThrows(TimeoutException.class, () -> m.awaitUpdate(v, m.newDeadline(Duration.ofSeconds(1))));
             tookMs = millisSince(start);
             assertTrue(tookMs >= 990 && tookMs < 1_000 + 1_000, "took " + tookMs + " ms");
             assertTrue(attempts(m) > attemptsBefore, "the sender kept trying: " + m.evidence().records());
@@ -239,7 +239,7 @@ class FailoverTest {
             assertEquals(1, c.partitionCount("dark-new"));
             assertLeaderAsAdminSays(cluster, c, "dark-new", 0);
             int v2 = m.requestUpdate();
-            m.awaitUpdate(v2, 10_000);
+            m.awaitUpdate(v2, m.newDeadline(Duration.ofSeconds(10)));
             cluster.createTopic("dark-after", 2, 3);
             assertEquals(2, m.awaitTopic("dark-after", m.newDeadline(Duration.ofSeconds(30))).partitionCount("dark-after"));
         }
@@ -286,7 +286,7 @@ class FailoverTest {
             // A producer that lost its connection to the leader invalidates; the refresh gets through.
             m.invalidate("reset", 0);
             int v = m.requestUpdate();
-            m.awaitUpdate(v, 10_000);
+            m.awaitUpdate(v, m.newDeadline(Duration.ofSeconds(10)));
             assertLeaderAsAdminSays(cluster, m.fetch(), "reset", 0);
         }
     }

@@ -167,7 +167,7 @@ class JmxTest {
             // A full refresh resets the metadata age (kafka-clients' metadata-age) and every topic's age.
             double metadataAgeNow = awaitAgeOver(bean::getMetadataAgeSeconds);
             int v2 = m.requestUpdate();
-            m.awaitUpdate(v2, 10_000);
+            m.awaitUpdate(v2, m.newDeadline(Duration.ofSeconds(10)));
             assertTrue(bean.getMetadataAgeSeconds() < metadataAgeNow, "metadata age reset by the full refresh");
             assertTrue(bean.getVersion() > v2);
 
@@ -259,7 +259,7 @@ class JmxTest {
             // The broker still says the older epoch: the next answer's partition is rejected as stale (KIP-320).
             assertEquals(0, bean.getStaleEpochsRejected());
             int v = m.requestUpdate();
-            m.awaitUpdate(v, 10_000);
+            m.awaitUpdate(v, m.newDeadline(Duration.ofSeconds(10)));
             assertTrue(bean.getStaleEpochsRejected() >= 1, "stale epochs: " + bean.getStaleEpochsRejected());
         }
     }

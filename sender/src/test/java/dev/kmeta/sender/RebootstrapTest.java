@@ -80,7 +80,7 @@ class RebootstrapTest {
             // back on the learned broker once its address works again
             var viaBootstrap = m.evidence().get("-1").answers();
             await().atMost(Duration.ofSeconds(20)).until(() -> {
-                m.awaitUpdate(m.requestUpdate(), 5_000);
+                m.awaitUpdate(m.requestUpdate(), m.newDeadline(Duration.ofSeconds(5)));
                 var learned = m.evidence().get(String.valueOf(brokerId));
                 return learned != null && learned.answers() > 0;
             });

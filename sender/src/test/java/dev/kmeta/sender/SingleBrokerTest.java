@@ -83,14 +83,14 @@ class SingleBrokerTest {
     @Test
     void anInterruptEndsAWaitAtOnceAsKafkasInterruptException() throws Exception {
         try (KafkaMetadata m = KafkaMetadata.create(props(KAFKA.cluster().bootstrapServers()))) {
-            m.awaitUpdate(m.requestUpdate(), 30_000);
+            m.awaitUpdate(m.requestUpdate(), m.newDeadline(Duration.ofSeconds(30)));
             List<Long> latenciesUs = new ArrayList<>();
             for (int round = 0; round < 5; round++) {
                 String topic = "never-interrupted-" + round;
                 latenciesUs.add(interruptedAfterUs(m, () -> m.awaitTopic(topic, m.newDeadline(Duration.ofSeconds(30)))));
                 assertTrue(m.fetch().topic(topic) == null && m.stats().waitersNow() == 0);
                 latenciesUs.add(interruptedAfterUs(m, () -> {
-                    m.awaitUpdate(Integer.MAX_VALUE - 1, 30_000);
+                    m.awaitUpdate(Integer.MAX_VALUE - 1, m.newDeadline(Duration.ofSeconds(30)));
                     return null;
                 }));
             }

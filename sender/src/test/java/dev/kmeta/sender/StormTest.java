@@ -283,7 +283,7 @@ class StormTest {
             KAFKA.cluster().createTopic("shared-alive", 2, 1);
             assertEquals(2, last.awaitTopic("shared-alive", last.newDeadline(Duration.ofSeconds(30))).partitionCount("shared-alive"));
             int v = last.requestUpdate();
-            last.awaitUpdate(v, 10_000);
+            last.awaitUpdate(v, last.newDeadline(Duration.ofSeconds(10)));
 
             last.close();
             assertFalse(senderThreadAlive(senderId), "the last close stops the sender: " + kmetaThreads());

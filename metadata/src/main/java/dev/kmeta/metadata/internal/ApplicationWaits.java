@@ -23,7 +23,6 @@ import java.util.Objects;
 import java.util.Set;
 
 import static dev.kmeta.metadata.MetadataClient.ANY_PARTITION;
-import java.time.Duration;
 
 /**
  * The application's waits past a cache miss: for a version ({@code awaitUpdate}) or for a topic or partition
@@ -45,11 +44,8 @@ final class ApplicationWaits {
     }
 
     /** Until the snapshot's version is past {@code lastVersion}; see {@link MetadataManager#awaitUpdate}. */
-    void awaitUpdate(int lastVersion, long maxBlockMs) {
-        if (maxBlockMs < 0) {
-            throw new IllegalArgumentException("maxBlockMs must be >= 0: " + maxBlockMs);
-        }
-        Deadline deadline = Deadline.after(Duration.ofMillis(maxBlockMs), state.ticker);
+    void awaitUpdate(int lastVersion, Deadline deadline) {
+        Objects.requireNonNull(deadline, "deadline");
         long startNs = state.ticker.nanoTime();
         state.counters.waits.increment();
         WaitEvent event = WaitEvent.start();
@@ -61,7 +57,7 @@ final class ApplicationWaits {
                 throwIfUnusable();
                 long remainingNs = deadline.remainingNs();
                 if (remainingNs <= 0) {
-                    throw versionTimeout(lastVersion, maxBlockMs, deadline);
+                    throw versionTimeout(lastVersion, deadline);
                 }
                 if (Thread.currentThread().isInterrupted()) {
                     throw interrupted("a metadata version past " + lastVersion);
@@ -82,7 +78,8 @@ final class ApplicationWaits {
         }
     }
 
-    private MetadataTimeoutException versionTimeout(int lastVersion, long maxBlockMs, Deadline deadline) {
+    private MetadataTimeoutException versionTimeout(int lastVersion, Deadline deadline) {
+        long maxBlockMs = deadline.budgetMs();
         state.counters.waitTimeouts.increment();
         Diagnosis d = state.diagnose(null, ANY_PARTITION, maxBlockMs, null, deadline);
         state.counters.recordTimeout(d.cause());

@@ -113,7 +113,7 @@ public class ManagerApiLincheckTest {
 
         private String awaitUpdate(int version, long maxBlockMs) {
             try {
-                manager.awaitUpdate(version, maxBlockMs);
+                manager.awaitUpdate(version, manager.newDeadline(Duration.ofMillis(maxBlockMs)));
                 return "ok";
             } catch (MetadataTimeoutException e) {
                 return "timeout";

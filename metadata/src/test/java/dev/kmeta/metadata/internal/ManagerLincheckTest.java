@@ -113,7 +113,7 @@ public class ManagerLincheckTest {
 
         String awaitUpdate(int version) {
             try {
-                manager.awaitUpdate(version, 0);
+                manager.awaitUpdate(version, manager.newDeadline(Duration.ZERO));
                 return "ok";
             } catch (MetadataTimeoutException e) {
                 return "timeout";

@@ -190,7 +190,7 @@ class ManagerStressTest {
                     if (n % 2 == 0) {
                         manager.awaitTopic(topic(EXISTING + n), manager.newDeadline(Duration.ofSeconds(30))); // a missing topic
                     } else {
-                        manager.awaitUpdate(manager.fetch().version() + 1_000, 30_000);
+                        manager.awaitUpdate(manager.fetch().version() + 1_000, manager.newDeadline(Duration.ofSeconds(30)));
                     }
                 } catch (MetadataClosedException expected) {
                     closedSeen.incrementAndGet();
@@ -306,7 +306,7 @@ class ManagerStressTest {
         LateWaits.Stamp before = LateWaits.stamp();
         long startNs = System.nanoTime();
         try {
-            manager.awaitUpdate(version, budgetMs);
+            manager.awaitUpdate(version, manager.newDeadline(Duration.ofMillis(budgetMs)));
             seen.waited(what, startNs, budgetMs, before);
             Cluster c = manager.fetch();
             seen.saw(floor, c);

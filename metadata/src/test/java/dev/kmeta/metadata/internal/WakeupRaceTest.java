@@ -270,7 +270,7 @@ class WakeupRaceTest {
             m.poll(now(m));
             RefreshRequest inFlight = m.beginRefresh(now(m));
             assertNotNull(inFlight);
-            return new Race(() -> m.awaitUpdate(version, BUDGET_MS), () -> answer(m, broker, inFlight));
+            return new Race(() -> m.awaitUpdate(version, m.newDeadline(Duration.ofMillis(BUDGET_MS))), () -> answer(m, broker, inFlight));
         }).check("awaitUpdate vs onResponse");
     }
 
@@ -281,7 +281,7 @@ class WakeupRaceTest {
             MetadataManager m = manager();
             FakeBroker broker = new FakeBroker();
             step(m, broker);
-            return new Race(() -> m.awaitUpdate(m.requestUpdate(), BUDGET_MS),
+            return new Race(() -> m.awaitUpdate(m.requestUpdate(), m.newDeadline(Duration.ofMillis(BUDGET_MS))),
                     () -> spinUntil(() -> step(m, broker) != null, 1 << 20));
         }).check("requestUpdate + awaitUpdate vs sender rounds");
     }
@@ -303,7 +303,7 @@ class WakeupRaceTest {
             step(m, new FakeBroker());
             int version = m.fetch().version();
             return new Race(() -> assertInstanceOf(MetadataClosedException.class,
-                    thrown(() -> m.awaitUpdate(version, BUDGET_MS))), m::close);
+                    thrown(() -> m.awaitUpdate(version, m.newDeadline(Duration.ofMillis(BUDGET_MS))))), m::close);
         }).check("awaitUpdate vs close");
     }
 
