@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.requests.MetadataResponse;
+import java.time.Duration;
 
 /**
  * kmeta through its public entry point for the benchmarks: a driven {@link KafkaMetadata}
@@ -63,7 +64,7 @@ final class DrivenKmeta implements AutoCloseable {
         client.answers(nodeId -> k.answer);
         for (String name : names) {
             try {
-                metadata.awaitTopic(name, MetadataClient.ANY_PARTITION, Deadline.after(0));
+                metadata.awaitTopic(name, MetadataClient.ANY_PARTITION, metadata.newDeadline(Duration.ZERO));
                 throw new IllegalStateException("topic known before any answer: " + name);
             } catch (TimeoutException expected) {
                 // Subscribed; the answer comes below.

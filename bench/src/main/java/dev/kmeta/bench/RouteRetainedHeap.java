@@ -196,7 +196,7 @@ public final class RouteRetainedHeap {
             List<Future<?>> done = new ArrayList<>();
             for (String topic : names) {
                 done.add(pool.submit(() -> handle.awaitTopic(topic, dev.kmeta.metadata.MetadataClient.ANY_PARTITION,
-                        dev.kmeta.metadata.Deadline.after(TopicChangeCost.ACK_TIMEOUT_MS))));
+                        handle.newDeadline(Duration.ofMillis(TopicChangeCost.ACK_TIMEOUT_MS)))));
             }
             for (Future<?> f : done) {
                 f.get(TopicChangeCost.ACK_TIMEOUT_MS, TimeUnit.MILLISECONDS);

@@ -24,6 +24,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
+import java.time.Duration;
 
 /**
  * P1, side by side: the send path's metadata work on a cache hit, 100k partitions (1,000 topics x 100, 6 brokers,
@@ -97,7 +98,7 @@ public class SendPathLookup {
                 topics[i] = new String(b.topicNames[random.nextInt(TOPICS)].toCharArray());
                 partitions[i] = random.nextInt(ApplyDelta.PARTITIONS_PER_TOPIC);
             }
-            deadline = Deadline.after(60_000);
+            deadline = b.kmeta.newDeadline(Duration.ofSeconds(60));
         }
     }
 

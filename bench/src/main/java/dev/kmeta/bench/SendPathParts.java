@@ -18,6 +18,7 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
+import java.time.Duration;
 
 /**
  * Where kmeta's send-path time in {@link SendPathLookup} goes: the same manager and queries (1 thread), with the
@@ -57,7 +58,7 @@ public class SendPathParts {
             topics[i] = new String(topicNames[random.nextInt(SendPathLookup.TOPICS)].toCharArray());
             partitions[i] = random.nextInt(ApplyDelta.PARTITIONS_PER_TOPIC);
         }
-        deadline = Deadline.after(60_000);
+        deadline = kmeta.newDeadline(Duration.ofSeconds(60));
     }
 
     @Benchmark

@@ -26,6 +26,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
+import java.time.Duration;
 
 /**
  * The send path's metadata work on a cache hit through each client's public entry point, 100k partitions (1,000
@@ -117,7 +118,7 @@ public class SendPathPublicApi {
                 topics[i] = new String(b.topicNames[random.nextInt(TOPICS)].toCharArray());
                 partitions[i] = random.nextInt(ApplyDelta.PARTITIONS_PER_TOPIC);
             }
-            deadline = Deadline.after(60_000);
+            deadline = b.kmeta.newDeadline(Duration.ofSeconds(60));
         }
     }
 

@@ -35,6 +35,7 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 import org.openjdk.jmh.infra.IterationParams;
 import org.openjdk.jmh.runner.IterationType;
+import java.time.Duration;
 
 /**
  * P2, side by side: the send path's lookup latency while another thread applies full 100k-partition responses
@@ -162,7 +163,7 @@ public class SendPathUnderUpdates {
             queryTopics[i] = new String(topicNames[random.nextInt(TOPICS)].toCharArray());
             queryPartitions[i] = random.nextInt(ApplyDelta.PARTITIONS_PER_TOPIC);
         }
-        deadline = Deadline.after(60_000);
+        deadline = kmeta.newDeadline(Duration.ofSeconds(60));
     }
 
     @Setup(Level.Iteration)

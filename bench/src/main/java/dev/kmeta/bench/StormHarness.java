@@ -33,7 +33,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *       {@code send(record).get()} on it (the send fails after 1 s in {@code waitOnMetadata});</li>
  *   <li>{@code kafka-clients, 20 producers}: 20 {@code KafkaProducer}s, 10 threads each;</li>
  *   <li>{@code kmeta, 1 instance}: one {@code KafkaMetadata.create}; every thread calls
- *       {@code awaitTopic(topic, Deadline.after(1000))}, the metadata wait of a kmeta send;</li>
+ *       {@code awaitTopic(topic, metadata.newDeadline(Duration.ofSeconds(1)))}, the metadata wait of a kmeta send;</li>
  *   <li>{@code kmeta, 20 users of one instance}: 20 {@code KafkaMetadata.shared(props)} (each its own
  *       {@code client.id}, same bootstrap: one instance), 10 threads each;</li>
  *   <li>{@code kmeta KafkaProducer, 1 / 20 producers}: Apache Kafka's {@code KafkaProducer} made by
@@ -169,7 +169,7 @@ public final class StormHarness {
         return new Client() {
             @Override
             public void send() {
-                m.awaitTopic(MISSING, Deadline.after(MAX_BLOCK_MS));
+                m.awaitTopic(MISSING, m.newDeadline(Duration.ofMillis(MAX_BLOCK_MS)));
             }
 
             @Override

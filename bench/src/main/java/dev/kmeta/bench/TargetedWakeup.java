@@ -27,6 +27,7 @@ import org.apache.kafka.clients.producer.internals.ProducerMetadata;
 import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.utils.Time;
+import java.time.Duration;
 
 /**
  * P6, side by side (a plain {@code main}): {@code --waiters} threads (default 1,000) each wait for their own missing
@@ -341,7 +342,7 @@ public final class TargetedWakeup {
 
         @Override
         public void await(String topic) {
-            m.awaitTopic(topic, MetadataClient.ANY_PARTITION, Deadline.after(WAIT_BUDGET_MS, ticker));
+            m.awaitTopic(topic, MetadataClient.ANY_PARTITION, Deadline.after(Duration.ofMillis(WAIT_BUDGET_MS), ticker));
         }
 
         @Override

@@ -216,7 +216,7 @@ public final class ThroughputHarness {
                 // other topics, so the snapshot the producers' view is built from holds them.
                 others = KafkaMetadata.shared(Map.of("bootstrap.servers", cluster.bootstrapServers(),
                         "client.id", "p10b-others"));
-                var result = others.prefetch(otherTopics, Duration.ofSeconds(120));
+                var result = others.prefetch(otherTopics, others.newDeadline(Duration.ofSeconds(120)));
                 if (!result.missing().isEmpty()) {
                     System.out.println("  prefetch: " + result.missing().size() + " other topics missing, e.g. "
                             + result.missing().entrySet().iterator().next());

@@ -24,6 +24,7 @@ import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopi
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.requests.MetadataResponse;
 import org.apache.kafka.common.utils.internals.LogContext;
+import java.time.Duration;
 
 /**
  * The shared inputs of the side-by-side benchmarks: kafka-clients {@link MetadataResponseData} as a decoder hands
@@ -137,7 +138,7 @@ final class Wire {
         MetadataManager m = new MetadataManager(MetadataConfig.from(props), ticker);
         for (String name : names) {
             try {
-                m.awaitTopic(name, MetadataClient.ANY_PARTITION, Deadline.after(0, ticker));
+                m.awaitTopic(name, MetadataClient.ANY_PARTITION, Deadline.after(Duration.ZERO, ticker));
                 throw new IllegalStateException("topic known before any answer: " + name);
             } catch (MetadataTimeoutException expected) {
                 // Subscribed; the answer comes below.

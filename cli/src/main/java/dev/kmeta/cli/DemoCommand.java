@@ -115,7 +115,7 @@ final class DemoCommand implements Callable<Integer> {
         try {
             // The status line's age is the topic's metadata age: known from the first tick on, so -1 there can only
             // mean kmeta's MBean is missing (DemoStatus).
-            producer.metadata().awaitTopic(TOPIC, Deadline.after(TOPIC_WAIT_MS));
+            producer.metadata().awaitTopic(TOPIC, producer.metadata().newDeadline(Duration.ofMillis(TOPIC_WAIT_MS)));
             load.start();
             tickEverySecond(new DemoStatus(producer, TOPIC, partitions), failover, out);
         } finally {

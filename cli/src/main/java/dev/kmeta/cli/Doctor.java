@@ -20,6 +20,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import java.time.Duration;
 
 /**
  * The doctor's checklist, run in order, each check printed as it is decided: bootstrap DNS, TCP to each bootstrap
@@ -206,11 +207,11 @@ final class Doctor {
     // ---------------------------------------------------------------- metadata
 
     private void awaitBrokers(KafkaMetadata metadata) {
-        Deadline deadline = Deadline.after(timeoutMs);
+        Deadline deadline = metadata.newDeadline(Duration.ofMillis(timeoutMs));
         try {
             int version = metadata.requestUpdate();
             while (metadata.fetch().nodes().isEmpty()) {
-                metadata.awaitUpdate(version, Math.max(1, deadline.remainingMs()));
+                metadata.awaitUpdate(version, deadline);
                 version = metadata.fetch().version();
             }
             first = metadata.fetch();

@@ -9,6 +9,7 @@ import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.sender.KafkaMetadataTimeoutException;
+import java.time.Duration;
 
 /**
  * Asks kmeta for one topic and says what came of it: found, not found, refused, or no answer (with kmeta's
@@ -52,13 +53,13 @@ final class TopicProbe {
 
     /** Waits up to {@code timeoutMs} for {@code topic}'s metadata (less when the outcome is certain before). */
     static Result probe(KafkaMetadata metadata, String topic, long timeoutMs) {
-        Deadline overall = Deadline.after(timeoutMs);
+        Deadline overall = metadata.newDeadline(Duration.ofMillis(timeoutMs));
         long startNs = System.nanoTime();
         while (true) {
             boolean answeredBefore = anyAnswer(metadata.evidence());
             long sliceMs = Math.max(1, Math.min(answeredBefore ? SLICE_MS : EARLY_SLICE_MS, overall.remainingMs()));
             try {
-                return new Result(Outcome.FOUND, metadata.awaitTopic(topic, Deadline.after(sliceMs)), null, null);
+                return new Result(Outcome.FOUND, metadata.awaitTopic(topic, metadata.newDeadline(Duration.ofMillis(sliceMs))), null, null);
             } catch (KafkaMetadataTimeoutException e) {
                 Diagnosis d = e.diagnosis();
                 if (d != null && d.cause() == Diagnosis.Cause.TOPIC_NOT_FOUND && answeredBefore) {

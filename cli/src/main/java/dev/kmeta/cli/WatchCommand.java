@@ -30,6 +30,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
+import java.time.Duration;
 
 /**
  * {@code kmeta watch [TOPIC...]}: a live view of metadata changes, one timestamped line each - leader moves, partition
@@ -168,7 +169,7 @@ final class WatchCommand implements Callable<Integer> {
             }
             long waitMs = Math.max(1, (Math.min(nextRefreshNs, endNs) - now) / 1_000_000L);
             try {
-                metadata.awaitUpdate(shown.version(), waitMs);
+                metadata.awaitUpdate(shown.version(), metadata.newDeadline(Duration.ofMillis(waitMs)));
             } catch (KafkaMetadataTimeoutException e) {
                 // nothing new this interval
             } catch (KafkaException e) {
@@ -203,7 +204,7 @@ final class WatchCommand implements Callable<Integer> {
         try {
             for (String topic : topics) {
                 try {
-                    metadata.awaitTopic(topic, Deadline.after(0));
+                    metadata.awaitTopic(topic, metadata.newDeadline(Duration.ZERO));
                 } catch (KafkaMetadataTimeoutException | TopicAuthorizationException | InvalidTopicException e) {
                     // not known (yet), or refused: the snapshot's diff says which
                 }

@@ -116,7 +116,7 @@ abstract class BrokerCompatibility {
         kafka.createTopic("c-fetch", 4, 2);
         TopicDescription d = kafka.admin().describeTopics(List.of("c-fetch")).allTopicNames().get().get("c-fetch");
         try (KafkaMetadata m = KafkaMetadata.create(props())) {
-            Cluster c = m.awaitTopic("c-fetch", Deadline.after(30_000));
+            Cluster c = m.awaitTopic("c-fetch", m.newDeadline(Duration.ofSeconds(30)));
             assertEquals(4, c.partitionCount("c-fetch"));
             for (TopicPartitionInfo p : d.partitions()) {
                 PartitionMetadata pm = c.partition("c-fetch", p.partition());
@@ -129,8 +129,8 @@ abstract class BrokerCompatibility {
                     c.topicId("c-fetch"), "topic ids (Metadata v10+)");
             assertEquals(kafka.clusterId(), c.clusterId());
             // two more answers, from the learned (proxied) brokers
-            m.awaitUpdate(m.requestUpdate(), 10_000);
-            m.awaitUpdate(m.requestUpdate(), 10_000);
+            m.awaitUpdate(m.requestUpdate(), m.newDeadline(Duration.ofSeconds(10)));
+            m.awaitUpdate(m.requestUpdate(), m.newDeadline(Duration.ofSeconds(10)));
             short negotiated = maxVersionThroughProxies(METADATA);
             System.out.println("[measured] Kafka " + kafka.kafkaVersion() + ": kmeta's Metadata requests v"
                     + negotiated + ", ApiVersions v" + maxVersionThroughProxies(API_VERSIONS));
@@ -180,7 +180,7 @@ abstract class BrokerCompatibility {
     void aMissingTopicTimesOutAsTopicNotFound() {
         try (KafkaMetadata m = KafkaMetadata.create(props())) {
             TimeoutException e = assertThrows(TimeoutException.class,
-                    () -> m.awaitTopic("c-missing", Deadline.after(3_000)));
+                    () -> m.awaitTopic("c-missing", m.newDeadline(Duration.ofSeconds(3))));
             Optional<Diagnosis> diagnosis = Diagnosis.from(e);
             assertTrue(diagnosis.isPresent(), e.toString());
             assertEquals(Diagnosis.Cause.TOPIC_NOT_FOUND, diagnosis.get().cause(), e.getMessage());
@@ -193,9 +193,9 @@ abstract class BrokerCompatibility {
     void addedPartitionsAreFound() {
         kafka.createTopic("c-grow", 2, 2);
         try (KafkaMetadata m = KafkaMetadata.create(props())) {
-            assertEquals(2, m.awaitTopic("c-grow", Deadline.after(30_000)).partitionCount("c-grow"));
+            assertEquals(2, m.awaitTopic("c-grow", m.newDeadline(Duration.ofSeconds(30))).partitionCount("c-grow"));
             kafka.addPartitions("c-grow", 5);
-            Cluster c = m.awaitTopic("c-grow", 4, Deadline.after(30_000));
+            Cluster c = m.awaitTopic("c-grow", 4, m.newDeadline(Duration.ofSeconds(30)));
             assertEquals(5, c.partitionCount("c-grow"));
             assertNotNull(c.leader("c-grow", 4));
         }
@@ -210,7 +210,7 @@ abstract class BrokerCompatibility {
         try (KafkaMetadata m = KafkaMetadata.create(bad)) {
             long begin = System.nanoTime();
             AuthenticationException e = assertThrows(AuthenticationException.class,
-                    () -> m.awaitTopic("c-fetch", Deadline.after(30_000)));
+                    () -> m.awaitTopic("c-fetch", m.newDeadline(Duration.ofSeconds(30))));
             long ms = (System.nanoTime() - begin) / 1_000_000;
             assertTrue(ms < 10_000, "failed after " + ms + " ms: " + e);
             assertEquals(Diagnosis.Cause.AUTHENTICATION_FAILED, Diagnosis.from(e).orElseThrow().cause());
@@ -309,8 +309,8 @@ abstract class BrokerCompatibility {
         p.put("socket.connection.setup.timeout.ms", 500);
         p.put("socket.connection.setup.timeout.max.ms", 500);
         try (KafkaMetadata m = KafkaMetadata.create(p)) {
-            m.awaitTopic("c-reboot", Deadline.after(30_000));
-            m.awaitUpdate(m.requestUpdate(), 10_000);
+            m.awaitTopic("c-reboot", m.newDeadline(Duration.ofSeconds(30)));
+            m.awaitUpdate(m.requestUpdate(), m.newDeadline(Duration.ofSeconds(10)));
             int before = bootstrapAnswers(m);
             kafka.brokerIds().forEach(id -> kafka.proxy(id).blackhole().resetAll());
             try {

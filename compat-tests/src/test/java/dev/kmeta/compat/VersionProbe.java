@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.time.Duration;
 
 /**
  * Runs inside a class loader whose kafka-clients is one given version (see {@link ClientJars#isolated}): kmeta's
@@ -31,7 +32,7 @@ public final class VersionProbe implements Function<Map<String, Object>, Map<Str
         Map<String, Object> props = new HashMap<>((Map<String, Object>) in.get("props"));
         props.put("client.id", "probe-" + KafkaClientsCompat.version());
         try (KafkaMetadata m = KafkaMetadata.create(props)) {
-            Cluster c = m.awaitTopic(topic, Deadline.after(30_000));
+            Cluster c = m.awaitTopic(topic, m.newDeadline(Duration.ofSeconds(30)));
             out.put("partitions", c.partitionCount(topic));
             out.put("leader0", c.leader(topic, 0).id());
             out.put("topicId", String.valueOf(c.topicId(topic)));

@@ -164,7 +164,7 @@ public final class ExampleProducer implements AutoCloseable {
         // buffer slots, so a wait there would freeze the producer and every kmeta waiter for max.block.ms.
         long budgetMs = Thread.currentThread() == networkThread ? 0 : maxBlockMs;
         long blockDeadlineMs = System.currentTimeMillis() + budgetMs;
-        Deadline deadline = Deadline.after(budgetMs); // ONE budget for both waits below
+        Deadline deadline = metadata.newDeadline(Duration.ofMillis(budgetMs)); // ONE budget for both waits below
         try {
             awaitLeader(topic, partition, deadline);
             awaitBufferSpace(deadline, budgetMs);

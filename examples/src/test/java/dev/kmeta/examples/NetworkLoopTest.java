@@ -20,6 +20,7 @@ import java.util.concurrent.Semaphore;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import java.time.Duration;
 
 /**
  * The network loop's failover on fake brokers ({@link ThreeBrokers} on testkit's {@link FakeKafkaClient}) and fake
@@ -55,7 +56,7 @@ class NetworkLoopTest {
     /** Subscribes kmeta to the topic and runs the loop until the snapshot names every partition's leader. */
     private void knowLeaders(int partitions) {
         try {
-            metadata.awaitTopic(ThreeBrokers.TOPIC, partitions - 1, Deadline.after(0)); // subscribes; no waiting here
+            metadata.awaitTopic(ThreeBrokers.TOPIC, partitions - 1, metadata.newDeadline(Duration.ZERO)); // subscribes; no waiting here
         } catch (TimeoutException expected) {
             // the answer comes in the loop's polls below
         }

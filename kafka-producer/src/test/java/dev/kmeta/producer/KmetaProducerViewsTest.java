@@ -80,7 +80,7 @@ class KmetaProducerViewsTest {
     /** Waits until kmeta's snapshot shows {@code partitions} partitions of {@code topic} (asking for refreshes). */
     private static void awaitKmetaSees(KafkaMetadata metadata, String topic, int partitions) {
         await().atMost(Duration.ofSeconds(20)).pollDelay(Duration.ZERO).until(() -> {
-            metadata.awaitUpdate(metadata.requestUpdate(), 5_000);
+            metadata.awaitUpdate(metadata.requestUpdate(), metadata.newDeadline(Duration.ofSeconds(5)));
             return metadata.fetch().partitionCount(topic) == partitions;
         });
     }
@@ -140,7 +140,7 @@ class KmetaProducerViewsTest {
             KAFKA.cluster().addPartitions("own-2", 4);
             awaitKmetaSees(one.metadata(), "own-2", 4);
             for (int round = 0; round < 3; round++) { // refreshes that change nothing
-                one.metadata().awaitUpdate(one.metadata().requestUpdate(), 5_000);
+                one.metadata().awaitUpdate(one.metadata().requestUpdate(), one.metadata().newDeadline(Duration.ofSeconds(5)));
             }
             send(first, "own-1", 5);
             send(second, "own-2", 5);

@@ -51,7 +51,7 @@ class KmetaProducerWarmUpTest {
              Producer<String, String> producer = KmetaProducer.create(p)) {
             assertTrue(Handles.sameInstance(bridge(producer).metadata(), metadata), "the producer shares the instance");
             timedSend(producer, "jvm-warm-up"); // the producer's and the JVM's first-send costs, not measured
-            PrefetchResult warm = metadata.prefetch(List.of("warm"), Duration.ofSeconds(30));
+            PrefetchResult warm = metadata.prefetch(List.of("warm"), metadata.newDeadline(Duration.ofSeconds(30)));
             assertTrue(warm.complete(), warm.toString());
 
             MetadataStats before = metadata.stats();

@@ -25,36 +25,22 @@ public final class Deadline {
     }
 
     /**
-     * A deadline {@code budgetMs} from now.
-     *
-     * @throws IllegalArgumentException if the budget is negative
-     */
-    public static Deadline after(long budgetMs, Ticker ticker) {
-        if (budgetMs < 0) {
-            throw new IllegalArgumentException("budget must be >= 0 ms: " + budgetMs);
-        }
-        Objects.requireNonNull(ticker, "ticker");
-        return new Deadline(ticker, ticker.nanoTime(), budgetMs);
-    }
-
-    /** A deadline {@code budgetMs} from now on the system clock. */
-    public static Deadline after(long budgetMs) {
-        return after(budgetMs, Ticker.system());
-    }
-
-    /**
      * A deadline {@code budget} from now on {@code ticker}, at ms precision (sub-ms parts dropped; a budget past
-     * {@code Long.MAX_VALUE} ms is taken as that).
+     * {@code Long.MAX_VALUE} ms is taken as that). The only factory taking a clock: code that has an instance makes
+     * its deadlines there ({@link MetadataClient#newDeadline(Duration)}, {@code KafkaMetadata.newSendDeadline()}), so
+     * that they run on the instance's {@link Ticker}; code that holds its own ticker (a test's fake, a producer's
+     * clock) passes it here. There is deliberately no factory on an implicit system clock: a deadline on another
+     * clock than the instance's would time out on real time under a fake one.
      *
      * @throws IllegalArgumentException if the budget is negative
      */
     public static Deadline after(Duration budget, Ticker ticker) {
-        return after(toMillisSaturated(Objects.requireNonNull(budget, "budget")), ticker);
-    }
-
-    /** A deadline {@code budget} from now on the system clock, as {@link #after(Duration, Ticker)}. */
-    public static Deadline after(Duration budget) {
-        return after(budget, Ticker.system());
+        long budgetMs = toMillisSaturated(Objects.requireNonNull(budget, "budget"));
+        if (budgetMs < 0) {
+            throw new IllegalArgumentException("budget must be >= 0 ms: " + budget);
+        }
+        Objects.requireNonNull(ticker, "ticker");
+        return new Deadline(ticker, ticker.nanoTime(), budgetMs);
     }
 
     private static long toMillisSaturated(Duration budget) {

@@ -3,6 +3,8 @@ package dev.kmeta.metadata;
 import dev.kmeta.cluster.Cluster;
 import dev.kmeta.cluster.Node;
 
+import java.time.Duration;
+
 /**
  * A producer's view of a Kafka cluster, kept fresh by one sender thread: what the {@code send()} path asks "where
  * does this record go?", and waits on, within one budget, when the answer is not known yet.
@@ -41,7 +43,7 @@ public interface MetadataClient extends AutoCloseable {
 
     /**
      * Asks for a refresh of every subscribed topic, and returns the version to wait past with
-     * {@link #awaitUpdate(int, long)}. Many callers at once make one request.
+     * {@link #awaitUpdate(int, Deadline)}. Many callers at once make one request.
      */
     int requestUpdate();
 
@@ -49,13 +51,14 @@ public interface MetadataClient extends AutoCloseable {
      * Waits until the snapshot's version is greater than {@code lastVersion}.
      *
      * @param lastVersion the version returned by {@link #requestUpdate()} (or read from a snapshot)
-     * @param maxBlockMs  how long to wait at most; 0 checks once and never blocks
+     * @param deadline    how long to wait at most ({@link #newDeadline}, or a send's {@link Deadline}); an expired
+     *                    one checks once and never blocks
      * @throws MetadataTimeoutException     if the version did not move in time
      * @throws MetadataFatalException       on an error no retry will fix (authentication, unsupported version)
      * @throws MetadataClosedException      if the client is or gets closed
      * @throws MetadataInterruptedException if the thread is or gets interrupted while it waits (status kept)
      */
-    void awaitUpdate(int lastVersion, long maxBlockMs);
+    void awaitUpdate(int lastVersion, Deadline deadline);
 
     /**
      * The send path's wait: subscribes {@code topic} (idempotently), returns at once when the snapshot already
@@ -91,6 +94,22 @@ public interface MetadataClient extends AutoCloseable {
      * @throws MetadataTimeoutException and the others of {@link #awaitTopic(String, int, Deadline)}
      */
     Node awaitLeader(String topic, int partition, Deadline deadline);
+
+    /**
+     * The instance's clock: what its waits read and park on (the system's unless the instance was built with
+     * another, e.g. a test's fake).
+     */
+    Ticker ticker();
+
+    /**
+     * A deadline {@code budget} from now on the instance's clock ({@link #ticker()}): the way to make the
+     * {@link Deadline} a wait takes (or {@link Deadline#after(Duration, Ticker)} with a ticker the caller holds).
+     *
+     * @throws IllegalArgumentException if the budget is negative
+     */
+    default Deadline newDeadline(Duration budget) {
+        return Deadline.after(budget, ticker());
+    }
 
     /**
      * A leader hint from a produce response (KIP-951: {@code NOT_LEADER_OR_FOLLOWER} / {@code FENCED_LEADER_EPOCH}

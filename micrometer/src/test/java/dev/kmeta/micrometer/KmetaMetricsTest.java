@@ -26,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import java.time.Duration;
 
 /**
  * The binder against a real broker, read through a {@link SimpleMeterRegistry} as a scrape would: the meters move as
@@ -59,7 +60,7 @@ class KmetaMetricsTest {
             assertTrue(Double.isNaN(registry.get("kmeta.metadata.topic.age").timeGauge().value()),
                     "not subscribed yet");
 
-            m.awaitTopic("mm-orders", MetadataClient.ANY_PARTITION, Deadline.after(20_000)); // a miss: a real wait
+            m.awaitTopic("mm-orders", MetadataClient.ANY_PARTITION, m.newDeadline(Duration.ofSeconds(20))); // a miss: a real wait
             assertTrue(count(registry, "kmeta.metadata.requests") >= 1);
             FunctionTimer latency = registry.get("kmeta.metadata.request.latency").functionTimer();
             assertTrue(latency.count() >= 1, "answers applied: " + latency.count());
@@ -71,12 +72,12 @@ class KmetaMetricsTest {
             assertTrue(registry.get("kmeta.metadata.oldest.topic.age").timeGauge().value(TimeUnit.MILLISECONDS) >= 0);
             assertEquals(0, count(registry, "kmeta.metadata.misrouted.connections"));
 
-            m.awaitTopic("mm-orders", MetadataClient.ANY_PARTITION, Deadline.after(20_000)); // a hit: no wait
+            m.awaitTopic("mm-orders", MetadataClient.ANY_PARTITION, m.newDeadline(Duration.ofSeconds(20))); // a hit: no wait
             assertEquals(1, waits.count(), "a cache hit is no wait");
 
             double requestsBefore = count(registry, "kmeta.metadata.requests");
             TimeoutException e = assertThrows(TimeoutException.class,
-                    () -> m.awaitTopic("mm-missing", MetadataClient.ANY_PARTITION, Deadline.after(3_000)));
+                    () -> m.awaitTopic("mm-missing", MetadataClient.ANY_PARTITION, m.newDeadline(Duration.ofSeconds(3))));
             assertEquals(Diagnosis.Cause.TOPIC_NOT_FOUND, Diagnosis.from(e).orElseThrow().cause());
             assertEquals(1, count(registry, "kmeta.metadata.timeouts", "cause", "TOPIC_NOT_FOUND"));
             assertEquals(0, count(registry, "kmeta.metadata.timeouts", "cause", "NO_ANSWER_IN_TIME"));

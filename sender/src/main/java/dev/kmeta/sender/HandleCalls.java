@@ -44,9 +44,9 @@ final class HandleCalls {
         }
     }
 
-    void awaitUpdate(int lastVersion, long maxBlockMs) {
+    void awaitUpdate(int lastVersion, Deadline deadline) {
         try {
-            open().awaitUpdate(lastVersion, maxBlockMs);
+            open().awaitUpdate(lastVersion, deadline);
         } catch (MetadataException e) {
             throw KafkaErrors.toKafka(e);
         }

@@ -131,8 +131,8 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
      * @throws KafkaMetadataTimeoutException (a Kafka {@code TimeoutException}) if the version did not move in time
      */
     @Override
-    public void awaitUpdate(int lastVersion, long maxBlockMs) {
-        calls.awaitUpdate(lastVersion, maxBlockMs);
+    public void awaitUpdate(int lastVersion, Deadline deadline) {
+        calls.awaitUpdate(lastVersion, deadline);
     }
 
     /**
@@ -217,11 +217,6 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
         return calls.prefetch(topics, deadline);
     }
 
-    /** {@link #prefetch(Collection, Deadline)} within {@code budget} from now, on the instance's clock. */
-    public PrefetchResult prefetch(Collection<String> topics, Duration budget) {
-        return prefetch(topics, Deadline.after(budget, core.manager().ticker()));
-    }
-
     /**
      * Why a record for this partition cannot go out now, from what the sender recorded; null when the partition has
      * a leader and nothing recorded speaks against that leader. Besides the causes a wait meets (each with its fix in
@@ -276,6 +271,7 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
      * The instance's clock ({@link Builder#ticker}; the system's by default): what its waits read and park on, and
      * what code that waits beside it (the KafkaProducer route's holds) reads and parks on too.
      */
+    @Override
     public Ticker ticker() {
         return core.manager().ticker();
     }
@@ -285,7 +281,7 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
      * ({@link Builder#ticker}): what a {@code send()} waits within.
      */
     public Deadline newSendDeadline() {
-        return Deadline.after(core.config().maxBlockMs(), core.manager().ticker());
+        return newDeadline(Duration.ofMillis(core.config().maxBlockMs()));
     }
 
     @Override

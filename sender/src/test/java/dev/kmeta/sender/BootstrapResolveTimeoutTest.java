@@ -96,12 +96,12 @@ class BootstrapResolveTimeoutTest {
              KafkaMetadata unbounded = KafkaMetadata.builder(props(0)).hostResolver(dns(new AtomicBoolean()))
                      .build()) {
             KafkaMetadataTimeoutException e = assertThrows(KafkaMetadataTimeoutException.class,
-                    () -> bounded.awaitTopic("t", Deadline.after(1_000)));
+                    () -> bounded.awaitTopic("t", bounded.newDeadline(Duration.ofSeconds(1))));
             assertEquals(Diagnosis.Cause.BOOTSTRAP_DNS, e.diagnosis().cause(), e.getMessage());
             await().atMost(Duration.ofSeconds(20)).until(() -> bounded.bootstrapResolutionFailure() != null);
 
             KafkaMetadataTimeoutException u = assertThrows(KafkaMetadataTimeoutException.class,
-                    () -> unbounded.awaitTopic("t", Deadline.after(1_000)));
+                    () -> unbounded.awaitTopic("t", unbounded.newDeadline(Duration.ofSeconds(1))));
             assertEquals(Diagnosis.Cause.BOOTSTRAP_DNS, u.diagnosis().cause(), u.getMessage());
             assertNull(unbounded.bootstrapResolutionFailure(), "0: no bound, as before");
             assertEquals(0, unbounded.stats().bootstrapResolveTimeouts());

@@ -78,9 +78,9 @@ class CloseAndLeakTest {
     void closeLeavesNoThreadAndNoSocket() {
         KafkaMetadata m = KafkaMetadata.create(props());
         try {
-            assertEquals(2, m.awaitTopic("leak", Deadline.after(30_000)).partitionCount("leak"));
+            assertEquals(2, m.awaitTopic("leak", m.newDeadline(Duration.ofSeconds(30))).partitionCount("leak"));
             int v = m.requestUpdate();
-            m.awaitUpdate(v, 10_000);
+            m.awaitUpdate(v, m.newDeadline(Duration.ofSeconds(10)));
             assertTrue(senderThreadAlive(m.config().clientId()));
             assertTrue(proxy.openConnections() > connectionsBefore, "the client is connected through the proxy");
             long start = System.nanoTime();
@@ -89,7 +89,7 @@ class CloseAndLeakTest {
             assertNothingLeft(m);
             m.close(); // idempotent
             assertInstanceOf(MetadataClosedException.class,
-                    assertThrows(KafkaException.class, () -> m.awaitTopic("leak", Deadline.after(1_000))).getCause());
+                    assertThrows(KafkaException.class, () -> m.awaitTopic("leak", m.newDeadline(Duration.ofSeconds(1)))).getCause());
             assertInstanceOf(MetadataClosedException.class, assertThrows(KafkaException.class, m::requestUpdate).getCause());
         } finally {
             m.close();
@@ -100,7 +100,7 @@ class CloseAndLeakTest {
     void manyClientsOpenedAndClosedLeaveNothing() {
         for (int i = 0; i < 10; i++) {
             try (KafkaMetadata m = KafkaMetadata.create(props())) {
-                assertEquals(2, m.awaitTopic("leak", Deadline.after(30_000)).partitionCount("leak"));
+                assertEquals(2, m.awaitTopic("leak", m.newDeadline(Duration.ofSeconds(30))).partitionCount("leak"));
             }
         }
         assertEquals(List.of(), kmetaThreads());
@@ -114,21 +114,21 @@ class CloseAndLeakTest {
         p.put("request.timeout.ms", 60_000); // the request in flight would hang for a minute
         KafkaMetadata m = KafkaMetadata.create(p);
         try {
-            m.awaitTopic("leak", Deadline.after(30_000));
+            m.awaitTopic("leak", m.newDeadline(Duration.ofSeconds(30)));
             // a second request goes to the broker learned from the first answer: that connection is up before the dark
             int v = m.requestUpdate();
-            m.awaitUpdate(v, 10_000);
+            m.awaitUpdate(v, m.newDeadline(Duration.ofSeconds(10)));
             Cluster known = m.fetch();
             proxy.blackhole();
             long metadataBefore = proxy.requestCount(METADATA);
             List<CompletableFuture<?>> waits = new ArrayList<>();
             for (int i = 0; i < 5; i++) {
                 String topic = "never-" + i;
-                waits.add(onNewThread("wait-" + i, () -> m.awaitTopic(topic, Deadline.after(60_000))));
+                waits.add(onNewThread("wait-" + i, () -> m.awaitTopic(topic, m.newDeadline(Duration.ofSeconds(60)))));
             }
             int version = known.version();
             waits.add(onNewThread("update", () -> {
-                m.awaitUpdate(version, 60_000);
+                m.awaitUpdate(version, m.newDeadline(Duration.ofSeconds(60)));
                 return null;
             }));
             await().atMost(Duration.ofSeconds(10)).until(() -> m.stats().waitersNow() == 6);

@@ -82,7 +82,7 @@ class DiagnosisTest {
                                                           long budgetMs) {
         long start = System.nanoTime();
         KafkaMetadataTimeoutException e = assertThrows(KafkaMetadataTimeoutException.class,
-                () -> m.awaitTopic(topic, partition, Deadline.after(budgetMs)));
+                () -> m.awaitTopic(topic, partition, m.newDeadline(Duration.ofMillis(budgetMs))));
         long tookMs = millisSince(start);
         assertTrue(tookMs >= budgetMs - 10 && tookMs <= budgetMs + TOLERANCE_MS,
                 "took " + tookMs + " ms for a budget of " + budgetMs + " ms: " + e.getMessage());
@@ -111,7 +111,7 @@ class DiagnosisTest {
         try (KafkaMetadata m = KafkaMetadata.create(props)) {
             org.apache.kafka.common.errors.AuthenticationException e = assertThrows(
                     org.apache.kafka.common.errors.AuthenticationException.class,
-                    () -> m.awaitTopic("any", Deadline.after(30_000)));
+                    () -> m.awaitTopic("any", m.newDeadline(Duration.ofSeconds(30))));
             Diagnosis d = Diagnosis.from(e).orElseThrow();
             report("%s: %s", d.cause(), d.message());
             assertEquals(Cause.AUTHENTICATION_FAILED, d.cause());
@@ -225,7 +225,7 @@ class DiagnosisTest {
              KafkaMetadata m = proxiedClient()) {
             recording.enable("dev.kmeta.ClusterIdChange");
             recording.start();
-            assertEquals(2, m.awaitTopic("a-only", Deadline.after(30_000)).partitionCount("a-only"));
+            assertEquals(2, m.awaitTopic("a-only", m.newDeadline(Duration.ofSeconds(30))).partitionCount("a-only"));
             assertEquals(a.clusterId(), m.fetch().clusterId());
 
             // The names the client knows now lead to cluster B (a DNS or load balancer change), and the open
@@ -273,7 +273,7 @@ class DiagnosisTest {
             // A send waits for a topic that is to be created; meanwhile the bootstrap starts leading to cluster B.
             long sent = m.stats().requestsSent();
             CompletableFuture<Cluster> send = onNewThread("changing-send",
-                    () -> m.awaitTopic("coming-soon", Deadline.after(2_500)));
+                    () -> m.awaitTopic("coming-soon", m.newDeadline(Duration.ofMillis(2_500))));
             await().atMost(Duration.ofSeconds(3)).until(() -> m.stats().requestsSent() > sent);
             for (int id : a.brokerIds()) {
                 a.proxy(id).retarget("127.0.0.1", bPort).resetAll();

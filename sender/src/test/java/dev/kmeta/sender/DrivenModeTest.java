@@ -29,6 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import java.time.Duration;
 
 /**
  * Driven mode: kmeta as the metadata source of a producer's own NetworkClient, doing its work inside the
@@ -46,7 +47,7 @@ class DrivenModeTest {
         Map<String, Object> props = Map.of("bootstrap.servers", cluster.bootstrapServers(), "client.id", "driven");
         try (DrivenKafkaMetadata metadata = KafkaMetadata.driven(props); ProducerLoop loop = new ProducerLoop(metadata)) {
             assertThrows(IllegalStateException.class, () -> metadata.attach(loop.client), "attach once");
-            Cluster c = metadata.awaitTopic("driven", 2, Deadline.after(30_000));
+            Cluster c = metadata.awaitTopic("driven", 2, metadata.newDeadline(Duration.ofSeconds(30)));
             assertEquals(3, c.partitionCount("driven"));
             assertEquals(cluster.leader("driven", 2), c.leader("driven", 2).id());
             assertFalse(Thread.getAllStackTraces().keySet().stream()
@@ -75,7 +76,7 @@ class DrivenModeTest {
                 "client.id", "driven-dns");
         try (DrivenKafkaMetadata metadata = KafkaMetadata.builder(props).hostResolver(hook).buildDriven();
              ProducerLoop loop = new ProducerLoop(metadata)) {
-            Cluster c = metadata.awaitTopic("driven-dns", 1, Deadline.after(30_000));
+            Cluster c = metadata.awaitTopic("driven-dns", 1, metadata.newDeadline(Duration.ofSeconds(30)));
 
             assertEquals(2, c.partitionCount("driven-dns"));
             assertTrue(asked.contains("kafka.driven.test"), "the bootstrap name went through the hook: " + asked);

@@ -95,7 +95,7 @@ class FailoverTest {
         KafkaCluster cluster = KAFKA.cluster();
         cluster.createTopic("failover", 3, 3);
         try (KafkaMetadata m = client()) {
-            Cluster c = m.awaitTopic("failover", Deadline.after(30_000));
+            Cluster c = m.awaitTopic("failover", m.newDeadline(Duration.ofSeconds(30)));
             for (int p = 0; p < 3; p++) {
                 assertLeaderAsAdminSays(cluster, c, "failover", p);
             }
@@ -116,7 +116,7 @@ class FailoverTest {
             assertLeaderAsAdminSays(cluster, c, "failover", 0);
             assertNotEquals(old, c.leader("failover", 0).id());
             // A cache hit for the send path: the partition's wait returns at once with the new leader.
-            assertEquals(c.leader("failover", 0), m.awaitTopic("failover", 0, Deadline.after(0)).leader("failover", 0));
+            assertEquals(c.leader("failover", 0), m.awaitTopic("failover", 0, m.newDeadline(Duration.ZERO)).leader("failover", 0));
             for (int p = 0; p < 3; p++) {
                 m.invalidate("failover", p);
             }
@@ -142,7 +142,7 @@ class FailoverTest {
             // kmeta learns brokers from metadata answers only: a producer that wants the new broker asks for a refresh.
             await().atMost(Duration.ofSeconds(20)).until(() -> {
                 int v = m.requestUpdate();
-                m.awaitUpdate(v, 5_000);
+                m.awaitUpdate(v, m.newDeadline(Duration.ofSeconds(5)));
                 return m.fetch().node(old) != null;
             });
             report("failover: broker %s back in the node set %s ms after its restart", old, millisSince(started));
@@ -160,7 +160,7 @@ class FailoverTest {
         cluster.createTopic("solo", 1, 1);
         int owner = cluster.leader("solo", 0);
         try (KafkaMetadata m = client()) {
-            assertLeaderAsAdminSays(cluster, m.awaitTopic("solo", 0, Deadline.after(30_000)), "solo", 0);
+            assertLeaderAsAdminSays(cluster, m.awaitTopic("solo", 0, m.newDeadline(Duration.ofSeconds(30))), "solo", 0);
             cluster.stopBroker(owner);
             // The producer's send to the only replica failed: it invalidates; the answer says "no leader".
             await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> {
@@ -173,7 +173,7 @@ class FailoverTest {
             assertEquals(-1, cluster.leader("solo", 0));
 
             CompletableFuture<Cluster> send = onNewThread("solo-send",
-                    () -> m.awaitTopic("solo", 0, Deadline.after(60_000)));
+                    () -> m.awaitTopic("solo", 0, m.newDeadline(Duration.ofSeconds(60))));
             await().atMost(Duration.ofSeconds(10)).until(() -> m.stats().waitersNow() == 1);
             long sentBefore = m.stats().requestsSent();
             // It stays parked while the partition has no leader, and kmeta keeps asking (leaderless refresh).
@@ -199,7 +199,7 @@ class FailoverTest {
         // Requests time out after 1 s, and the waits in the dark take 2 s and 1 s: twice the request timeout and
         // once, as the 4 s and 2 s waits were of fastProps' 2 s.
         try (KafkaMetadata m = client(1_000)) {
-            assertEquals(2, m.awaitTopic("dark", Deadline.after(30_000)).partitionCount("dark"));
+            assertEquals(2, m.awaitTopic("dark", m.newDeadline(Duration.ofSeconds(30))).partitionCount("dark"));
             // kmeta connects to each leader once (its advertised-listener probe): these brokers "answered before".
             await().atMost(Duration.ofSeconds(10)).until(() -> m.fetch().topic("dark").availablePartitions().stream()
                     .map(p -> m.evidence().broker(p.leaderId()))
@@ -213,7 +213,7 @@ class FailoverTest {
 
             long start = System.nanoTime();
             KafkaMetadataTimeoutException e = assertThrows(KafkaMetadataTimeoutException.class,
-                    () -> m.awaitTopic("dark-new", Deadline.after(2_000)));
+                    () -> m.awaitTopic("dark-new", m.newDeadline(Duration.ofSeconds(2))));
             long tookMs = millisSince(start);
             report("dark: the unknown topic's wait ended after %s ms: %s", tookMs, e.getMessage());
             assertTrue(tookMs >= 1_990 && tookMs < 2_000 + 1_000, "took " + tookMs + " ms");
@@ -221,10 +221,10 @@ class FailoverTest {
             assertEquals(dev.kmeta.metadata.Diagnosis.Cause.BROKERS_UNREACHABLE, e.diagnosis().cause(),
                     "the timeout says why: " + e.getMessage() + " " + e.diagnosis().evidence());
             // What is known stays usable: a send to a known partition goes on from the cache.
-            assertEquals(2, m.awaitTopic("dark", Deadline.after(0)).partitionCount("dark"));
+            assertEquals(2, m.awaitTopic("dark", m.newDeadline(Duration.ZERO)).partitionCount("dark"));
             int v = m.requestUpdate();
             start = System.nanoTime();
-            assertThrows(TimeoutException.class, () -> m.awaitUpdate(v, 1_000));
+            assertThrows(TimeoutException.class, () -> m.awaitUpdate(v, m.newDeadline(Duration.ofSeconds(1))));
             tookMs = millisSince(start);
             assertTrue(tookMs >= 990 && tookMs < 1_000 + 1_000, "took " + tookMs + " ms");
             assertTrue(attempts(m) > attemptsBefore, "the sender kept trying: " + m.evidence().records());
@@ -234,14 +234,14 @@ class FailoverTest {
                 cluster.proxy(id).pass();
             }
             long restored = System.nanoTime();
-            Cluster c = m.awaitTopic("dark-new", Deadline.after(30_000));
+            Cluster c = m.awaitTopic("dark-new", m.newDeadline(Duration.ofSeconds(30)));
             report("dark: the client recovered %s ms after the proxies passed again", millisSince(restored));
             assertEquals(1, c.partitionCount("dark-new"));
             assertLeaderAsAdminSays(cluster, c, "dark-new", 0);
             int v2 = m.requestUpdate();
-            m.awaitUpdate(v2, 10_000);
+            m.awaitUpdate(v2, m.newDeadline(Duration.ofSeconds(10)));
             cluster.createTopic("dark-after", 2, 3);
-            assertEquals(2, m.awaitTopic("dark-after", Deadline.after(30_000)).partitionCount("dark-after"));
+            assertEquals(2, m.awaitTopic("dark-after", m.newDeadline(Duration.ofSeconds(30))).partitionCount("dark-after"));
         }
     }
 
@@ -250,7 +250,7 @@ class FailoverTest {
         KafkaCluster cluster = KAFKA.cluster();
         cluster.createTopic("reset", 3, 3);
         try (KafkaMetadata m = client()) {
-            m.awaitTopic("reset", Deadline.after(30_000));
+            m.awaitTopic("reset", m.newDeadline(Duration.ofSeconds(30)));
             int leader = cluster.leader("reset", 0);
             FaultProxy leaderProxy = cluster.proxy(leader);
             long acceptedBefore = 0;
@@ -260,7 +260,7 @@ class FailoverTest {
                 acceptedBefore += cluster.proxy(id).acceptedConnections();
             }
             CompletableFuture<Cluster> send = onNewThread("reset-send",
-                    () -> m.awaitTopic("reset-late", Deadline.after(60_000)));
+                    () -> m.awaitTopic("reset-late", m.newDeadline(Duration.ofSeconds(60))));
             await().atMost(Duration.ofSeconds(10)).until(() -> m.stats().waitersNow() == 1);
             await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
                     .until(() -> m.state() == RefreshState.IN_FLIGHT);
@@ -286,7 +286,7 @@ class FailoverTest {
             // A producer that lost its connection to the leader invalidates; the refresh gets through.
             m.invalidate("reset", 0);
             int v = m.requestUpdate();
-            m.awaitUpdate(v, 10_000);
+            m.awaitUpdate(v, m.newDeadline(Duration.ofSeconds(10)));
             assertLeaderAsAdminSays(cluster, m.fetch(), "reset", 0);
         }
     }

@@ -80,12 +80,12 @@ class JfrEventsTest {
             EVENTS.forEach(name -> recording.enable(name).withThreshold(Duration.ZERO));
             recording.start();
 
-            m.awaitTopic("jfr-orders", 1, Deadline.after(30_000)); // a miss: the thread waits for the answer
+            m.awaitTopic("jfr-orders", 1, m.newDeadline(Duration.ofSeconds(30))); // a miss: the thread waits for the answer
             for (int i = 0; i < 1_000; i++) {
                 m.awaitLeader("jfr-orders", i % 2, m.newSendDeadline()); // cache hits: nothing recorded
             }
             TimeoutException timeout = assertThrows(TimeoutException.class,
-                    () -> m.awaitTopic("jfr-missing", MetadataClient.ANY_PARTITION, Deadline.after(1_500)));
+                    () -> m.awaitTopic("jfr-missing", MetadataClient.ANY_PARTITION, m.newDeadline(Duration.ofMillis(1_500))));
 
             PartitionMetadata p = m.fetch().topic("jfr-orders").partition(0);
             m.onLeaderHint("jfr-orders", 0, p.leaderId(), p.leaderEpoch() + 1, null); // a produce response's hint

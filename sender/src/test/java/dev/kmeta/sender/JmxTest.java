@@ -150,7 +150,7 @@ class JmxTest {
             assertEquals(0, bean.getSubscribedTopics());
             assertEquals(-1.0, bean.topicAgeSeconds("jmx-grow"));
 
-            m.awaitTopic("jmx-grow", Deadline.after(10_000));
+            m.awaitTopic("jmx-grow", m.newDeadline(Duration.ofSeconds(10)));
             int v1 = bean.getVersion();
             assertEquals(1, bean.getSubscribedTopics());
             assertEquals(Set.of("jmx-grow"), bean.getTopicAgesSeconds().keySet());
@@ -160,7 +160,7 @@ class JmxTest {
             double topicAgeBefore = awaitAgeOver(() -> bean.topicAgeSeconds("jmx-grow"));
             double metadataAgeBefore = bean.getMetadataAgeSeconds();
             cluster.addPartitions("jmx-grow", 3);
-            Cluster c = m.awaitTopic("jmx-grow", 2, Deadline.after(10_000));
+            Cluster c = m.awaitTopic("jmx-grow", 2, m.newDeadline(Duration.ofSeconds(10)));
             assertEquals(3, c.partitionCount("jmx-grow"));
             assertTrue(bean.getVersion() > v1, "version grew");
             assertTrue(bean.topicAgeSeconds("jmx-grow") < topicAgeBefore, "topic age reset");
@@ -169,12 +169,12 @@ class JmxTest {
             // A full refresh resets the metadata age (kafka-clients' metadata-age) and every topic's age.
             double metadataAgeNow = awaitAgeOver(bean::getMetadataAgeSeconds);
             int v2 = m.requestUpdate();
-            m.awaitUpdate(v2, 10_000);
+            m.awaitUpdate(v2, m.newDeadline(Duration.ofSeconds(10)));
             assertTrue(bean.getMetadataAgeSeconds() < metadataAgeNow, "metadata age reset by the full refresh");
             assertTrue(bean.getVersion() > v2);
 
             cluster.createTopic("jmx-new", 2, 1);
-            m.awaitTopic("jmx-new", Deadline.after(10_000));
+            m.awaitTopic("jmx-new", m.newDeadline(Duration.ofSeconds(10)));
             assertEquals(2, bean.getSubscribedTopics());
             assertEquals(Set.of("jmx-grow", "jmx-new"), bean.getTopicAgesSeconds().keySet());
 
@@ -201,7 +201,7 @@ class JmxTest {
         try (KafkaMetadata m = KafkaMetadata.create(props("jmx-timeout"))) {
             KafkaMetadataMXBean bean = proxy(m.mbeanName());
             CompletableFuture<Cluster> wait = ItSupport.onNewThread("jmx-missing",
-                    () -> m.awaitTopic("jmx-missing", Deadline.after(2_000)));
+                    () -> m.awaitTopic("jmx-missing", m.newDeadline(Duration.ofSeconds(2))));
             await().atMost(WAIT).until(() -> bean.getWaitersNow() == 1 || wait.isDone());
             assertFalse(wait.isDone(), "still waiting while seen");
             assertEquals(1, bean.getSubscribedTopics(), "a missing topic waited for is subscribed");
@@ -252,7 +252,7 @@ class JmxTest {
         cluster.createTopic("jmx-hint", 1, 1);
         try (KafkaMetadata m = KafkaMetadata.create(props("jmx-hint"))) {
             KafkaMetadataMXBean bean = proxy(m.mbeanName());
-            PartitionMetadata p = m.awaitTopic("jmx-hint", 0, Deadline.after(10_000)).partition("jmx-hint", 0);
+            PartitionMetadata p = m.awaitTopic("jmx-hint", 0, m.newDeadline(Duration.ofSeconds(10))).partition("jmx-hint", 0);
             assertEquals(0, bean.getLeaderHintsApplied());
 
             m.onLeaderHint("jmx-hint", 0, p.leaderId(), p.leaderEpoch() + 1, null);
@@ -261,7 +261,7 @@ class JmxTest {
             // The broker still says the older epoch: the next answer's partition is rejected as stale (KIP-320).
             assertEquals(0, bean.getStaleEpochsRejected());
             int v = m.requestUpdate();
-            m.awaitUpdate(v, 10_000);
+            m.awaitUpdate(v, m.newDeadline(Duration.ofSeconds(10)));
             assertTrue(bean.getStaleEpochsRejected() >= 1, "stale epochs: " + bean.getStaleEpochsRejected());
         }
     }

@@ -80,7 +80,7 @@ class LaggingBrokerTest {
         props.put("max.block.ms", 1_000);
         try (KafkaMetadata metadata = KafkaMetadata.create(props)) {
             onlyReachable(0);
-            metadata.awaitTopic(topic, MetadataClient.ANY_PARTITION, Deadline.after(30_000)); // seen on broker 0
+            metadata.awaitTopic(topic, MetadataClient.ANY_PARTITION, metadata.newDeadline(Duration.ofSeconds(30))); // seen on broker 0
             assertTrue(metadata.fetch().nodes().stream().anyMatch(n -> n.id() == LAGGING),
                     "broker 2 still listed (not fenced): " + metadata.fetch().nodes());
 
@@ -96,7 +96,7 @@ class LaggingBrokerTest {
             assertTrue(e.getMessage().contains("still propagating"), e.getMessage());
 
             onlyReachable(0); // broker 0 shows it again, broker 2 calls it unknown again: the brokers disagree
-            metadata.awaitTopic(topic, MetadataClient.ANY_PARTITION, Deadline.after(30_000));
+            metadata.awaitTopic(topic, MetadataClient.ANY_PARTITION, metadata.newDeadline(Duration.ofSeconds(30)));
             onlyReachable(LAGGING);
             metadata.invalidate(topic, 0);
             await().atMost(Duration.ofSeconds(30)).until(() -> metadata.fetch().topic(topic) == null);
@@ -106,7 +106,7 @@ class LaggingBrokerTest {
             assertEquals(Diagnosis.Cause.TOPIC_PROPAGATING, disagree.cause(), disagree.message());
             assertTrue(disagree.seen().contains("the brokers disagree"), disagree.seen());
 
-            Deadline deadline = Deadline.after(60_000);
+            Deadline deadline = metadata.newDeadline(Duration.ofSeconds(60));
             CompletableFuture<Cluster> wait = onNewThread("await-" + topic,
                     () -> metadata.awaitTopic(topic, MetadataClient.ANY_PARTITION, deadline));
             long answers = metadata.stats().responsesApplied();

@@ -25,6 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import java.time.Duration;
 
 /**
  * The soak's open question (bench/results/reliability-runs.md, "Last results"): are the first waits of a
@@ -208,13 +209,13 @@ class LateWaitFreshInstanceTest {
     private static Outcome timedOut(KafkaMetadata m, String topic, long budgetMs) {
         long beginNs = System.nanoTime();
         KafkaMetadataTimeoutException e = assertThrows(KafkaMetadataTimeoutException.class,
-                () -> m.awaitTopic(topic, 0, Deadline.after(budgetMs)));
+                () -> m.awaitTopic(topic, 0, m.newDeadline(Duration.ofMillis(budgetMs))));
         long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - beginNs);
         return new Outcome(budgetMs, elapsedMs, e.diagnosis().cause(), e.getMessage());
     }
 
     private static long timedWait(KafkaMetadata m, String topic, long budgetMs) {
-        m.awaitTopic(topic, Deadline.after(budgetMs));
+        m.awaitTopic(topic, m.newDeadline(Duration.ofMillis(budgetMs)));
         return budgetMs;
     }
 

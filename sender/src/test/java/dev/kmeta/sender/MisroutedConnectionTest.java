@@ -91,7 +91,7 @@ class MisroutedConnectionTest {
         InetSocketAddress bBroker = B.cluster().brokerAddress(B.cluster().brokerIds().get(0));
         boot = FaultProxy.to(a.brokerAddress(survivor));
         try (KafkaMetadata m = KafkaMetadata.builder(props(boot.address())).build()) {
-            assertEquals(victim, m.awaitLeader("misrouted-b", 0, Deadline.after(30_000)).id());
+            assertEquals(victim, m.awaitLeader("misrouted-b", 0, m.newDeadline(Duration.ofSeconds(30))).id());
             awaitConnected(m, victim);
             assertEquals(0, m.stats().misroutedConnections());
             long rebootstrapsBefore = m.stats().rebootstraps();
@@ -114,7 +114,7 @@ class MisroutedConnectionTest {
             boot.refuse().resetAll();
             a.proxy(survivor).refuse().resetAll();
             KafkaMetadataTimeoutException e = assertThrows(KafkaMetadataTimeoutException.class,
-                    () -> m.awaitTopic("unseen-b", Deadline.after(3_000)));
+                    () -> m.awaitTopic("unseen-b", m.newDeadline(Duration.ofSeconds(3))));
             assertEquals(Diagnosis.Cause.MISROUTED_CONNECTION, e.diagnosis().cause(), e.getMessage());
             ItSupport.report("other cluster: %s; %s", e.getMessage(), m.stats());
             assertTrue(e.getMessage().contains("broker " + victim + "'s address " + a.proxy(victim).address()
@@ -125,7 +125,7 @@ class MisroutedConnectionTest {
             a.proxy(survivor).pass();
             InetSocketAddress direct = a.brokerAddress(victim);
             a.proxy(victim).retarget(direct.getHostString(), direct.getPort());
-            assertEquals(1, m.awaitTopic("unseen-b", Deadline.after(30_000)).partitionCount("unseen-b"));
+            assertEquals(1, m.awaitTopic("unseen-b", m.newDeadline(Duration.ofSeconds(30))).partitionCount("unseen-b"));
             await().atMost(Duration.ofSeconds(30)).until(() -> m.diagnose("misrouted-b", 0) == null);
         }
     }
@@ -140,7 +140,7 @@ class MisroutedConnectionTest {
         Map<String, Object> props = props(boot.address());
         props.put("metadata.cluster.check.enable", false);
         try (KafkaMetadata m = KafkaMetadata.builder(props).build()) {
-            assertEquals(victim, m.awaitLeader("unchecked", 0, Deadline.after(30_000)).id());
+            assertEquals(victim, m.awaitLeader("unchecked", 0, m.newDeadline(Duration.ofSeconds(30))).id());
             awaitConnected(m, victim);
             ConnectionEvidence.Record r = m.evidence().get(String.valueOf(victim));
             long connectedBefore = r.lastConnectedMs();
@@ -163,7 +163,7 @@ class MisroutedConnectionTest {
         int survivor = other(victim);
         boot = FaultProxy.to(a.brokerAddress(survivor));
         try (KafkaMetadata m = KafkaMetadata.builder(props(boot.address())).build()) {
-            assertEquals(victim, m.awaitLeader("misrouted-a", 0, Deadline.after(30_000)).id());
+            assertEquals(victim, m.awaitLeader("misrouted-a", 0, m.newDeadline(Duration.ofSeconds(30))).id());
             awaitConnected(m, victim);
             long rebootstrapsBefore = m.stats().rebootstraps();
 
@@ -179,7 +179,7 @@ class MisroutedConnectionTest {
 
             // Metadata still flows (the bootstrap and the survivor answer): a new topic is found meanwhile.
             a.createTopic("meanwhile-a", 1, 1);
-            assertEquals(1, m.awaitTopic("meanwhile-a", Deadline.after(30_000)).partitionCount("meanwhile-a"));
+            assertEquals(1, m.awaitTopic("meanwhile-a", m.newDeadline(Duration.ofSeconds(30))).partitionCount("meanwhile-a"));
 
             InetSocketAddress direct = a.brokerAddress(victim);
             a.proxy(victim).retarget(direct.getHostString(), direct.getPort());

@@ -131,7 +131,7 @@ class MultiBrokerBackoffTest {
                 }
                 while (!over.get()) {
                     try {
-                        m.awaitTopic(topic, partition, Deadline.after(CALL_BUDGET_MS));
+                        m.awaitTopic(topic, partition, m.newDeadline(Duration.ofMillis(CALL_BUDGET_MS)));
                         unexpected.putIfAbsent("returned", new AssertionError(topic + "-" + partition + " was found"));
                         return;
                     } catch (TimeoutException e) {
@@ -185,7 +185,7 @@ class MultiBrokerBackoffTest {
         cluster.createTopic(topic, recreated ? 6 : 3, 3);
         try (KafkaMetadata m = KafkaMetadata.create(props("backoff-" + threads))) {
             assertEquals(recreated ? 6 : 3, m.awaitTopic(topic, MetadataClient.ANY_PARTITION,
-                    Deadline.after(30_000)).partitionCount(topic));
+                    m.newDeadline(Duration.ofSeconds(30))).partitionCount(topic));
             if (recreated) {
                 cluster.deleteTopic(topic);
                 cluster.createTopic(topic, 3, 3);
@@ -232,7 +232,7 @@ class MultiBrokerBackoffTest {
         cluster.createTopic(topic, 3, 1);
         int victim = cluster.leader(topic, 0);
         try (KafkaMetadata m = KafkaMetadata.create(props("backoff-leaderless"))) {
-            assertEquals(3, m.awaitTopic(topic, MetadataClient.ANY_PARTITION, Deadline.after(30_000))
+            assertEquals(3, m.awaitTopic(topic, MetadataClient.ANY_PARTITION, m.newDeadline(Duration.ofSeconds(30)))
                     .partitionCount(topic));
             cluster.stopBroker(victim);
             try {

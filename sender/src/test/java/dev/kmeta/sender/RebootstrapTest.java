@@ -57,7 +57,7 @@ class RebootstrapTest {
         props.put("reconnect.backoff.ms", 50);
         props.put("reconnect.backoff.max.ms", 200);
         try (KafkaMetadata m = KafkaMetadata.builder(props).hostResolver(dns).build()) {
-            assertEquals(2, m.awaitTopic("reboot", Deadline.after(30_000)).partitionCount("reboot"));
+            assertEquals(2, m.awaitTopic("reboot", m.newDeadline(Duration.ofSeconds(30))).partitionCount("reboot"));
             assertEquals(cluster.proxy(brokerId).port(), m.fetch().node(brokerId).port(), "learned: the proxy");
             int resolutionsBefore = bootResolutions.get();
             // The first answer always comes from the bootstrap address, and the sender records an answer before it
@@ -80,7 +80,7 @@ class RebootstrapTest {
             // back on the learned broker once its address works again
             var viaBootstrap = m.evidence().get("-1").answers();
             await().atMost(Duration.ofSeconds(20)).until(() -> {
-                m.awaitUpdate(m.requestUpdate(), 5_000);
+                m.awaitUpdate(m.requestUpdate(), m.newDeadline(Duration.ofSeconds(5)));
                 var learned = m.evidence().get(String.valueOf(brokerId));
                 return learned != null && learned.answers() > 0;
             });

@@ -120,7 +120,7 @@ class SecurityTest {
     @Test
     void fetchesMetadataOverSaslSsl() throws Exception {
         try (KafkaMetadata m = KafkaMetadata.create(good())) {
-            Deadline deadline = Deadline.after(30_000);
+            Deadline deadline = m.newDeadline(Duration.ofSeconds(30));
             Cluster c = m.awaitTopic(TOPIC, deadline);
             assertFalse(deadline.isExpired());
             TopicDescription d = kafka.admin().describeTopics(List.of(TOPIC)).allTopicNames().get().get(TOPIC);
@@ -146,7 +146,7 @@ class SecurityTest {
                 kafka.clientProperties(ClientSecurity.PLAIN, PLAIN_USER, PLAIN_PASSWORD));
         assertEquals("PLAIN", p.get("sasl.mechanism"));
         try (KafkaMetadata m = KafkaMetadata.create(p)) {
-            Cluster c = m.awaitTopic(TOPIC, Deadline.after(30_000));
+            Cluster c = m.awaitTopic(TOPIC, m.newDeadline(Duration.ofSeconds(30)));
             assertEquals(3, c.partitionCount(TOPIC));
             assertEquals(kafka.leader(TOPIC, 0), c.leader(TOPIC, 0).id());
             assertEquals(kafka.clusterId(), c.clusterId());
@@ -264,7 +264,7 @@ class SecurityTest {
                 Throwable[] error = new Throwable[1];
                 errors.add(error);
                 waits.add(pool.submit(() -> {
-                    Deadline deadline = Deadline.after(BUDGET_MS);
+                    Deadline deadline = m.newDeadline(Duration.ofMillis(BUDGET_MS));
                     try {
                         m.awaitTopic(topic, deadline);
                     } catch (RuntimeException e) {
@@ -309,7 +309,7 @@ class SecurityTest {
 
             long before = System.nanoTime();
             MetadataFatalException later = assertInstanceOf(MetadataFatalException.class, assertThrows(
-                    AuthenticationException.class, () -> m.awaitTopic(topic, Deadline.after(BUDGET_MS))).getCause());
+                    AuthenticationException.class, () -> m.awaitTopic(topic, m.newDeadline(Duration.ofMillis(BUDGET_MS)))).getCause());
             assertNamesTheProblem(later, expectedCause, detail);
             assertTrue(System.nanoTime() - before < TimeUnit.SECONDS.toNanos(1), "a later wait fails at once");
 
@@ -368,7 +368,7 @@ class SecurityTest {
         try (LogCapture logs = LogCapture.at("trace", "dev.kmeta", "org.apache.kafka", "kafka")) {
             for (Map<String, Object> p : List.of(good(), props(kafka.bootstrapServers(), plain))) {
                 try (KafkaMetadata m = KafkaMetadata.create(p)) {
-                    assertEquals(3, m.awaitTopic(TOPIC, Deadline.after(30_000)).partitionCount(TOPIC));
+                    assertEquals(3, m.awaitTopic(TOPIC, m.newDeadline(Duration.ofSeconds(30))).partitionCount(TOPIC));
                     String config = m.config().toString();
                     assertTrue(config.contains("sasl.jaas.config=[hidden]"), config);
                     assertTrue(config.contains("ssl.truststore.password=[hidden]"), config);
@@ -385,7 +385,7 @@ class SecurityTest {
                     kafka.clientProperties(ClientSecurity.PLAIN, PLAIN_USER, WRONG_PASSWORD))) {
                 try (KafkaMetadata m = KafkaMetadata.create(props(kafka.bootstrapServers(), security))) {
                     AuthenticationException kafka = assertThrows(AuthenticationException.class,
-                            () -> m.awaitTopic(TOPIC, Deadline.after(30_000)));
+                            () -> m.awaitTopic(TOPIC, m.newDeadline(Duration.ofSeconds(30))));
                     MetadataFatalException e = assertInstanceOf(MetadataFatalException.class, kafka.getCause());
                     for (Throwable t = kafka; t != null; t = t.getCause()) {
                         texts.add(t.toString());

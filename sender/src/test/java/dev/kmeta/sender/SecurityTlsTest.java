@@ -30,6 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import java.time.Duration;
 
 /**
  * kmeta over TLS without SASL, against three real single-broker clusters started side by side, whose CLIENT
@@ -97,7 +98,7 @@ class SecurityTlsTest {
 
     private static void assertFetches(KafkaCluster kafka, Map<String, Object> security) throws Exception {
         try (KafkaMetadata m = KafkaMetadata.create(props(kafka.bootstrapServers(), security))) {
-            Deadline deadline = Deadline.after(30_000);
+            Deadline deadline = m.newDeadline(Duration.ofSeconds(30));
             Cluster c = m.awaitTopic(TOPIC, deadline);
             assertEquals(2, c.partitionCount(TOPIC));
             for (int p = 0; p < 2; p++) {
@@ -168,7 +169,7 @@ class SecurityTlsTest {
         try (LogCapture logs = LogCapture.at("trace", "dev.kmeta", "org.apache.kafka", "kafka")) {
             try (KafkaMetadata m = KafkaMetadata.create(props(mutual.bootstrapServers(),
                     mutual.clientSecurity().clientProperties()))) {
-                assertEquals(2, m.awaitTopic(TOPIC, Deadline.after(30_000)).partitionCount(TOPIC));
+                assertEquals(2, m.awaitTopic(TOPIC, m.newDeadline(Duration.ofSeconds(30))).partitionCount(TOPIC));
                 texts.add(m.config().toString());
                 texts.add(m.toString());
                 m.evidence().records().forEach(r -> texts.add(r.toString()));
@@ -178,7 +179,7 @@ class SecurityTlsTest {
             for (Map<String, Object> security : failing) {
                 try (KafkaMetadata m = KafkaMetadata.create(props(mutual.bootstrapServers(), security))) {
                     MetadataFatalException e = assertInstanceOf(MetadataFatalException.class, assertThrows(
-                            SslAuthenticationException.class, () -> m.awaitTopic(TOPIC, Deadline.after(30_000))).getCause());
+                            SslAuthenticationException.class, () -> m.awaitTopic(TOPIC, m.newDeadline(Duration.ofSeconds(30)))).getCause());
                     addChain(texts, e);
                     texts.add(String.valueOf(e.diagnosis()));
                     texts.add(m.config().toString());
@@ -188,7 +189,7 @@ class SecurityTlsTest {
             try (KafkaMetadata m = KafkaMetadata.create(props(expired.bootstrapServers(),
                     expired.clientSecurity().clientProperties()))) {
                 addChain(texts, assertThrows(SslAuthenticationException.class,
-                        () -> m.awaitTopic(TOPIC, Deadline.after(30_000))));
+                        () -> m.awaitTopic(TOPIC, m.newDeadline(Duration.ofSeconds(30)))));
             }
             // A key store whose password is wrong: kafka-clients refuses it when the client is made.
             Map<String, Object> wrongStorePassword = withKeystore(mutual, certs.clientKeystore());

@@ -54,7 +54,7 @@ class SingleBrokerTest {
         KafkaCluster cluster = KAFKA.cluster();
         cluster.createTopic("first", 4, 1);
         try (KafkaMetadata m = KafkaMetadata.create(props(cluster.bootstrapServers()))) {
-            Cluster c = m.awaitTopic("first", Deadline.after(30_000));
+            Cluster c = m.awaitTopic("first", m.newDeadline(Duration.ofSeconds(30)));
             TopicDescription d = cluster.admin().describeTopics(List.of("first")).allTopicNames().get().get("first");
             assertEquals(d.partitions().size(), c.partitionCount("first"));
             for (var p : d.partitions()) {
@@ -84,14 +84,14 @@ class SingleBrokerTest {
     @Test
     void anInterruptEndsAWaitAtOnceAsKafkasInterruptException() throws Exception {
         try (KafkaMetadata m = KafkaMetadata.create(props(KAFKA.cluster().bootstrapServers()))) {
-            m.awaitUpdate(m.requestUpdate(), 30_000);
+            m.awaitUpdate(m.requestUpdate(), m.newDeadline(Duration.ofSeconds(30)));
             List<Long> latenciesUs = new ArrayList<>();
             for (int round = 0; round < 5; round++) {
                 String topic = "never-interrupted-" + round;
-                latenciesUs.add(interruptedAfterUs(m, () -> m.awaitTopic(topic, Deadline.after(30_000))));
+                latenciesUs.add(interruptedAfterUs(m, () -> m.awaitTopic(topic, m.newDeadline(Duration.ofSeconds(30)))));
                 assertTrue(m.fetch().topic(topic) == null && m.stats().waitersNow() == 0);
                 latenciesUs.add(interruptedAfterUs(m, () -> {
-                    m.awaitUpdate(Integer.MAX_VALUE - 1, 30_000);
+                    m.awaitUpdate(Integer.MAX_VALUE - 1, m.newDeadline(Duration.ofSeconds(30)));
                     return null;
                 }));
             }
@@ -136,7 +136,7 @@ class SingleBrokerTest {
     void topicCreatedAfterTheWaitStartedIsFoundWithinTheBudget() throws Exception {
         KafkaCluster cluster = KAFKA.cluster();
         try (KafkaMetadata m = KafkaMetadata.create(props(cluster.bootstrapServers()))) {
-            Deadline deadline = Deadline.after(30_000);
+            Deadline deadline = m.newDeadline(Duration.ofSeconds(30));
             CompletableFuture<Cluster> wait = CompletableFuture.supplyAsync(() -> m.awaitTopic("late", deadline));
             await().atMost(Duration.ofSeconds(10)).until(() -> m.stats().requestsSent() >= 2);
             assertFalse(wait.isDone());
@@ -151,9 +151,9 @@ class SingleBrokerTest {
         KafkaCluster cluster = KAFKA.cluster();
         cluster.createTopic("grows", 2, 1);
         try (KafkaMetadata m = KafkaMetadata.create(props(cluster.bootstrapServers()))) {
-            assertEquals(2, m.awaitTopic("grows", Deadline.after(30_000)).partitionCount("grows"));
+            assertEquals(2, m.awaitTopic("grows", m.newDeadline(Duration.ofSeconds(30))).partitionCount("grows"));
             CompletableFuture<Cluster> wait = CompletableFuture.supplyAsync(
-                    () -> m.awaitTopic("grows", 4, Deadline.after(30_000)));
+                    () -> m.awaitTopic("grows", 4, m.newDeadline(Duration.ofSeconds(30))));
             await().atMost(Duration.ofSeconds(10)).until(() -> m.stats().waitersNow() == 1);
             cluster.addPartitions("grows", 5);
             Cluster c = wait.get(30, TimeUnit.SECONDS);
@@ -175,7 +175,7 @@ class SingleBrokerTest {
         try (KafkaMetadata m = KafkaMetadata.create(p)) {
             long start = System.nanoTime();
             KafkaMetadataTimeoutException e = assertThrows(KafkaMetadataTimeoutException.class,
-                    () -> m.awaitTopic("any", Deadline.after(1_000)));
+                    () -> m.awaitTopic("any", m.newDeadline(Duration.ofSeconds(1))));
             long tookMs = (System.nanoTime() - start) / 1_000_000;
             assertTrue(tookMs >= 990 && tookMs < 1_000 + 1_000, "took " + tookMs + " ms");
             ConnectionEvidence.Record r = m.evidence().get("-1");
@@ -205,11 +205,11 @@ class SingleBrokerTest {
             return InetAddress.getAllByName(host);
         };
         try (KafkaMetadata m = KafkaMetadata.builder(props("kafka.fake.test:" + port)).hostResolver(hook).build()) {
-            assertEquals(1, m.awaitTopic("dns", Deadline.after(30_000)).partitionCount("dns"));
+            assertEquals(1, m.awaitTopic("dns", m.newDeadline(Duration.ofSeconds(30))).partitionCount("dns"));
         }
         try (KafkaMetadata m = KafkaMetadata.builder(props("nowhere.test:" + port)).hostResolver(hook).build()) {
             KafkaMetadataTimeoutException e = assertThrows(KafkaMetadataTimeoutException.class,
-                    () -> m.awaitTopic("dns", Deadline.after(1_000)));
+                    () -> m.awaitTopic("dns", m.newDeadline(Duration.ofSeconds(1))));
             assertEquals(ConnectionEvidence.Problem.DNS, m.evidence().get("-1").lastProblem(), e.getMessage());
             assertEquals(dev.kmeta.metadata.Diagnosis.Cause.BOOTSTRAP_DNS, e.diagnosis().cause(), e.getMessage());
             assertTrue(e.getMessage().contains("nowhere.test"), e.getMessage());
@@ -223,7 +223,7 @@ class SingleBrokerTest {
         List<CompletableFuture<Cluster>> waits = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             String topic = "never-" + i;
-            waits.add(CompletableFuture.supplyAsync(() -> m.awaitTopic(topic, Deadline.after(60_000))));
+            waits.add(CompletableFuture.supplyAsync(() -> m.awaitTopic(topic, m.newDeadline(Duration.ofSeconds(60)))));
         }
         await().atMost(Duration.ofSeconds(10)).until(() -> m.stats().waitersNow() == 10);
         long start = System.nanoTime();

@@ -38,6 +38,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import java.time.Duration;
 
 /**
  * A lookup storm: 200 threads asking, in a loop, for a topic that does not exist (each wait with a 500 ms budget) for
@@ -148,7 +149,7 @@ class StormTest {
             }
             long s = System.nanoTime();
             try {
-                handles.get(0).awaitTopic(BYSTANDER, Deadline.after(10_000));
+                handles.get(0).awaitTopic(BYSTANDER, handles.get(0).newDeadline(Duration.ofSeconds(10)));
                 storm.bystanderMs.add(millisSince(s));
             } catch (RuntimeException e) {
                 storm.unexpected.putIfAbsent("bystander", e);
@@ -168,7 +169,7 @@ class StormTest {
                     while (System.nanoTime() < endNanos) {
                         long s = System.nanoTime();
                         try {
-                            handle.awaitTopic(MISSING, Deadline.after(CALL_BUDGET_MS));
+                            handle.awaitTopic(MISSING, handle.newDeadline(Duration.ofMillis(CALL_BUDGET_MS)));
                             storm.unexpected.put("returned", new AssertionError("a missing topic was found"));
                         } catch (TimeoutException e) {
                             storm.timeouts.incrementAndGet();
@@ -281,18 +282,18 @@ class StormTest {
             assertNotEquals(RefreshState.CLOSED, last.state());
             assertEquals(RefreshState.CLOSED, handles.get(0).state());
             assertInstanceOf(MetadataClosedException.class, assertThrows(KafkaException.class,
-                    () -> handles.get(0).awaitTopic(MISSING, Deadline.after(100))).getCause());
+                    () -> handles.get(0).awaitTopic(MISSING, handles.get(0).newDeadline(Duration.ofMillis(100)))).getCause());
             KAFKA.cluster().createTopic("shared-alive", 2, 1);
-            assertEquals(2, last.awaitTopic("shared-alive", Deadline.after(30_000)).partitionCount("shared-alive"));
+            assertEquals(2, last.awaitTopic("shared-alive", last.newDeadline(Duration.ofSeconds(30))).partitionCount("shared-alive"));
             int v = last.requestUpdate();
-            last.awaitUpdate(v, 10_000);
+            last.awaitUpdate(v, last.newDeadline(Duration.ofSeconds(10)));
 
             last.close();
             assertFalse(senderThreadAlive(senderId), "the last close stops the sender: " + kmetaThreads());
             assertEquals(List.of(), kmetaThreads());
             try (KafkaMetadata fresh = KafkaMetadata.shared(props("producer-late"))) {
                 assertFalse(Handles.sameInstance(fresh, last), "a closed instance is never handed out again");
-                assertEquals(2, fresh.awaitTopic("shared-alive", Deadline.after(30_000))
+                assertEquals(2, fresh.awaitTopic("shared-alive", fresh.newDeadline(Duration.ofSeconds(30)))
                         .partitionCount("shared-alive"));
             }
             assertEquals(List.of(), kmetaThreads());

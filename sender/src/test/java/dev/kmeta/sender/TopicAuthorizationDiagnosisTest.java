@@ -71,12 +71,12 @@ class TopicAuthorizationDiagnosisTest {
     @Test
     void aTopicWithoutDescribeAclFailsAtOnceAsNotAuthorized() {
         try (KafkaMetadata m = KafkaMetadata.create(props())) {
-            assertEquals(2, m.awaitTopic("allowed", Deadline.after(BUDGET_MS)).partitionCount("allowed"),
+            assertEquals(2, m.awaitTopic("allowed", m.newDeadline(Duration.ofMillis(BUDGET_MS))).partitionCount("allowed"),
                     "the user, its password and the listener work: only the ACL differs");
 
             long start = System.nanoTime();
             TopicAuthorizationException kafka = assertThrows(TopicAuthorizationException.class,
-                    () -> m.awaitTopic("forbidden", Deadline.after(BUDGET_MS)));
+                    () -> m.awaitTopic("forbidden", m.newDeadline(Duration.ofMillis(BUDGET_MS))));
             assertEquals(Set.of("forbidden"), kafka.unauthorizedTopics());
             TopicException e = assertInstanceOf(TopicException.class, kafka.getCause());
             long tookMs = millisSince(start);
@@ -94,9 +94,9 @@ class TopicAuthorizationDiagnosisTest {
 
             // A later wait fails at once too, and the allowed topic is still served from the same client.
             long again = System.nanoTime();
-            assertThrows(TopicAuthorizationException.class, () -> m.awaitTopic("forbidden", 1, Deadline.after(BUDGET_MS)));
+            assertThrows(TopicAuthorizationException.class, () -> m.awaitTopic("forbidden", 1, m.newDeadline(Duration.ofMillis(BUDGET_MS))));
             assertTrue(millisSince(again) < 1_000, "a later wait fails at once");
-            assertEquals(2, m.awaitTopic("allowed", 1, Deadline.after(BUDGET_MS)).partitionCount("allowed"));
+            assertEquals(2, m.awaitTopic("allowed", 1, m.newDeadline(Duration.ofMillis(BUDGET_MS))).partitionCount("allowed"));
         }
     }
 }

@@ -88,7 +88,7 @@ class WarmUpTest {
     void aPrefetchOfTwentyTopicsIsOneMetadataRequest() {
         try (KafkaMetadata metadata = started(props())) {
             MetadataStats before = metadata.stats();
-            PrefetchResult result = metadata.prefetch(warmTopics(), Duration.ofSeconds(30));
+            PrefetchResult result = metadata.prefetch(warmTopics(), metadata.newDeadline(Duration.ofSeconds(30)));
             MetadataStats delta = metadata.stats().minus(before);
 
             assertTrue(result.complete(), result.toString());
@@ -109,7 +109,7 @@ class WarmUpTest {
     void aTopicThatDoesNotExistComesBackDiagnosedAtTheBudget() {
         try (KafkaMetadata metadata = started(props())) {
             PrefetchResult result = metadata.prefetch(List.of("warm-0", "no-such-topic", "warm-1"),
-                    Duration.ofMillis(1_000));
+                    metadata.newDeadline(Duration.ofSeconds(1)));
 
             assertEquals(List.of("warm-0", "warm-1"), result.fetched());
             Diagnosis d = result.missing().get("no-such-topic");
@@ -126,7 +126,7 @@ class WarmUpTest {
             CompletableFuture<Thread> waiter = new CompletableFuture<>();
             CompletableFuture<PrefetchResult> interrupted = onNewThread("prefetch-interrupted", () -> {
                 waiter.complete(Thread.currentThread());
-                return metadata.prefetch(List.of("never-1", "never-2"), Duration.ofSeconds(60));
+                return metadata.prefetch(List.of("never-1", "never-2"), metadata.newDeadline(Duration.ofSeconds(60)));
             });
             await().atMost(SOON).until(() -> metadata.stats().waitersNow() == 1);
             waiter.get().interrupt();
@@ -134,7 +134,7 @@ class WarmUpTest {
             assertInstanceOf(InterruptException.class, e.getCause());
 
             CompletableFuture<PrefetchResult> closed = onNewThread("prefetch-closed",
-                    () -> metadata.prefetch(List.of("never-3"), Duration.ofSeconds(60)));
+                    () -> metadata.prefetch(List.of("never-3"), metadata.newDeadline(Duration.ofSeconds(60))));
             await().atMost(SOON).until(() -> metadata.stats().waitersNow() == 1);
             metadata.close();
             e = assertThrows(ExecutionException.class, () -> closed.get(10, TimeUnit.SECONDS));
@@ -167,7 +167,7 @@ class WarmUpTest {
         Map<String, Object> props = props();
         props.put("kmeta.metadata.max.staleness.ms", targetMs);
         try (KafkaMetadata metadata = started(props)) {
-            assertTrue(metadata.prefetch(List.of("warm-6", "warm-7"), Duration.ofSeconds(30)).complete());
+            assertTrue(metadata.prefetch(List.of("warm-6", "warm-7"), metadata.newDeadline(Duration.ofSeconds(30))).complete());
             long startNs = System.nanoTime();
             MetadataStats before = metadata.stats();
             await().atMost(SOON).until(() -> metadata.stats().staleRefreshes() - before.staleRefreshes() >= 4);

@@ -93,6 +93,17 @@ public final class ApiSurface {
         return UnitNames.violations(apiClasses(location(anchor)));
     }
 
+    /** The public (and subclassable protected) classes of the packages the module exports to everyone. */
+    public List<Class<?>> classes() {
+        return apiClasses(location(anchor));
+    }
+
+    /** Whether {@code modifiers} make a member of {@code owner} part of the API (public, or protected in a class one
+     * may extend). */
+    public static boolean isVisible(Class<?> owner, int modifiers) {
+        return visible(owner, modifiers);
+    }
+
     /** One line per leak, e.g. {@code dev.kmeta.sender.KafkaMetadata.counters(): dev.kmeta.metadata.internal.Counters}. */
     public List<String> leaks() {
         Path where = location(anchor);

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
+import java.time.Duration;
 
 /**
  * Opens and closes {@link KafkaMetadata} instances for the whole soak, whatever the faults: each asks for a few topics
@@ -106,7 +107,7 @@ final class Churn implements Runnable {
 
     private static void parkUntilClosed(KafkaMetadata m, CompletableFuture<Long> released) {
         try {
-            m.awaitTopic(NEVER, Deadline.after(PARKED_BUDGET_MS));
+            m.awaitTopic(NEVER, m.newDeadline(Duration.ofMillis(PARKED_BUDGET_MS)));
             released.completeExceptionally(new IllegalStateException(NEVER + " was found"));
         } catch (KafkaMetadataTimeoutException e) {
             released.completeExceptionally(new IllegalStateException("timed out instead of being released", e));

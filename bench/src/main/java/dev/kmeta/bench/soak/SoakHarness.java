@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import java.time.Duration;
 
 /**
  * The soak: a 3-broker testkit cluster with a {@code FaultProxy} in front of each broker, random faults from the fault
@@ -94,7 +95,7 @@ public final class SoakHarness {
             }
             try (KafkaMetadata main = KafkaMetadata.create(props(kafka, "soak-main"))) {
                 for (String topic : topics.existing()) {
-                    main.awaitTopic(topic, Deadline.after(30_000));
+                    main.awaitTopic(topic, main.newDeadline(Duration.ofSeconds(30)));
                 }
                 report.heapStartMb = heapAfterGcMb();
                 faultPhase(kafka, main);
@@ -208,7 +209,7 @@ public final class SoakHarness {
         long begin = System.nanoTime();
         stats.stalls().waiting(begin + TimeUnit.MILLISECONDS.toNanos(budgetMs));
         try {
-            m.awaitTopic(topic, partition, Deadline.after(budgetMs));
+            m.awaitTopic(topic, partition, m.newDeadline(Duration.ofMillis(budgetMs)));
             long end = System.nanoTime();
             stats.record(topic + "-" + partition + ran(ranBefore), begin, budgetMs, end, null, queued(queuedBefore));
             return true;
@@ -270,7 +271,7 @@ public final class SoakHarness {
         for (String topic : names) {
             Cluster c;
             try {
-                c = main.awaitTopic(topic, Deadline.after(2_000));
+                c = main.awaitTopic(topic, main.newDeadline(Duration.ofSeconds(2)));
             } catch (RuntimeException e) {
                 return topic + ": " + e.getMessage();
             }

@@ -15,6 +15,7 @@ import org.apache.kafka.common.errors.TimeoutException;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.time.Duration;
 
 /**
  * The KafkaProducer route's hold on a send whose partition's leader has never accepted a connection from here while
@@ -112,7 +113,7 @@ final class LeaderHold implements SendProtocol.Leaders {
     public TimeoutException hold(String topic, int partition, boolean settle, long sendStartNs)
             throws InterruptedException {
         long leftMs = maxBlockMs - TimeUnit.NANOSECONDS.toMillis(ticker.nanoTime() - sendStartNs);
-        return hold(metadata, topic, partition, Deadline.after(Math.max(0, leftMs), ticker), settle, sendStartNs,
+        return hold(metadata, topic, partition, Deadline.after(Duration.ofMillis(Math.max(0, leftMs)), ticker), settle, sendStartNs,
                 held);
     }
 

@@ -27,6 +27,7 @@ import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import java.time.Duration;
 
 /**
  * What a {@code ProducerMetadata} stand-in does, for every kafka-clients ABI: the thin per-ABI subclass
@@ -450,7 +451,7 @@ public final class ProducerBridge {
 
         @Override
         public void awaitVersion(int version, long timeoutMs) {
-            metadata.awaitUpdate(version, timeoutMs);
+            metadata.awaitUpdate(version, metadata.newDeadline(Duration.ofMillis(timeoutMs)));
         }
     }
 

@@ -7,6 +7,7 @@ import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.TimeoutException;
 
 import java.util.concurrent.atomic.AtomicInteger;
+import java.time.Duration;
 
 /**
  * The KafkaProducer route's send protocol: what a send on a sending thread is doing, and what each stand-in call
@@ -295,7 +296,7 @@ final class SendProtocol {
             }
             String topic = s.requestTopic;
             long sinceRequestMs = (ticker.nanoTime() - s.requestedAtNs) / 1_000_000;
-            Deadline deadline = Deadline.after(Math.max(0, timeoutMs - giveUpEarlyMs - sinceRequestMs), ticker);
+            Deadline deadline = Deadline.after(Duration.ofMillis(Math.max(0, timeoutMs - giveUpEarlyMs - sinceRequestMs)), ticker);
             int count = waits.partitionCount(topic);
             boolean ownSend = s.sendMark == mark && topic.equals(s.sendTopic);
             // Issue 27: a partition the re-created topic lacks fails at once, with the re-creation as its diagnosis.

@@ -44,11 +44,8 @@ final class ApplicationWaits {
     }
 
     /** Until the snapshot's version is past {@code lastVersion}; see {@link MetadataManager#awaitUpdate}. */
-    void awaitUpdate(int lastVersion, long maxBlockMs) {
-        if (maxBlockMs < 0) {
-            throw new IllegalArgumentException("maxBlockMs must be >= 0: " + maxBlockMs);
-        }
-        Deadline deadline = Deadline.after(maxBlockMs, view.ticker());
+    void awaitUpdate(int lastVersion, Deadline deadline) {
+        Objects.requireNonNull(deadline, "deadline");
         long startNs = view.ticker().nanoTime();
         view.counters().waits.increment();
         WaitEvent event = WaitEvent.start();
@@ -60,7 +57,7 @@ final class ApplicationWaits {
                 throwIfUnusable();
                 long remainingNs = deadline.remainingNs();
                 if (remainingNs <= 0) {
-                    throw versionTimeout(lastVersion, maxBlockMs, deadline);
+                    throw versionTimeout(lastVersion, deadline);
                 }
                 if (Thread.currentThread().isInterrupted()) {
                     throw interrupted("a metadata version past " + lastVersion);
@@ -81,7 +78,8 @@ final class ApplicationWaits {
         }
     }
 
-    private MetadataTimeoutException versionTimeout(int lastVersion, long maxBlockMs, Deadline deadline) {
+    private MetadataTimeoutException versionTimeout(int lastVersion, Deadline deadline) {
+        long maxBlockMs = deadline.budgetMs();
         view.counters().waitTimeouts.increment();
         Diagnosis d = view.diagnose(null, ANY_PARTITION, maxBlockMs, null, deadline);
         view.counters().recordTimeout(d.cause());

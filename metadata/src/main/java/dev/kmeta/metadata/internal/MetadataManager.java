@@ -92,8 +92,8 @@ public final class MetadataManager extends ManagerState implements MetadataClien
     }
 
     @Override
-    public void awaitUpdate(int lastVersion, long maxBlockMs) {
-        waits.awaitUpdate(lastVersion, maxBlockMs);
+    public void awaitUpdate(int lastVersion, Deadline deadline) {
+        waits.awaitUpdate(lastVersion, deadline);
     }
 
     @Override

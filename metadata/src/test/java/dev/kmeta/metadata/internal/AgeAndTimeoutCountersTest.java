@@ -20,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import java.time.Duration;
 
 /** The metadata age, the per-topic ages and the timeouts by cause that the MBean reports, on fake time. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -91,7 +92,7 @@ class AgeAndTimeoutCountersTest {
             assertEquals(1, counters.waitTimeouts());
 
             MetadataTimeoutException v = assertThrows(MetadataTimeoutException.class,
-                    () -> h.manager.awaitUpdate(h.manager.fetch().version(), 0));
+                    () -> h.manager.awaitUpdate(h.manager.fetch().version(), h.manager.newDeadline(Duration.ZERO)));
             Map<Diagnosis.Cause, Long> byCause = counters.waitTimeoutsByCause();
             assertEquals(Diagnosis.Cause.values().length, byCause.size(), "every cause, zeros included");
             for (Diagnosis.Cause c : Diagnosis.Cause.values()) {

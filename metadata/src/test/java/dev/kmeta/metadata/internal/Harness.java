@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import java.time.Duration;
 
 /**
  * A manager on fake time, a fake broker, and the test thread playing the sender: {@link #step()} runs one round of
@@ -65,7 +66,7 @@ final class Harness implements AutoCloseable {
     }
 
     Deadline deadline(long ms) {
-        return Deadline.after(ms, ticker);
+        return Deadline.after(Duration.ofMillis(ms), ticker);
     }
 
     /** Starts {@code call} on a new thread and returns once that thread is parked in a wait. */

@@ -14,6 +14,7 @@ import java.util.function.Supplier;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import java.time.Duration;
 
 /**
  * An interrupt ends a wait at once with {@link MetadataInterruptedException}, the interrupt status kept and the
@@ -61,7 +62,7 @@ class InterruptedWaitTest {
             h.step();
             int version = h.manager.requestUpdate();
             Ended ended = interruptWhileWaiting(h, () -> {
-                h.manager.awaitUpdate(version, 60_000);
+                h.manager.awaitUpdate(version, h.manager.newDeadline(Duration.ofSeconds(60)));
                 return null;
             });
             assertInstanceOf(MetadataInterruptedException.class, ended.error);

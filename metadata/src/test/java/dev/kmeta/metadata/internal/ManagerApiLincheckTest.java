@@ -23,6 +23,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.time.Duration;
 
 /**
  * Lincheck model checking of the manager's whole application-facing API at once - {@code fetch}, {@code requestUpdate},
@@ -112,7 +113,7 @@ public class ManagerApiLincheckTest {
 
         private String awaitUpdate(int version, long maxBlockMs) {
             try {
-                manager.awaitUpdate(version, maxBlockMs);
+                manager.awaitUpdate(version, manager.newDeadline(Duration.ofMillis(maxBlockMs)));
                 return "ok";
             } catch (MetadataTimeoutException e) {
                 return "timeout";
@@ -133,7 +134,7 @@ public class ManagerApiLincheckTest {
 
         private String awaitTopic(String topic, int partition, long budgetMs) {
             try {
-                Cluster c = manager.awaitTopic(topic, partition, Deadline.after(budgetMs, ticker));
+                Cluster c = manager.awaitTopic(topic, partition, Deadline.after(Duration.ofMillis(budgetMs), ticker));
                 TopicMetadata t = c.topic(topic);
                 return "v" + c.version() + " " + t.partitionCount() + " partitions"
                         + (partition == MetadataClient.ANY_PARTITION ? "" : ", leader "

@@ -29,6 +29,7 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.time.Duration;
 
 /**
  * Lincheck model checking of the manager: application threads and the one sender run small scenarios; Lincheck
@@ -115,7 +116,7 @@ public class ManagerLincheckTest {
 
         String awaitUpdate(int version) {
             try {
-                manager.awaitUpdate(version, 0);
+                manager.awaitUpdate(version, manager.newDeadline(Duration.ZERO));
                 return "ok";
             } catch (MetadataTimeoutException e) {
                 return "timeout";
@@ -198,14 +199,14 @@ public class ManagerLincheckTest {
 
         @Operation
         public String awaitTopicNow(@Param(name = "topic") int topic) {
-            return w.awaitTopic(name(topic), Deadline.after(0, w.ticker));
+            return w.awaitTopic(name(topic), Deadline.after(Duration.ZERO, w.ticker));
         }
 
         @Operation
         public String awaitTopicShort(@Param(name = "topic") int topic) {
             AtomicLong nanos = new AtomicLong();
             Ticker advancing = () -> nanos.addAndGet(1_000_000L);
-            return w.awaitTopic(name(topic), Deadline.after(3, advancing));
+            return w.awaitTopic(name(topic), Deadline.after(Duration.ofMillis(3), advancing));
         }
 
         @Operation

@@ -28,6 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import java.time.Duration;
 
 /**
  * The manager under load for a few seconds: a real sender thread (answers from a fake broker after a random latency
@@ -160,9 +161,9 @@ class ManagerStressTest {
             late.add(start("late-" + i, () -> {
                 try {
                     if (n % 2 == 0) {
-                        manager.awaitTopic(topic(EXISTING + n), Deadline.after(30_000)); // a missing topic
+                        manager.awaitTopic(topic(EXISTING + n), manager.newDeadline(Duration.ofSeconds(30))); // a missing topic
                     } else {
-                        manager.awaitUpdate(manager.fetch().version() + 1_000, 30_000);
+                        manager.awaitUpdate(manager.fetch().version() + 1_000, manager.newDeadline(Duration.ofSeconds(30)));
                     }
                 } catch (MetadataClosedException expected) {
                     closedSeen.incrementAndGet();
@@ -244,7 +245,7 @@ class ManagerStressTest {
         String what = "awaitTopic(" + topic + ", " + partition + ")";
         long startNs = System.nanoTime();
         try {
-            Cluster c = manager.awaitTopic(topic, partition, Deadline.after(budgetMs));
+            Cluster c = manager.awaitTopic(topic, partition, manager.newDeadline(Duration.ofMillis(budgetMs)));
             seen.waited(what, startNs, budgetMs);
             seen.saw(floor, c);
             assertFalse(denied, "a denied topic was returned");
@@ -271,7 +272,7 @@ class ManagerStressTest {
         String what = "awaitUpdate(" + version + ")";
         long startNs = System.nanoTime();
         try {
-            manager.awaitUpdate(version, budgetMs);
+            manager.awaitUpdate(version, manager.newDeadline(Duration.ofMillis(budgetMs)));
             seen.waited(what, startNs, budgetMs);
             Cluster c = manager.fetch();
             seen.saw(floor, c);

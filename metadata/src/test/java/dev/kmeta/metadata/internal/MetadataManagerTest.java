@@ -30,6 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import java.time.Duration;
 
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class MetadataManagerTest {
@@ -82,7 +83,7 @@ class MetadataManagerTest {
     void cacheHitReturnsAtOnceWithoutARequest() throws Exception {
         try (Harness h = new Harness()) {
             h.broker.topic("orders", 2, 0);
-            h.manager.awaitTopic("orders", Deadline.after(0, h.ticker)); // subscribes; times out at once
+            h.manager.awaitTopic("orders", Deadline.after(Duration.ZERO, h.ticker)); // subscribes; times out at once
         } catch (MetadataTimeoutException expected) {
             // first call with a zero budget: not known yet
         }
@@ -107,7 +108,7 @@ class MetadataManagerTest {
             MetadataTimeoutException e = assertThrows(MetadataTimeoutException.class,
                     () -> h.manager.awaitTopic("missing", h.deadline(0)));
             assertTrue(e.getMessage().contains("Topic missing not present in metadata after 0 ms"), e.getMessage());
-            assertThrows(MetadataTimeoutException.class, () -> h.manager.awaitUpdate(h.manager.fetch().version(), 0));
+            assertThrows(MetadataTimeoutException.class, () -> h.manager.awaitUpdate(h.manager.fetch().version(), h.manager.newDeadline(Duration.ZERO)));
         }
     }
 
@@ -177,7 +178,7 @@ class MetadataManagerTest {
             h.step();
             int v = h.manager.requestUpdate();
             CompletableFuture<Object> f = h.waiting(() -> {
-                h.manager.awaitUpdate(v, 60_000);
+                h.manager.awaitUpdate(v, h.manager.newDeadline(Duration.ofSeconds(60)));
                 return "done";
             });
             h.advance(100);
@@ -187,7 +188,7 @@ class MetadataManagerTest {
             assertTrue(h.manager.fetch().version() > v);
             int v2 = h.manager.fetch().version();
             CompletableFuture<Object> g = h.waiting(() -> {
-                h.manager.awaitUpdate(v2, 1_000);
+                h.manager.awaitUpdate(v2, h.manager.newDeadline(Duration.ofSeconds(1)));
                 return "done";
             });
             h.advance(1_001);
@@ -206,7 +207,7 @@ class MetadataManagerTest {
             }
             int v = h.manager.fetch().version();
             waits.add(h.waiting(() -> {
-                h.manager.awaitUpdate(v, 600_000);
+                h.manager.awaitUpdate(v, h.manager.newDeadline(Duration.ofSeconds(600)));
                 return null;
             }));
             h.manager.close();
@@ -724,7 +725,7 @@ class MetadataManagerTest {
         try (Harness h = new Harness()) {
             assertThrows(IllegalArgumentException.class, () -> h.manager.awaitTopic("t", -2, h.deadline(10)));
             assertThrows(NullPointerException.class, () -> h.manager.awaitTopic(null, h.deadline(10)));
-            assertThrows(IllegalArgumentException.class, () -> h.manager.awaitUpdate(0, -1));
+            assertThrows(IllegalArgumentException.class, () -> h.manager.awaitUpdate(0, h.manager.newDeadline(Duration.ofMillis(-1))));
             assertEquals(MetadataClient.ANY_PARTITION, -1);
         }
     }

@@ -20,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import java.time.Duration;
 
 /**
  * The lookup storm (Pulsar's lesson): 200 threads, each waiting again and again with a short budget for a topic that
@@ -83,7 +84,7 @@ class StormTest {
                 try {
                     while (!over.get()) {
                         try {
-                            manager.awaitTopic("missing", Deadline.after(BUDGET_MS, ticker));
+                            manager.awaitTopic("missing", Deadline.after(Duration.ofMillis(BUDGET_MS), ticker));
                             throw new AssertionError("a topic the broker does not have was returned");
                         } catch (MetadataTimeoutException expected) {
                             timeouts.incrementAndGet();

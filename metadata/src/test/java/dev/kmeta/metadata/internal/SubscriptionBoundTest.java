@@ -23,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+import java.time.Duration;
 
 /**
  * The Dubbo incident's shape: a registry bug makes an application ask for 10^6 distinct topic names. With the default
@@ -61,7 +62,7 @@ class SubscriptionBoundTest {
         MetadataConfig config = MetadataConfig.from(Map.of("client.id", "dubbo"));
         int cap = config.maxTopics();
         MetadataManager manager = new MetadataManager(config, ticker);
-        Deadline zero = Deadline.after(0, ticker);
+        Deadline zero = Deadline.after(Duration.ZERO, ticker);
         int rejected = 0;
         BitSet requested = new BitSet();
         for (int i = 0; i < NAMES; i++) {
@@ -92,7 +93,7 @@ class SubscriptionBoundTest {
 
         // A rejected name fails fast even with a long budget: it never parks (this thread would hang until @Timeout).
         TooManyTopicsException e = assertThrows(TooManyTopicsException.class,
-                () -> manager.awaitTopic(PREFIX + NAMES, Deadline.after(TimeUnit.HOURS.toMillis(1), ticker)));
+                () -> manager.awaitTopic(PREFIX + NAMES, Deadline.after(Duration.ofMillis(TimeUnit.HOURS.toMillis(1)), ticker)));
         assertMessage(e, PREFIX + NAMES, cap);
 
         long retained = usedAfterGc(memory) - baseline;

@@ -25,6 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import java.time.Duration;
 
 /**
  * No lost wake-up: a waiter with a long budget (10 s) and the sender publishing the answer it waits for (or a thread
@@ -243,7 +244,7 @@ class WakeupRaceTest {
             m.poll(now(m));
             RefreshRequest inFlight = m.beginRefresh(now(m)); // carries t: its answer is what the waiter needs
             assertTrue(inFlight.topics().contains("t"));
-            return new Race(() -> assertEquals(3, m.awaitTopic("t", Deadline.after(BUDGET_MS)).partitionCount("t")),
+            return new Race(() -> assertEquals(3, m.awaitTopic("t", m.newDeadline(Duration.ofMillis(BUDGET_MS))).partitionCount("t")),
                     () -> answer(m, broker, inFlight));
         }).check("awaitTopic vs onResponse");
     }
@@ -257,7 +258,7 @@ class WakeupRaceTest {
             step(m, broker);
             assertFalse(m.fetch().partition("t", 1).hasLeader());
             m.onLeaderHint("t", 1, 2, 6, null); // broker 2 leads at epoch 6: the sender's next poll applies it
-            return new Race(() -> assertEquals(2, m.awaitTopic("t", 1, Deadline.after(BUDGET_MS)).leader("t", 1).id()),
+            return new Race(() -> assertEquals(2, m.awaitTopic("t", 1, m.newDeadline(Duration.ofMillis(BUDGET_MS))).leader("t", 1).id()),
                     () -> m.poll(now(m)));
         }).check("awaitTopic(partition) vs leader hint");
     }
@@ -271,7 +272,7 @@ class WakeupRaceTest {
             m.poll(now(m));
             RefreshRequest inFlight = m.beginRefresh(now(m));
             assertNotNull(inFlight);
-            return new Race(() -> m.awaitUpdate(version, BUDGET_MS), () -> answer(m, broker, inFlight));
+            return new Race(() -> m.awaitUpdate(version, m.newDeadline(Duration.ofMillis(BUDGET_MS))), () -> answer(m, broker, inFlight));
         }).check("awaitUpdate vs onResponse");
     }
 
@@ -282,7 +283,7 @@ class WakeupRaceTest {
             MetadataManager m = manager();
             FakeBroker broker = new FakeBroker();
             step(m, broker);
-            return new Race(() -> m.awaitUpdate(m.requestUpdate(), BUDGET_MS),
+            return new Race(() -> m.awaitUpdate(m.requestUpdate(), m.newDeadline(Duration.ofMillis(BUDGET_MS))),
                     () -> spinUntil(() -> step(m, broker) != null, 1 << 20));
         }).check("requestUpdate + awaitUpdate vs sender rounds");
     }
@@ -293,7 +294,7 @@ class WakeupRaceTest {
             MetadataManager m = manager();
             step(m, new FakeBroker());
             return new Race(() -> assertInstanceOf(MetadataClosedException.class,
-                    thrown(() -> m.awaitTopic("ghost", Deadline.after(BUDGET_MS)))), m::close);
+                    thrown(() -> m.awaitTopic("ghost", m.newDeadline(Duration.ofMillis(BUDGET_MS))))), m::close);
         }).check("awaitTopic vs close");
     }
 
@@ -304,13 +305,13 @@ class WakeupRaceTest {
             step(m, new FakeBroker());
             int version = m.fetch().version();
             return new Race(() -> assertInstanceOf(MetadataClosedException.class,
-                    thrown(() -> m.awaitUpdate(version, BUDGET_MS))), m::close);
+                    thrown(() -> m.awaitUpdate(version, m.newDeadline(Duration.ofMillis(BUDGET_MS))))), m::close);
         }).check("awaitUpdate vs close");
     }
 
     /** Subscribes {@code topic} without waiting (a zero budget times out at once, but the topic is taken). */
     private static void subscribe(MetadataManager m, String topic) {
-        thrown(() -> m.awaitTopic(topic, Deadline.after(0)));
+        thrown(() -> m.awaitTopic(topic, m.newDeadline(Duration.ZERO)));
         assertTrue(m.subscribedTopics().contains(topic));
     }
 

@@ -26,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import java.time.Duration;
 
 /**
  * The bugs {@link HostileResponsesTest} found, each pinned by the shrunk script that showed it, through the real
@@ -76,7 +77,7 @@ class HostileRegressionTest {
         assertNull(next.topic("orders"), "cluster-A's orders under cluster-B");
         assertNull(next.topic(new UUID(1, 1)));
         assertThrows(MetadataTimeoutException.class, () -> manager.awaitTopic("orders", 0,
-                Deadline.after(0, nanos::get)), "a send must not be routed with the old cluster's leaders");
+                Deadline.after(Duration.ZERO, nanos::get)), "a send must not be routed with the old cluster's leaders");
     }
 
     /**
@@ -94,13 +95,13 @@ class HostileRegressionTest {
         Cluster next = answer("cluster-B", topic("orders", new Uuid(2, 2), partition(0, 1, 0)));
         assertEquals(java.util.Set.of(), next.unauthorizedTopics(), "cluster-A's refusal under cluster-B");
         assertThrows(MetadataTimeoutException.class, () -> manager.awaitTopic("secret",
-                Deadline.after(0, nanos::get)), "a wait asks the new cluster instead of failing on the old one's ACLs");
+                Deadline.after(Duration.ZERO, nanos::get)), "a wait asks the new cluster instead of failing on the old one's ACLs");
     }
 
     // ------------------------------------------------------------------ helpers
 
     private void subscribe(String topic) {
-        assertThrows(MetadataTimeoutException.class, () -> manager.awaitTopic(topic, Deadline.after(0, nanos::get)));
+        assertThrows(MetadataTimeoutException.class, () -> manager.awaitTopic(topic, Deadline.after(Duration.ZERO, nanos::get)));
     }
 
     /** One sender round answered with {@code topics} by brokers 0..2 of cluster-A, at v13. */

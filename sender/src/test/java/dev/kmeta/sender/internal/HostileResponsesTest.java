@@ -27,6 +27,7 @@ import java.util.concurrent.TimeoutException;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+import java.time.Duration;
 
 /**
  * Randomized hostile metadata answers through the real translation ({@link ResponseTranslator} on kafka-clients'
@@ -142,7 +143,7 @@ class HostileResponsesTest {
             partition = rnd.nextInt(4) - 1;
             MetadataManager m = run.manager();
             CompletableFuture<Cluster> f = new CompletableFuture<>();
-            Deadline tenDays = Deadline.after(TimeUnit.DAYS.toMillis(10), run.ticker());
+            Deadline tenDays = Deadline.after(Duration.ofMillis(TimeUnit.DAYS.toMillis(10)), run.ticker());
             Thread t = new Thread(() -> {
                 try {
                     f.complete(m.awaitTopic(topic, partition, tenDays));

@@ -27,6 +27,7 @@ import java.util.TreeSet;
 import java.util.function.Supplier;
 
 import static dev.kmeta.sender.internal.HostileChecks.check;
+import java.time.Duration;
 
 /**
  * Runs one {@link HostileWorld} script against a fresh {@link MetadataManager} on fake time, playing the sender
@@ -291,7 +292,7 @@ final class HostileRun {
         boolean refused = c.unauthorizedTopics().contains(topic) || c.invalidTopics().contains(topic);
         String what = "awaitTopic(" + topic + ", " + partition + ", 0 ms) on " + t + (p == null ? "" : " " + p);
         try {
-            Cluster got = manager.awaitTopic(topic, partition, Deadline.after(0, ticker));
+            Cluster got = manager.awaitTopic(topic, partition, Deadline.after(Duration.ZERO, ticker));
             check(answers && got == c, what + " returned " + (answers ? "another snapshot" : "without an answer"));
             totals.releasedProbes++;
         } catch (TopicException e) {

@@ -73,7 +73,7 @@ class MetadataDriverStartupTest {
     @Test
     void aThreadWaitingForAnUpdateEndsTheGraceAtOnce() throws Exception {
         long startMs = client.nowMs();
-        Thread waiter = new Thread(() -> manager.awaitUpdate(0, 60_000), "startup-test-waiter");
+        Thread waiter = new Thread(() -> manager.awaitUpdate(0, manager.newDeadline(Duration.ofSeconds(60))), "startup-test-waiter");
         waiter.setDaemon(true);
         waiter.start();
         await().atMost(Duration.ofSeconds(10)).until(() -> manager.counters().waitersNow() > 0); // fake time stands

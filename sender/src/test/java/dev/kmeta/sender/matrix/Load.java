@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import java.time.Duration;
 
 /**
  * Application threads that keep calling {@code awaitTopic} with short budgets, as producers' {@code send()}s do, for as
@@ -114,7 +115,7 @@ final class Load {
     private boolean waitOnce(Target target, long budgetMs) {
         long runQueueBeforeNs = RunQueue.waitedNs();
         long ranBeforeNs = RunQueue.ranNs();
-        Deadline deadline = Deadline.after(budgetMs);
+        Deadline deadline = client.newDeadline(Duration.ofMillis(budgetMs));
         try {
             client.awaitTopic(target.topic, target.partition, deadline);
             answers.increment();

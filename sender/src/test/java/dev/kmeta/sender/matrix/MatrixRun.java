@@ -147,7 +147,7 @@ final class MatrixRun implements AutoCloseable {
         CompletableFuture<Cluster> f = new CompletableFuture<>();
         Thread t = new Thread(() -> {
             try {
-                f.complete(survivor.awaitTopic(topic, partition, Deadline.after(budgetMs)));
+                f.complete(survivor.awaitTopic(topic, partition, survivor.newDeadline(Duration.ofMillis(budgetMs))));
             } catch (Throwable e) {
                 f.completeExceptionally(e);
             }
@@ -164,7 +164,7 @@ final class MatrixRun implements AutoCloseable {
     void awaitReady(String topic) {
         topicsAsked.add(topic);
         for (KafkaMetadata client : List.of(survivor, closer)) {
-            client.awaitTopic(topic, Deadline.after(30_000));
+            client.awaitTopic(topic, client.newDeadline(Duration.ofSeconds(30)));
             await().pollDelay(Duration.ZERO).atMost(Duration.ofSeconds(20)).until(() -> client.evidence().records()
                     .stream().anyMatch(r -> !r.isBootstrap() && r.answers() > 0));
         }
