@@ -48,7 +48,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * }</pre>
  * Options: {@code --rounds N} (3), {@code --seconds N} (25), {@code --warmup-seconds N} (3), {@code --rate N} (400),
  * {@code --threads N} (4), {@code --topics N} (100), {@code --partitions N} (100), {@code --churn-ms N} (250),
- * {@code --value-bytes N} (1024), {@code --impl both|stock|kmeta}, {@code --broker-jvm} (the child broker's JVM
+ * {@code --value-bytes N} (1024), {@code --impl both|stock|kmeta}, {@code --sync-after-warm true|false} (true: the
+ * warm-up's dirty pages are written back before the measured phases, see {@code pair}), {@code --broker-jvm} (the child broker's JVM
  * options, {@code "-Xmx1g -XX:+UseG1GC"}; the testkit's test defaults, 256 MB, Serial GC and C1 only, spend their
  * time in full GCs with 10,000 partitions, and with 1 GB still stall sends for seconds on this machine). About 1.5-4
  * minutes per route and round (the warm-up on 10,000 partitions takes 10 s to 2 minutes), plus ~1 min for the
@@ -64,7 +65,7 @@ public final class SendUnderChurnHarness {
 
     /** The settings of a series. */
     record Settings(int seconds, int warmupSeconds, int rate, int threads, int topics, int partitions, int churnMs,
-                    int valueBytes) {
+                    int valueBytes, boolean syncAfterWarm) {
     }
 
     /** One run's outcome. The percentiles are in ns, -1 when nothing was measured. */
@@ -96,12 +97,14 @@ public final class SendUnderChurnHarness {
         defaults.put("churn-ms", "250");
         defaults.put("value-bytes", "1024");
         defaults.put("impl", "both");
+        defaults.put("sync-after-warm", "true");
         defaults.put("broker-jvm", BROKER_JVM);
         Map<String, String> opts = Args.parse(args, defaults);
         int rounds = Args.intOpt(opts, "rounds");
         Settings s = new Settings(Args.intOpt(opts, "seconds"), Args.intOpt(opts, "warmup-seconds"),
                 Args.intOpt(opts, "rate"), Args.intOpt(opts, "threads"), Args.intOpt(opts, "topics"),
-                Args.intOpt(opts, "partitions"), Args.intOpt(opts, "churn-ms"), Args.intOpt(opts, "value-bytes"));
+                Args.intOpt(opts, "partitions"), Args.intOpt(opts, "churn-ms"), Args.intOpt(opts, "value-bytes"),
+                Boolean.parseBoolean(opts.get("sync-after-warm")));
         String impl = opts.get("impl");
         RealBroker.impls(impl, 1); // checks the option
         if (s.rate() < s.threads() || s.seconds() < 1 || s.threads() < 1 || s.churnMs() < 1) {
@@ -173,6 +176,17 @@ public final class SendUnderChurnHarness {
             System.out.printf(Locale.ROOT, "  %s: warmed on %d partitions in %d ms, %d records failed%s%n", clientId,
                     topics.size() * s.partitions(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - warmNs),
                     failed.get(), firstError.get() == null ? "" : " (first: " + firstError.get() + ")");
+            if (s.syncAfterWarm()) {
+                // The warm-up wrote one record to each of the broker's 10,000 partitions: dirty pages in 10,000 log
+                // and index files, which the kernel writes back dirty_expire_centisecs (30 s) later - inside the
+                // measured windows of a route whose warm-up was fast (kmeta's: 4-15 s, stock's: 40-140 s), where the
+                // broker's appends then block on pages under writeback. Written back here, before anything is
+                // measured, for both routes alike.
+                long syncNs = System.nanoTime();
+                new ProcessBuilder("sync").inheritIO().start().waitFor();
+                System.out.printf(Locale.ROOT, "  %s: sync after the warm-up took %d ms%n", clientId,
+                        TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - syncNs));
+            }
             failed.set(0); // the runs' counts start here
             acked.set(0);
             firstError.set(null);
@@ -262,6 +276,7 @@ public final class SendUnderChurnHarness {
             churner.setDaemon(true);
             threads.add(churner);
             threads.forEach(Thread::start);
+            Thread diag = Boolean.getBoolean("p2k.diag") ? ProducerDiag.start(producer, clientId, 500) : null;
             long[] versions = new long[4];
             long[] gcs = new long[4];
             long[] polls = new long[4];
@@ -279,6 +294,9 @@ public final class SendUnderChurnHarness {
                 if (i == 1 || i == 3) {
                     loads[i / 2] = Args.load();
                 }
+            }
+            if (diag != null) {
+                diag.interrupt();
             }
             if (!RealBroker.joinAll(threads, 60_000)) {
                 System.out.println("  a sending thread was still running 60 s after the end (interrupted)");
