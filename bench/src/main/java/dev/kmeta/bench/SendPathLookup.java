@@ -98,7 +98,7 @@ public class SendPathLookup {
                 topics[i] = new String(b.topicNames[random.nextInt(TOPICS)].toCharArray());
                 partitions[i] = random.nextInt(ApplyDelta.PARTITIONS_PER_TOPIC);
             }
-            deadline = b.kmeta.newDeadline(Duration.ofSeconds(60));
+            deadline = b.kmeta == null ? null : b.kmeta.newDeadline(Duration.ofSeconds(60)); // kmeta's side only
         }
     }
 

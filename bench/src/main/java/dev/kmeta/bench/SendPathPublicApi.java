@@ -118,7 +118,7 @@ public class SendPathPublicApi {
                 topics[i] = new String(b.topicNames[random.nextInt(TOPICS)].toCharArray());
                 partitions[i] = random.nextInt(ApplyDelta.PARTITIONS_PER_TOPIC);
             }
-            deadline = b.kmeta.newDeadline(Duration.ofSeconds(60));
+            deadline = b.kmeta == null ? null : b.kmeta.newDeadline(Duration.ofSeconds(60)); // kmeta's side only
         }
     }
 

@@ -163,7 +163,7 @@ public class SendPathUnderUpdates {
             queryTopics[i] = new String(topicNames[random.nextInt(TOPICS)].toCharArray());
             queryPartitions[i] = random.nextInt(ApplyDelta.PARTITIONS_PER_TOPIC);
         }
-        deadline = kmeta.newDeadline(Duration.ofSeconds(60));
+        deadline = kmeta == null ? null : kmeta.newDeadline(Duration.ofSeconds(60)); // kmeta's side only
     }
 
     @Setup(Level.Iteration)
