@@ -18,7 +18,8 @@ import java.time.Duration;
  *
  * <pre>
  * call (on this producer)          from state                     to state
- * interceptor onSend(topic, p)     any                            HOLD_ARMED  (leaders UNREACHABLE, not the network
+ * interceptor onSend(topic, p)     any                            HOLD_ARMED  (leaders UNREACHABLE, or UNSETTLED:
+ *                                                                              with settling; not the network
  *                                                                              thread, producer open)
  *                                                                 SENT        otherwise
  * fetch()                          HOLD_ARMED                     TOPIC_HIDDEN (shows the topic absent)
@@ -183,7 +184,8 @@ final class SendProtocol {
 
     /**
      * The interceptor saw a record about to be sent (KafkaProducer's waitOnMetadata comes next): SENT, or
-     * HOLD_ARMED when {@code holdable} (the producer is open) and its leaders are unreachable. Allocation-free.
+     * HOLD_ARMED when {@code holdable} (the producer is open) and its leaders are unreachable, or not tried yet
+     * (with settling). Allocation-free.
      */
     void onSend(String topic, int partition, boolean holdable) {
         Send s = SENDS.get();
@@ -192,12 +194,15 @@ final class SendProtocol {
         s.viewTopic = topic;
         s.sendPartition = partition;
         s.sendStartNs = ticker.nanoTime();
-        if (holdable && !leaders.isNetworkThread()
-                && leaders.verdict(topic, partition) == LeaderHold.Verdict.UNREACHABLE) {
-            s.settle = false;
-            enter(s, State.HOLD_ARMED);
-        } else {
+        LeaderHold.Verdict verdict = holdable && !leaders.isNetworkThread()
+                ? leaders.verdict(topic, partition) : LeaderHold.Verdict.SENDABLE;
+        if (verdict == LeaderHold.Verdict.SENDABLE) {
             enter(s, State.SENT);
+        } else {
+            // UNSETTLED: the topic is known already (kmeta's first answer carried it before this send looked), but
+            // its leaders are not tried yet - settle as a send whose topic arrived does, or it slips past the hold
+            s.settle = verdict == LeaderHold.Verdict.UNSETTLED;
+            enter(s, State.HOLD_ARMED);
         }
     }
 
