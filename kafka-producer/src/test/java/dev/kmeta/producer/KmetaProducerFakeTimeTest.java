@@ -215,18 +215,7 @@ class KmetaProducerFakeTimeTest {
         kmeta.awaitTopic(TOPIC, MetadataClient.ANY_PARTITION, kmeta.newSendDeadline()); // the cluster is known
         CompletableFuture<Throwable> failed = new CompletableFuture<>();
         long sentAtRealNs = System.nanoTime();
-        Thread t = new Thread(() -> {
-            try {
-                producer.send(new ProducerRecord<>("missing", 0, null, "v")).get(30, TimeUnit.SECONDS);
-                failed.complete(null);
-            } catch (ExecutionException e) {
-                failed.complete(e.getCause());
-            } catch (Throwable e) {
-                failed.complete(e);
-            }
-        }, "sending");
-        t.setDaemon(true);
-        t.start();
+        Thread t = sendToMissingTopic(failed);
         assertTrue(ticker.awaitParked(t), "the send waits for its topic");
         await().atMost(Duration.ofSeconds(30)).until(() -> { // the broker's answer (sockets): no such topic
             Diagnosis d = kmeta.diagnose("missing", 0);
@@ -255,18 +244,7 @@ class KmetaProducerFakeTimeTest {
         long giveUpMs = KmetaProducer.DEFAULT_GIVE_UP_EARLY_MS;
         long sentAtNs = ticker.nanoTime();
         CompletableFuture<Throwable> failed = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                producer.send(new ProducerRecord<>("missing", 0, null, "v")).get(30, TimeUnit.SECONDS);
-                failed.complete(null);
-            } catch (ExecutionException e) {
-                failed.complete(e.getCause());
-            } catch (Throwable e) {
-                failed.complete(e);
-            }
-        }, "sending");
-        t.setDaemon(true);
-        t.start();
+        Thread t = sendToMissingTopic(failed);
         assertTrue(ticker.awaitParked(t), "the send waits for its topic");
         await().atMost(Duration.ofSeconds(30)).until(() -> { // the broker's answer (sockets): no such topic
             Diagnosis d = kmeta.diagnose("missing", 0);
@@ -281,5 +259,22 @@ class KmetaProducerFakeTimeTest {
                 "kmeta's diagnosed timeout, not KafkaProducer's: " + e);
         assertNotNull(timeout.diagnosis());
         assertEquals(Diagnosis.Cause.TOPIC_NOT_FOUND, timeout.diagnosis().cause(), timeout.getMessage());
+    }
+
+    /** Sends one record to the missing topic on a new daemon thread; {@code failed} gets its failure (null: acked). */
+    private Thread sendToMissingTopic(CompletableFuture<Throwable> failed) {
+        Thread t = new Thread(() -> {
+            try {
+                producer.send(new ProducerRecord<>("missing", 0, null, "v")).get(30, TimeUnit.SECONDS);
+                failed.complete(null);
+            } catch (ExecutionException e) {
+                failed.complete(e.getCause());
+            } catch (Throwable e) {
+                failed.complete(e);
+            }
+        }, "sending");
+        t.setDaemon(true);
+        t.start();
+        return t;
     }
 }

@@ -26,7 +26,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.Callable;
+
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -35,6 +35,7 @@ import java.util.function.Function;
 
 import static dev.kmeta.producer.ProducerIt.bridge;
 import static dev.kmeta.testkit.TestClients.metadataRequests;
+import static dev.kmeta.testkit.TestClients.onNewThread;
 import static dev.kmeta.testkit.TestClients.producerProps;
 import static dev.kmeta.testkit.TestClients.report;
 import static dev.kmeta.testkit.TestClients.resetProxies;
@@ -159,21 +160,6 @@ class KmetaProducerRackAndNewTopicTest {
                 + "over more partitions: the test tells the two apart " + kmetaNotRackAware);
     }
 
-    /** Runs a blocking call on a new daemon thread (not the common pool: one thread on 2 cores). */
-    private static <T> CompletableFuture<T> onNewThread(Callable<T> call) {
-        CompletableFuture<T> f = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                f.complete(call.call());
-            } catch (Throwable e) {
-                f.completeExceptionally(e);
-            }
-        }, "it-waiting-send");
-        t.setDaemon(true);
-        t.start();
-        return f;
-    }
-
     /** Creates {@code topic} (3 partitions, 1 replica) once a wait on it is under way, as {@code waiting} says. */
     private static void createWhile(String topic, Future<?> wait, java.util.function.BooleanSupplier waiting)
             throws Exception {
@@ -202,7 +188,7 @@ class KmetaProducerRackAndNewTopicTest {
             resetProxies(KAFKA.cluster());
             try (Producer<String, String> producer = kind.create(longBlockProps())) {
                 long start = System.nanoTime();
-                CompletableFuture<RecordMetadata> sent = onNewThread(
+                CompletableFuture<RecordMetadata> sent = onNewThread("waiting-send",
                         () -> producer.send(new ProducerRecord<>(topic, "v")).get());
                 // Stock: its third Metadata request went out (the answers before said unknown). kmeta: it was told so.
                 createWhile(topic, sent, kind == Kind.STOCK ? () -> metadataRequests(KAFKA.cluster()) >= 3
@@ -219,7 +205,7 @@ class KmetaProducerRackAndNewTopicTest {
     void kmetasAwaitLeaderOnATopicCreatedWhileItWaitsReturnsTheLeader() throws Exception {
         String topic = "created-while-awaiting-leader";
         try (KafkaMetadata metadata = KafkaMetadata.create(longBlockProps())) {
-            CompletableFuture<dev.kmeta.cluster.Node> leader = onNewThread(
+            CompletableFuture<dev.kmeta.cluster.Node> leader = onNewThread("waiting-send",
                     () -> metadata.awaitLeader(topic, 2, metadata.newSendDeadline()));
             createWhile(topic, leader, () -> toldUnknown(metadata, topic));
             dev.kmeta.cluster.Node n = leader.get(LONG_BLOCK_MS, TimeUnit.MILLISECONDS);
