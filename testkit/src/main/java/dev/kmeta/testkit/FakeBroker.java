@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * leader of partition {@code p} is node {@code (first + p + moves) % n}; replicas and ISR are that node and the
  * next ones, up to 3), so 1,000 topics x 100 partitions cost about 100 KB. Every answer is built from that state
  * when asked, so a change ({@link #moveLeaders}, {@link #bumpLeaderEpoch}, {@link #createTopic},
- * {@link #deleteTopic}) shows in the next answer. A produce to a node that does not lead the partition gets
+ * {@link #deleteTopic}, {@link #leaderless}) shows in the next answer. A produce to a node that does not lead the partition gets
  * {@code NOT_LEADER_OR_FOLLOWER}, with the KIP-951 current leader and its endpoint unless {@link #leaderHints} was
  * turned off. Records are not kept: a produce answer gives the next offsets of one counter for the whole cluster,
  * and no sequence is checked. Topics are never created automatically.
@@ -79,6 +79,8 @@ public final class FakeBroker implements AutoCloseable {
     private final AtomicLong nextOffset = new AtomicLong();
     private final AtomicLong nextProducerId = new AtomicLong(1_000);
     private final AtomicLong partitionsAnswered = new AtomicLong();
+    /** Topics whose partitions have no leader now ({@link #leaderless}). */
+    private final Set<String> leaderlessTopics = ConcurrentHashMap.newKeySet();
     private final AtomicLong recordsAcked = new AtomicLong();
     private final FakeBrokerAnswers answers;
     private volatile boolean leaderHints = true;
@@ -249,7 +251,7 @@ public final class FakeBroker implements AutoCloseable {
     }
 
     /**
-     * The node that leads the partition now.
+     * The node that leads the partition now (-1 while the topic is {@link #leaderless}).
      *
      * @throws IllegalArgumentException if there is no such topic or partition
      */
@@ -288,6 +290,24 @@ public final class FakeBroker implements AutoCloseable {
      */
     public FakeBroker leaderHints(boolean on) {
         this.leaderHints = on;
+        return this;
+    }
+
+    /**
+     * Takes away (or gives back) the leader of every partition of {@code topic}, as just after a topic's creation or
+     * while its replicas are offline: Metadata answers {@code LEADER_NOT_AVAILABLE} with leader -1 for each, and a
+     * produce to it gets {@code NOT_LEADER_OR_FOLLOWER} without a current leader. Given back, the leaders are where
+     * they were.
+     *
+     * @throws IllegalArgumentException if there is no such topic
+     */
+    public FakeBroker leaderless(String topic, boolean on) {
+        existing(topic);
+        if (on) {
+            leaderlessTopics.add(topic);
+        } else {
+            leaderlessTopics.remove(topic);
+        }
         return this;
     }
 
@@ -387,7 +407,13 @@ public final class FakeBroker implements AutoCloseable {
         return byName.values();
     }
 
+    /** The partition's leader, or -1 while its topic is {@link #leaderless}. */
     int leaderOf(TopicState t, int partition) {
+        return leaderlessTopics.contains(t.name()) ? -1 : homeOf(t, partition);
+    }
+
+    /** The node that leads the partition when it has a leader. */
+    int homeOf(TopicState t, int partition) {
         return (t.firstLeader() + partition + t.moves()) % nodeCount;
     }
 

@@ -179,10 +179,11 @@ final class FakeBrokerAnswers {
         List<MetadataResponseData.MetadataResponsePartition> parts = new ArrayList<>(t.partitions());
         for (int p = 0; p < t.partitions(); p++) {
             int leader = broker.leaderOf(t, p);
-            List<Integer> replicas = replicasByLeader.get(leader);
+            List<Integer> replicas = replicasByLeader.get(broker.homeOf(t, p));
             parts.add(new MetadataResponseData.MetadataResponsePartition().setPartitionIndex(p)
-                    .setErrorCode(Errors.NONE.code()).setLeaderId(leader).setLeaderEpoch(t.epoch())
-                    .setReplicaNodes(replicas).setIsrNodes(replicas).setOfflineReplicas(List.of()));
+                    .setErrorCode((leader < 0 ? Errors.LEADER_NOT_AVAILABLE : Errors.NONE).code())
+                    .setLeaderId(leader).setLeaderEpoch(t.epoch()).setReplicaNodes(replicas)
+                    .setIsrNodes(leader < 0 ? List.of() : replicas).setOfflineReplicas(List.of()));
         }
         topic.setPartitions(parts);
         r.topics().add(topic);
@@ -217,7 +218,7 @@ final class FakeBrokerAnswers {
                     int leader = broker.leaderOf(t, pd.index());
                     if (leader != node) {
                         pr.setErrorCode(Errors.NOT_LEADER_OR_FOLLOWER.code());
-                        if (broker.leaderHints()) {
+                        if (broker.leaderHints() && leader >= 0) {
                             pr.setCurrentLeader(new ProduceResponseData.LeaderIdAndEpoch().setLeaderId(leader)
                                     .setLeaderEpoch(t.epoch()));
                             if (r.nodeEndpoints().find(leader) == null) {

@@ -35,7 +35,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * {@link FakeBroker}: an unmodified KafkaProducer (idempotent) gets acks; a Metadata request for all topics lists
  * 100k partitions; a changed topic (leaders moved, epoch bumped, deleted and re-created) shows in the next answer,
- * and a producer that sent to it before the move learns the new leader and gets its ack. (kmeta's KafkaProducer on
+ * and a producer that sent to it before the move learns the new leader and gets its ack; a leaderless topic answers
+ * LEADER_NOT_AVAILABLE until its leaders are given back. (kmeta's KafkaProducer on
  * the fake broker: bench's {@code FakeBrokerRouteTest}, as testkit cannot depend on kafka-producer.)
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -138,6 +139,29 @@ class FakeBrokerTest {
         assertEquals(newId, recreated.topicId());
         assertNotEquals(oldId, newId);
         assertEquals(0, recreated.partitions().get(0).leaderEpoch());
+    }
+
+    @Test
+    void aLeaderlessTopicAnswersLeaderNotAvailableUntilGivenBack() throws IOException {
+        String topic = "topic-0600";
+        int home = broker.leader(topic, 3);
+        broker.leaderless(topic, true);
+        try {
+            assertEquals(-1, broker.leader(topic, 3));
+            MetadataResponseData.MetadataResponseTopic dark = metadata(List.of(topic)).data().topics().find(topic);
+            for (MetadataResponseData.MetadataResponsePartition p : dark.partitions()) {
+                assertEquals(Errors.LEADER_NOT_AVAILABLE.code(), p.errorCode());
+                assertEquals(-1, p.leaderId());
+                assertTrue(p.isrNodes().isEmpty());
+                assertTrue(!p.replicaNodes().isEmpty());
+            }
+        } finally {
+            broker.leaderless(topic, false);
+        }
+        MetadataResponseData.MetadataResponsePartition back =
+                metadata(List.of(topic)).data().topics().find(topic).partitions().get(3);
+        assertEquals(Errors.NONE.code(), back.errorCode());
+        assertEquals(home, back.leaderId());
     }
 
     /** One Metadata request (latest version) for {@code topics} (null: all) on a raw connection to node 0. */
