@@ -21,6 +21,7 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
@@ -98,7 +99,22 @@ public final class ProducerBridge {
     private final SendProtocol protocol;
     /** The kmeta version the producer's network thread asked to see passed; written by that thread only. */
     private volatile int wantedVersion = -1;
+    /**
+     * The topics the Sender named as having no leader in its view: in its loop, between its
+     * {@link #fetchMetadataSnapshot()} and its {@link #requestUpdate()}, it adds each such topic. Network thread only.
+     */
+    private final Set<String> unknownLeaderTopics = new LinkedHashSet<>();
+    /** More topics than {@link #MAX_UNKNOWN_LEADER_TOPICS} were added: the next update is a full one. Network thread. */
+    private boolean unknownLeaderOverflow;
+    /**
+     * True from the Sender's {@link #fetchMetadataSnapshot()} to its requestUpdate or the NetworkClient's next
+     * {@link #timeToNextUpdate()} (its poll, where callbacks run and disconnects ask for updates). Network thread.
+     */
+    private boolean senderReadyCheck;
+    /** Past this many unknown-leader topics one full refresh is asked for instead of one targeted refresh each. */
+    static final int MAX_UNKNOWN_LEADER_TOPICS = 64;
     private final LongAdder updateRequests = new LongAdder();
+    private final LongAdder targetedUpdates = new LongAdder();
     private final LongAdder leaderHints = new LongAdder();
     /** Issue 27: the topics this producer saw deleted and re-created ({@link Recreations}). */
     final Recreations recreations;
@@ -222,7 +238,19 @@ public final class ProducerBridge {
         }
         views.add(topic, nowMs);
         metadata.subscribe(topic);
+        if (senderReadyCheck && holds.isNetworkThread()) {
+            noteUnknownLeader(topic);
+        }
         protocol.add(topic);
+    }
+
+    /** The Sender's add of a topic whose leader its view lacks; its requestUpdate follows. Network thread only. */
+    private void noteUnknownLeader(String topic) {
+        if (unknownLeaderTopics.size() < MAX_UNKNOWN_LEADER_TOPICS) {
+            unknownLeaderTopics.add(topic);
+        } else {
+            unknownLeaderOverflow = true;
+        }
     }
 
     /**
@@ -306,6 +334,10 @@ public final class ProducerBridge {
 
     /** {@code fetchMetadataSnapshot()}: this producer's topics, rebuilt only when one of them or the brokers changed. */
     public MetadataSnapshot fetchMetadataSnapshot() {
+        if (holds.isNetworkThread()) { // the Sender's loop: its ready check follows
+            endReadyCheck();
+            senderReadyCheck = true;
+        }
         return views.current().snapshot;
     }
 
@@ -321,9 +353,11 @@ public final class ProducerBridge {
 
     /**
      * {@code requestUpdate(...)} from the Sender (unknown leaders, retriable errors) or the NetworkClient (a
-     * disconnect): kmeta's requestUpdate, which folds any number into one refresh and is bounded by kmeta's backoff.
-     * Until the version moves, {@link #timeToNextUpdate()} makes the network thread look again every
-     * {@value #SENDER_POLL_MS} ms.
+     * disconnect). When the Sender just named the topics whose leader its view lacks (it adds each right before), kmeta
+     * refreshes those topics only - a Metadata request of their partitions, where kafka-clients asks for every topic
+     * of the producer (10,000 partitions to learn one new topic's leader); otherwise kmeta's full refresh. Either
+     * folds any number of calls into one request and is bounded by kmeta's backoff. Until the version moves,
+     * {@link #timeToNextUpdate()} makes the network thread look again every {@value #SENDER_POLL_MS} ms.
      */
     public int requestUpdate() {
         if (closed.get()) {
@@ -331,7 +365,7 @@ public final class ProducerBridge {
         }
         updateRequests.increment();
         try {
-            int version = metadata.requestUpdate();
+            int version = holds.isNetworkThread() ? requestFromNetworkThread() : metadata.requestUpdate();
             wantedVersion = version;
             return version;
         } catch (KafkaException e) {
@@ -340,9 +374,38 @@ public final class ProducerBridge {
         }
     }
 
+    /** The network thread's request: targeted at the Sender's unknown-leader topics when it named some. */
+    private int requestFromNetworkThread() {
+        boolean targeted = senderReadyCheck && !unknownLeaderTopics.isEmpty() && !unknownLeaderOverflow;
+        endReadyCheck();
+        if (!targeted) {
+            return metadata.requestUpdate();
+        }
+        // read before asking, as kmeta's requestUpdate does: the answer may land before this returns
+        int version = metadata.fetch().version();
+        for (String topic : unknownLeaderTopics) {
+            metadata.invalidate(topic, 0);
+        }
+        unknownLeaderTopics.clear();
+        targetedUpdates.increment();
+        return version;
+    }
+
+    /** The Sender's ready check is over: what it noted is dropped. Network thread only. */
+    private void endReadyCheck() {
+        senderReadyCheck = false;
+        unknownLeaderOverflow = false;
+        unknownLeaderTopics.clear();
+    }
+
     /** How many times the producer's Sender or NetworkClient asked for a metadata update. */
     public long updateRequests() {
         return updateRequests.sum();
+    }
+
+    /** How many of {@link #updateRequests()} asked kmeta for the Sender's unknown-leader topics only. */
+    public long targetedUpdates() {
+        return targetedUpdates.sum();
     }
 
     // issue 28 (wt-worse): one accessor, for tests and the first-send harness
@@ -359,6 +422,7 @@ public final class ProducerBridge {
     /** {@code timeToNextUpdate(now)}: never 0, so the producer's NetworkClient never sends a Metadata request. */
     public long timeToNextUpdate() {
         holds.onNetworkThread(); // only the producer's NetworkClient asks
+        endReadyCheck(); // its poll: what follows (callbacks, disconnects) is not the Sender's ready check
         recreations.onNetworkThread(); // issue 27: fail what is queued for a re-created topic's vanished partitions
         return closed.get() || metadata.fetch().version() > wantedVersion ? Long.MAX_VALUE : SENDER_POLL_MS;
     }
