@@ -31,7 +31,8 @@ import java.time.Duration;
  * No lost wake-up: a waiter with a long budget (10 s) and the sender publishing the answer it waits for (or a thread
  * closing the client) start at the same instant, and the other side's action slides by a random few hundred
  * nanoseconds across the waiter's path, so that the two cross at every point of the add-then-recheck /
- * publish-then-drain protocol of {@link WaitQueue}. 600 rounds per race on real threads and the system clock. A lost
+ * publish-then-drain protocol of {@link WaitQueue}. 600 rounds per race on real threads and the system clock (more
+ * where load kept the waiter from coming in before the answer: see {@link #MAX_ROUNDS}). A lost
  * wake-up leaves a waiter parked to its deadline, so each test asserts that every waiter got its answer and that the
  * slowest took far less than the budget.
  *
@@ -52,6 +53,12 @@ class WakeupRaceTest {
      */
     private static final long SOFT_LIMIT_MS = Long.getLong("kmeta.wakeup.soft.limit.ms", 5_000);
     private static final int MIN_ROUNDS = Math.min(ROUNDS, 200);
+    /**
+     * A race whose waiter came in before the answer in fewer than 1 round in 200 (load keeps the two threads apart)
+     * goes on past {@link #ROUNDS} and the soft limit, up to this many rounds or {@link #HARD_LIMIT_MS}, until it has.
+     */
+    private static final int MAX_ROUNDS = 4 * ROUNDS;
+    private static final long HARD_LIMIT_MS = SOFT_LIMIT_MS + 15_000;
     /** Far below the budget: a woken waiter returns in micro- to milliseconds, a lost one only at 10 s. */
     private static final long SLOWEST_ALLOWED_MS = Math.min(2_000, BUDGET_MS / 2);
     private static final MetadataConfig CONFIG = MetadataConfig.from(Map.of("client.id", "race",
@@ -132,12 +139,17 @@ class WakeupRaceTest {
             assertTrue(rounds >= MIN_ROUNDS, race + ": " + rounds + " rounds");
             // 1 in 200: on 2 cores at load 20 (other builds) the two threads overlap less often (25 of 2,000 seen in
             // one race); still proof that the interleaving under test happened, and 0 when the harness is broken.
-            assertTrue(waiterFirst >= Math.max(1, rounds / 200), race + ": the waiter came in before the answer in only "
+            assertTrue(waiterFirst >= exercisedAt(rounds), race + ": the waiter came in before the answer in only "
                     + waiterFirst + " rounds; the race is not exercised");
             assertTrue(slowestNs < TimeUnit.MILLISECONDS.toNanos(SLOWEST_ALLOWED_MS),
                     race + ": a waiter took " + slowestNs / 1_000_000 + " ms; a woken waiter returns in ms, so a wait"
                             + " this long means a lost wake-up (released only by its own deadline)");
         }
+    }
+
+    /** Rounds with the waiter in first that show the race was exercised in {@code rounds} rounds (1 in 200). */
+    private static int exercisedAt(int rounds) {
+        return Math.max(1, rounds / 200);
     }
 
     /** One round: what the waiter calls, and what the other side (sender or closer) does at the same moment. */
@@ -165,7 +177,8 @@ class WakeupRaceTest {
     }
 
     /**
-     * Runs {@link #ROUNDS} races on two threads. The other thread prepares round i ({@code setup}), releases the
+     * Runs {@link #ROUNDS} races on two threads (fewer past the soft limit; more, up to {@link #MAX_ROUNDS}, while the
+     * waiter has not yet come in first in 1 round in 200). The other thread prepares round i ({@code setup}), releases the
      * waiter through a volatile counter (the waiter spins on it, so both start within a fraction of a microsecond),
      * spins a random few hundred nanoseconds and acts; the waiter calls at once. The random spin slides the other
      * side's action across the waiter's whole path: before it, during its add-then-recheck, after it parked.
@@ -173,15 +186,17 @@ class WakeupRaceTest {
     private static Stats run(IntFunction<Race> setup) throws Exception {
         AtomicInteger go = new AtomicInteger(-1);
         AtomicInteger done = new AtomicInteger(-1);
-        AtomicInteger rounds = new AtomicInteger(ROUNDS);
-        long softEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SOFT_LIMIT_MS);
+        AtomicInteger rounds = new AtomicInteger(MAX_ROUNDS);
+        long startNs = System.nanoTime();
+        long softEnd = startNs + TimeUnit.MILLISECONDS.toNanos(SOFT_LIMIT_MS);
+        long hardEnd = startNs + TimeUnit.MILLISECONDS.toNanos(HARD_LIMIT_MS);
         AtomicReference<Race> current = new AtomicReference<>();
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        long[] waiterStart = new long[ROUNDS];
-        long[] otherStart = new long[ROUNDS];
-        long[] wait = new long[ROUNDS];
+        long[] waiterStart = new long[MAX_ROUNDS];
+        long[] otherStart = new long[MAX_ROUNDS];
+        long[] wait = new long[MAX_ROUNDS];
         Future<?> waiter = pool.submit(() -> {
-            for (int i = 0; i < ROUNDS; i++) {
+            for (int i = 0; i < MAX_ROUNDS; i++) {
                 int round = i;
                 if (!spinUntil(() -> go.get() >= round || rounds.get() <= round, 1 << 20)) {
                     failure.compareAndSet(null, new AssertionError("round " + round + " never started"));
@@ -205,8 +220,11 @@ class WakeupRaceTest {
             }
         });
         Future<?> other = pool.submit(() -> {
-            for (int i = 0; i < ROUNDS && failure.get() == null; i++) {
-                if (i >= MIN_ROUNDS && System.nanoTime() - softEnd > 0) {
+            int waiterFirst = 0;
+            for (int i = 0; i < MAX_ROUNDS && failure.get() == null; i++) {
+                long now = System.nanoTime();
+                boolean enough = i >= ROUNDS || i >= MIN_ROUNDS && now - softEnd > 0;
+                if (enough && (waiterFirst >= exercisedAt(i) || now - hardEnd > 0)) {
                     rounds.set(i);
                     return;
                 }
@@ -220,6 +238,9 @@ class WakeupRaceTest {
                 if (!spinUntil(() -> done.get() >= round, 1 << 10)) {
                     failure.compareAndSet(null, new AssertionError("round " + round + ": the waiter never returned"));
                     return;
+                }
+                if (waiterStart[i] - otherStart[i] < 0) { // written before done: visible
+                    waiterFirst++;
                 }
             }
         });
