@@ -60,6 +60,8 @@ class KmetaProducerLeaderReachabilityTest {
      * TOLERANCE_MS], so that a send failing at max.block.ms instead cannot pass for it.
      */
     private static final long DELIVERY_TIMEOUT_MS = 4_000;
+    /** How late broker 1's proxy forwards in the slow-handshake test, each way. */
+    private static final long SLOW_MS = 1_500;
 
     @RegisterExtension
     static final KafkaClusterExtension KAFKA = KafkaClusterExtension.of(KafkaCluster.builder().brokers(3)
@@ -146,6 +148,34 @@ class KmetaProducerLeaderReachabilityTest {
             start = System.nanoTime();
             producer.send(new ProducerRecord<>("open-port", 0, "k", "v")).get(30, TimeUnit.SECONDS);
             report("the same producer to a reachable broker meanwhile: acked after %d ms", millisSince(start));
+        }
+    }
+
+    /**
+     * A fresh producer's first send to a leader kmeta has not tried is held until the leader's address accepts a TCP
+     * connection, not for the handshake's round trips after it (issue 28, first send: the hold and the producer's own
+     * connection were made one after the other): broker 1's proxy forwards {@value #SLOW_MS} ms late each way, so its
+     * ApiVersions answer comes after 2 x {@value #SLOW_MS} ms, and send() returns before {@value #SLOW_MS} ms (it took
+     * >= 3 s when the hold waited for the connection to be ready); the record is acknowledged.
+     */
+    @Test
+    void aFirstSendIsHeldUntilItsLeaderAcceptsAConnectionNotThroughTheHandshake() throws Exception {
+        KafkaCluster cluster = KAFKA.cluster();
+        createTopic("slow-handshake", 1);
+        Map<String, Object> props = props(cluster.bootstrapServers(), 60_000);
+        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 20_000); // the bound below is the assertion, not max.block.ms
+        props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 20_000); // the slow proxy's answers are not timeouts
+        cluster.proxy(1).latencyMs(SLOW_MS);
+        try (Producer<String, String> producer = KmetaProducer.create(props)) {
+            long start = System.nanoTime();
+            Future<RecordMetadata> f = producer.send(new ProducerRecord<>("slow-handshake", 0, "k", "v"));
+            long blockedMs = millisSince(start);
+            report("KafkaProducer route, first send to a leader whose handshake takes %d ms: send() returned after %d"
+                    + " ms (held for leader attempts: %d)", 2 * SLOW_MS, blockedMs, bridge(producer).leaderHolds());
+            assertTrue(blockedMs < SLOW_MS, "send() waited " + blockedMs + " ms: past the leader's TCP accept");
+            f.get(60, TimeUnit.SECONDS);
+        } finally {
+            cluster.proxy(1).latencyMs(0);
         }
     }
 

@@ -84,6 +84,16 @@ public interface ConnectionEvidence {
          */
         boolean everConnected();
 
+        /**
+         * True once the address accepted a TCP connection from here (before its handshakes finished), or
+         * {@link #everConnected()}: something listens there. A connection accepted and then never made ready (a
+         * proxy in front of a dead broker, a port that speaks another protocol) shows here and not in
+         * everConnected.
+         */
+        default boolean everAccepted() {
+            return everConnected();
+        }
+
         /** True when anything happened on this address (attempt, answer, problem) at or after {@code sinceMs}. */
         boolean activeSince(long sinceMs);
 

@@ -536,12 +536,18 @@ public final class FakeKafkaClient implements KafkaClient {
 
     @Override
     public int inFlightRequestCount(String nodeId) {
-        throw new UnsupportedOperationException();
+        int n = 0;
+        for (InFlight f : inFlight) {
+            if (f.request.destination().equals(nodeId)) {
+                n++;
+            }
+        }
+        return n;
     }
 
     @Override
     public boolean hasInFlightRequests(String nodeId) {
-        throw new UnsupportedOperationException();
+        return inFlightRequestCount(nodeId) > 0;
     }
 
     @Override

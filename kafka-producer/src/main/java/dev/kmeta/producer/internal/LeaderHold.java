@@ -151,8 +151,8 @@ final class LeaderHold implements SendProtocol.Leaders {
         if (r == null || !r.isAt(leader.host(), leader.port())) {
             return Verdict.UNSETTLED;
         }
-        if (r.everConnected()) {
-            return Verdict.SENDABLE; // answered before: down now or not, the ordinary retries
+        if (r.everAccepted()) {
+            return Verdict.SENDABLE; // accepted a connection before: down now or not, the ordinary retries
         }
         return r.failingNow() ? Verdict.UNREACHABLE : Verdict.UNSETTLED;
     }

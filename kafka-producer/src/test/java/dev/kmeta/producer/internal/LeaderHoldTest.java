@@ -19,7 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * LeaderHold's verdict rules on a snapshot and recorded evidence: which sends are held (a leader that never accepted
  * a connection and fails now; without a partition, only when that holds for every partition), and which keep the
- * ordinary semantics (a leader that answered before, a leaderless partition, a leader not tried yet).
+ * ordinary semantics (a leader that answered before or accepted a connection, a leaderless partition, a leader not
+ * tried yet).
  */
 class LeaderHoldTest {
     private static final int ANY = MetadataClient.ANY_PARTITION;
@@ -68,6 +69,17 @@ class LeaderHoldTest {
         evidence.attempt(record(0), 1_000);
         assertEquals(Verdict.UNSETTLED, verdict("t", 0), "an attempt without an outcome");
         assertEquals(Verdict.UNSETTLED, verdict("one", ANY));
+    }
+
+    @Test
+    void aLeaderWhoseAddressAcceptedAConnectionIsSendableBeforeItsHandshakeEnds() {
+        ConnectionEvidence.Record r = record(0);
+        evidence.attempt(r, 1_000);
+        evidence.accepted(r); // TCP up, ApiVersions not answered yet
+        assertEquals(false, r.everConnected(), "accepted is not ready");
+        assertEquals(true, r.everAccepted());
+        assertEquals(Verdict.SENDABLE, verdict("t", 0), "the producer's own connection goes on from here");
+        assertEquals(Verdict.UNSETTLED, verdict("t", 1), "broker 1 not accepted yet");
     }
 
     @Test

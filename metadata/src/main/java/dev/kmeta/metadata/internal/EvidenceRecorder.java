@@ -35,6 +35,7 @@ public final class EvidenceRecorder implements ConnectionEvidence {
         private volatile long lastAttemptMs = Long.MIN_VALUE;
         private volatile long lastConnectedMs = Long.MIN_VALUE;
         private volatile boolean connected;
+        private volatile boolean accepted;
 
         Entry(String nodeId, String address, boolean bootstrap) {
             this.nodeId = nodeId;
@@ -140,6 +141,12 @@ public final class EvidenceRecorder implements ConnectionEvidence {
         @Override
         public boolean everConnected() {
             return lastConnectedMs != Long.MIN_VALUE || answers > 0;
+        }
+
+        /** True once the address accepted a TCP connection from here, or {@link #everConnected()}. */
+        @Override
+        public boolean everAccepted() {
+            return accepted || everConnected();
         }
 
         /** True when anything happened on this address (attempt, answer, problem) at or after {@code sinceMs}. */
@@ -271,6 +278,14 @@ public final class EvidenceRecorder implements ConnectionEvidence {
             r.lastConnectedMs = nowMs;
         }
         r.connected = true;
+    }
+
+    /**
+     * A connection to it was accepted (TCP established, handshakes not finished yet): something listens at the
+     * address. Says nothing of whether a connection becomes ready ({@link #connected}).
+     */
+    public void accepted(Record record) {
+        ((Entry) record).accepted = true;
     }
 
     /** An answer came through it now (so it is connected). */

@@ -119,6 +119,11 @@ final class LeaderProbe {
             evidence.connected(r, nowMs);
             return -1;
         }
+        if (client.hasInFlightRequests(n.idString())) {
+            // TCP is up and its ApiVersions went out (not ready yet): the address accepts connections - a send held
+            // for this leader's first attempt need not wait for the handshake's round trips (issue 28, first send)
+            evidence.accepted(r);
+        }
         long delayMs = client.connectionDelay(n, netNowMs);
         if (delayMs != 0) {
             return delayMs; // connecting, connected but busy, or backing off after a failure
