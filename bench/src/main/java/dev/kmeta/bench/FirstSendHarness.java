@@ -89,6 +89,13 @@ public final class FirstSendHarness {
             String bootstrap = elsewhere ? cluster.bootstrapServers().split(",")[0] : cluster.bootstrapServers();
             oneSend("warm-up stock", bootstrap, false); // class loading and the topic's leader, for both kinds
             oneSend("warm-up kmeta", bootstrap, true);
+            for (String broker : cluster.bootstrapServers().split(",")) {
+                // every broker hands out its first producer id once: a broker's first InitProducerId is answered
+                // COORDINATOR_LOAD_IN_PROGRESS while it fetches an id block from the controller, and the producer
+                // retries after retry.backoff.ms (100 ms). A stock producer asks its bootstrap broker; kmeta's asks
+                // the least loaded broker of kmeta's answer, so without this its first producers met cold brokers.
+                oneSend("warm-up stock", broker, false);
+            }
             for (int i = 0; i < producers * 2; i++) {
                 boolean kmeta = i % 2 == 0;
                 Run r = oneSend(kmeta ? "kmeta" : "stock", bootstrap, kmeta);
