@@ -50,7 +50,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>Rebootstraps have three sources: the trigger ({@code metadata.recovery.rebootstrap.trigger.ms}, through the
  * client), a Metadata answer's {@code REBOOTSTRAP_REQUIRED}, and (kafka-clients 4.4, KIP-1242) a broker refusing the
- * cluster id and node id sent with ApiVersions ({@link #identityRefused}).
+ * cluster id and node id sent with ApiVersions ({@link #identityRefused}) - except while a rebootstrap is under way
+ * (none of its answers came yet): a refusal then is recorded and counted, not rebootstrapped on again, as each
+ * rebootstrap drops the bootstrap connections and would cut the very request that is to end it.
  *
  * <p>With {@code bootstrap.resolve.timeout.ms} (KIP-909) set, a step that finds no bootstrap name resolved for that
  * long since the start (or the last rebootstrap) reports it once: an ERROR line and {@link #bootstrapFailure()}.
@@ -78,6 +80,13 @@ public final class MetadataDriver implements NodeProvider.Listener {
     private KafkaClient client;
     /** Ticker ms since a refresh is wanted without an answer (the rebootstrap trigger's clock); -1: not wanted. */
     private long wantingSinceMs = -1;
+    /**
+     * A rebootstrap sent the client back to {@code bootstrap.servers} and no answer came since. While so, a broker's
+     * identity refusal (the leader probe or a request to a broker of the old node list) does not rebootstrap again: the
+     * leader probe's refusals, one per broker per reconnect backoff, kept a client rebootstrapping 285 times in 20 s,
+     * each cutting the bootstrap request in flight (OtherClustersMatrixTest).
+     */
+    private boolean rebootstrapUnanswered;
     private static final long NO_STEP = Long.MIN_VALUE;
     /** The manager's time of the first step that found the start-up request due ({@link #startupGraceLeftMs}). */
     private long firstStepMs = NO_STEP;
@@ -125,7 +134,10 @@ public final class MetadataDriver implements NodeProvider.Listener {
         return rebootstraps.get();
     }
 
-    /** Times a broker refused the cluster id and node id kmeta sent (KIP-1242), each followed by a rebootstrap. */
+    /**
+     * Times a broker refused the cluster id and node id kmeta sent (KIP-1242), each followed by a rebootstrap unless
+     * one is already under way.
+     */
     public long misroutedConnections() {
         return refusals.count();
     }
@@ -234,6 +246,7 @@ public final class MetadataDriver implements NodeProvider.Listener {
         evidence.answer(record, nowMs);
         brokersAtTheAnsweringAddress(response, record, nowMs);
         manager.onResponse(request, translated, nowMs);
+        rebootstrapUnanswered = false;
         if (manager.inFlight() == null && manager.fetch().nodes().size() > 0) {
             wantingSinceMs = -1;
             nodes.setNodes(kafkaNodes());
@@ -351,11 +364,17 @@ public final class MetadataDriver implements NodeProvider.Listener {
      */
     @Override
     public void identityRefused(long clientNowMs) {
-        rebootstrap(refusals.refused(client, nowMs(), clientNowMs));
+        String why = refusals.refused(client, nowMs(), clientNowMs);
+        if (rebootstrapUnanswered) {
+            log.debug("[{}] {}; a rebootstrap is already under way", config.clientId(), why);
+            return;
+        }
+        rebootstrap(why);
     }
 
     private void rebootstrap(String why) {
         rebootstraps.incrementAndGet();
+        rebootstrapUnanswered = true;
         RebootstrapEvent.record(config.clientId(), String.join(",", config.bootstrapServers()));
         wantingSinceMs = nowMs();
         nodes.setNodes(bootstrap.nodes());

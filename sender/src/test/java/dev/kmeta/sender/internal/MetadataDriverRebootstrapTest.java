@@ -105,6 +105,30 @@ class MetadataDriverRebootstrapTest {
         assertEquals(0, driver.rebootstraps(), "never " + TRIGGER_MS + " ms without an answer: no rebootstrap");
     }
 
+    /**
+     * KIP-1242 refusals (a broker answering ApiVersions with REBOOTSTRAP_REQUIRED) while a rebootstrap is still
+     * unanswered are recorded, not rebootstrapped on again: each rebootstrap drops the bootstrap connections and would
+     * cut the request that is to end it (the leader probe's refusals kept a client rebootstrapping 285 times in 20 s
+     * without an answer, OtherClustersMatrixTest). Once the bootstrap answered, a refusal rebootstraps again.
+     */
+    @Test
+    void refusalsDuringAnUnansweredRebootstrapDoNotRebootstrapAgain() {
+        client.answers(id -> answer());
+        learnBroker1FromTheBootstrap();
+
+        driver.nodeProvider().rebootstrap(client.nowMs()); // a refusal: kafka-clients calls this without the trigger
+        assertEquals(1, driver.rebootstraps());
+        assertEquals(List.of("-1"), ids(driver.nodeProvider().fetchNodes()), "back on the bootstrap address");
+        driver.nodeProvider().rebootstrap(client.nowMs()); // two more before the bootstrap answered
+        driver.nodeProvider().rebootstrap(client.nowMs());
+        assertEquals(1, driver.rebootstraps(), "folded into the rebootstrap under way");
+        assertEquals(3, driver.misroutedConnections(), "each refusal counted");
+
+        runUntil(() -> ids(driver.nodeProvider().fetchNodes()).equals(List.of("1")), 10_000);
+        driver.nodeProvider().rebootstrap(client.nowMs());
+        assertEquals(2, driver.rebootstraps(), "after an answer, a refusal rebootstraps");
+    }
+
     private void learnBroker1FromTheBootstrap() {
         runUntil(() -> !manager.fetch().nodes().isEmpty(), 10_000);
         assertEquals(List.of("-1"), client.sentTo(), "the first request goes to the bootstrap address");
