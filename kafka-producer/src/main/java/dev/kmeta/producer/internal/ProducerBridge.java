@@ -238,7 +238,7 @@ public final class ProducerBridge {
         }
         views.add(topic, nowMs);
         metadata.subscribe(topic);
-        if (senderReadyCheck && holds.isNetworkThread()) {
+        if (holds.isNetworkThread() && senderReadyCheck) { // the field is the network thread's alone
             noteUnknownLeader(topic);
         }
         protocol.add(topic);

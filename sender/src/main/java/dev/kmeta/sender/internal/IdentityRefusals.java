@@ -85,10 +85,11 @@ final class IdentityRefusals {
      * ApiVersions (when its node is in the node list), or one still waiting in ApiVersions (a learned broker probed or
      * used while the node list is the bootstrap's: the client leaves that one open, stuck, so it is closed here). A
      * broker marked here by mistake (its connection was being set up in the same moment) is cleared at its next
-     * connection. Returns the line that says what happened, for the rebootstrap.
+     * connection. Called outside the client's poll, for the {@code times} refusals its last poll reported. Returns the
+     * line that says what happened, for the rebootstrap.
      */
-    String refused(KafkaClient client, long nowMs, long clientNowMs) {
-        count.incrementAndGet();
+    String refused(KafkaClient client, long nowMs, long clientNowMs, int times) {
+        count.addAndGet(times);
         String clusterId = manager.fetch().clusterId();
         List<ConnectionEvidence.Record> refused = new ArrayList<>(closedBeforeReady);
         closedBeforeReady.clear();

@@ -87,6 +87,8 @@ public final class MetadataDriver implements NodeProvider.Listener {
      * each cutting the bootstrap request in flight (OtherClustersMatrixTest).
      */
     private boolean rebootstrapUnanswered;
+    /** Identity refusals the client reported during its last poll, not handled yet ({@link #handleRefusals}). */
+    private int refusalsPending;
     private static final long NO_STEP = Long.MIN_VALUE;
     /** The manager's time of the first step that found the start-up request due ({@link #startupGraceLeftMs}). */
     private long firstStepMs = NO_STEP;
@@ -171,6 +173,9 @@ public final class MetadataDriver implements NodeProvider.Listener {
         }
         try {
             long nowMs = nowMs();
+            if (refusalsPending > 0) {
+                handleRefusals(nowMs, clientNowMs);
+            }
             refusals.stepBegins();
             long waitMs = Math.min(manager.poll(nowMs), bootstrap.check(nowMs));
             long probeMs = manager.isClosed() ? Long.MAX_VALUE
@@ -364,7 +369,19 @@ public final class MetadataDriver implements NodeProvider.Listener {
      */
     @Override
     public void identityRefused(long clientNowMs) {
-        String why = refusals.refused(client, nowMs(), clientNowMs);
+        refusalsPending++; // inside the client's poll: handled by the next step (handleRefusals)
+    }
+
+    /**
+     * The refusals of the last poll, outside it: closing connections inside the client's receive loop (the refused
+     * ones stuck in ApiVersions, the bootstrap's at a rebootstrap) cleared in-flight requests whose answers that loop
+     * was about to read, and the poll threw ("There are no in-flight requests for node 1") before it completed the
+     * Metadata request in flight, which then never ended (OtherClustersMatrixTest).
+     */
+    private void handleRefusals(long nowMs, long clientNowMs) {
+        int refused = refusalsPending;
+        refusalsPending = 0;
+        String why = refusals.refused(client, nowMs, clientNowMs, refused);
         if (rebootstrapUnanswered) {
             log.debug("[{}] {}; a rebootstrap is already under way", config.clientId(), why);
             return;

@@ -109,7 +109,8 @@ class MetadataDriverRebootstrapTest {
      * KIP-1242 refusals (a broker answering ApiVersions with REBOOTSTRAP_REQUIRED) while a rebootstrap is still
      * unanswered are recorded, not rebootstrapped on again: each rebootstrap drops the bootstrap connections and would
      * cut the request that is to end it (the leader probe's refusals kept a client rebootstrapping 285 times in 20 s
-     * without an answer, OtherClustersMatrixTest). Once the bootstrap answered, a refusal rebootstraps again.
+     * without an answer, OtherClustersMatrixTest). Once the bootstrap answered, a refusal rebootstraps again. A refusal
+     * is handled at the driver's next step, outside the client's poll that reported it.
      */
     @Test
     void refusalsDuringAnUnansweredRebootstrapDoNotRebootstrapAgain() {
@@ -117,15 +118,19 @@ class MetadataDriverRebootstrapTest {
         learnBroker1FromTheBootstrap();
 
         driver.nodeProvider().rebootstrap(client.nowMs()); // a refusal: kafka-clients calls this without the trigger
+        assertEquals(0, driver.rebootstraps(), "inside the client's poll: nothing done yet");
+        driver.step(client.nowMs()); // the next step, outside the poll
         assertEquals(1, driver.rebootstraps());
         assertEquals(List.of("-1"), ids(driver.nodeProvider().fetchNodes()), "back on the bootstrap address");
         driver.nodeProvider().rebootstrap(client.nowMs()); // two more before the bootstrap answered
         driver.nodeProvider().rebootstrap(client.nowMs());
+        driver.step(client.nowMs());
         assertEquals(1, driver.rebootstraps(), "folded into the rebootstrap under way");
         assertEquals(3, driver.misroutedConnections(), "each refusal counted");
 
         runUntil(() -> ids(driver.nodeProvider().fetchNodes()).equals(List.of("1")), 10_000);
         driver.nodeProvider().rebootstrap(client.nowMs());
+        driver.step(client.nowMs());
         assertEquals(2, driver.rebootstraps(), "after an answer, a refusal rebootstraps");
     }
 
