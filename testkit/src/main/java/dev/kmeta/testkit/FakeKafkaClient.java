@@ -486,6 +486,17 @@ public final class FakeKafkaClient implements KafkaClient {
         }
     }
 
+    /**
+     * Forgets the Metadata requests in flight to {@code nodeId} without completing them, as {@code NetworkClient}
+     * does when its poll throws: kafka-clients 4.4 closes the node list's connections inside its receive loop when a
+     * broker refuses the client's identity (KIP-1242), and a receive read in the same poll from one of them finds no
+     * request ("There are no in-flight requests for node -3"); the requests cancelled before it never complete.
+     */
+    public void loseMetadataRequests(String nodeId) {
+        inFlight.removeIf(f -> f.request.destination().equals(nodeId)
+                && f.request.requestBuilder() instanceof MetadataRequest.Builder);
+    }
+
     /** The next {@link #poll} does not wait. Thread-safe. */
     @Override
     public void wakeup() {
@@ -538,7 +549,7 @@ public final class FakeKafkaClient implements KafkaClient {
     public int inFlightRequestCount(String nodeId) {
         int n = 0;
         for (InFlight f : inFlight) {
-            if (f.request.destination().equals(nodeId)) {
+            if (f.request.destination().equals(nodeId) && !f.dropped) { // dropped: cancelled, as NetworkClient's
                 n++;
             }
         }

@@ -173,6 +173,7 @@ public final class MetadataDriver implements NodeProvider.Listener {
         }
         try {
             long nowMs = nowMs();
+            requests.failIfLost(client, nowMs, clientNowMs);
             if (refusalsPending > 0) {
                 handleRefusals(nowMs, clientNowMs);
             }

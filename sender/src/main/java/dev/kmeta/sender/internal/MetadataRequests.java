@@ -22,8 +22,9 @@ import java.util.Set;
  * The {@link MetadataDriver}'s requests on the wire: picks the least-loaded node, connects to it or sends it the
  * refresh the manager hands out ({@link MetadataManager#beginRefresh}), holds the one request in flight, and reads
  * its completion - a version mismatch is fatal, a disconnect or {@code request.timeout.ms} a failed request, an
- * answer goes to the driver ({@link Answers}). Whatever the answer's handling throws, and a request the client
- * refuses to send, turns into a failed request (retried after backoff), so the manager never stays IN_FLIGHT.
+ * answer goes to the driver ({@link Answers}). Whatever the answer's handling throws, a request the client
+ * refuses to send, and one it loses ({@link #failIfLost}), turn into a failed request (retried after backoff), so the
+ * manager never stays IN_FLIGHT.
  *
  * <p>Confined to the sender thread (the one that polls the client; completions run inside its {@code poll}).
  */
@@ -45,6 +46,11 @@ final class MetadataRequests {
     private final EvidenceRecorder evidence;
     private final Answers answers;
     private RefreshRequest inFlight;
+    /** Where {@link #inFlight} went, and the client's time it was sent at. */
+    private Node inFlightNode;
+    private long inFlightSentAtClientMs;
+    /** The request {@link #failIfLost} found missing from the client at the previous step; null: none. */
+    private RefreshRequest missingAtLastStep;
     /** The JFR event of {@link #inFlight} (null while JFR is off), begun when it was sent. */
     private RefreshEvent inFlightEvent;
     /** The last wire request made, and what it was made from ({@link #builderFor}). */
@@ -107,6 +113,8 @@ final class MetadataRequests {
         }
         MetadataRequest.Builder builder = builderFor(request);
         inFlight = request;
+        inFlightNode = node;
+        inFlightSentAtClientMs = clientNowMs;
         inFlightEvent = RefreshEvent.start(config.clientId(), address(node), request.isFull(), request.topics().size());
         try {
             ClientRequest cr = client.newClientRequest(node.idString(), builder, clientNowMs, true,
@@ -133,6 +141,41 @@ final class MetadataRequests {
             lastBuilderAutoCreate = request.allowAutoTopicCreation();
         }
         return lastBuilder;
+    }
+
+    /**
+     * Called at the start of each step, before the step calls the client: fails the request in flight if the client
+     * lost it, so that the manager never stays IN_FLIGHT on a completion that will not come. Lost means the client
+     * holds nothing in flight to its node at two steps in a row (a poll between them runs the completion of a
+     * request the client cancelled, which it queues for its next poll), or twice {@code request.timeout.ms} passed on
+     * the client's clock (the client times a request out after one, and another request on the same connection hides
+     * a lost one from the first test). The client loses a request when its poll throws: kafka-clients 4.4 closes the
+     * node list's connections inside its receive loop when a broker refuses the client's identity (KIP-1242), and a
+     * receive from one of them read in the same poll finds no request ("There are no in-flight requests for node
+     * -3"); the completions it had queued are gone with the exception (OtherClustersMatrixTest).
+     */
+    void failIfLost(KafkaClient client, long nowMs, long clientNowMs) {
+        RefreshRequest request = inFlight;
+        if (request == null) {
+            missingAtLastStep = null;
+            return;
+        }
+        boolean missing = !client.hasInFlightRequests(inFlightNode.idString());
+        boolean overdue = clientNowMs - inFlightSentAtClientMs >= 2L * config.requestTimeoutMs();
+        if (!overdue && (!missing || missingAtLastStep != request)) {
+            missingAtLastStep = missing ? request : null;
+            return;
+        }
+        inFlight = null;
+        missingAtLastStep = null;
+        RefreshEvent.finish(inFlightEvent, "LOST");
+        String reason = "the client lost the metadata request to " + address(inFlightNode) + " (" + (overdue
+                ? "no completion within twice request.timeout.ms=" + config.requestTimeoutMs() : "its poll failed")
+                + ")";
+        log.warn("[{}] {}; retrying after backoff", config.clientId(), reason);
+        if (manager.inFlight() == request) {
+            manager.onFailure(request, reason, nowMs);
+        }
     }
 
     /**
