@@ -42,12 +42,18 @@ final class Faults {
     private final Topics topics;
     private final Random random;
     private final Map<Kind, AtomicInteger> counts = new TreeMap<>();
+    private final Runnable whileAllBlackholed;
     private int created;
 
-    Faults(KafkaCluster kafka, Topics topics, Random random) {
+    /**
+     * @param whileAllBlackholed run right after every broker is blackholed, before the hold (the harness's probe that
+     *                           a fresh instance's wait times out then)
+     */
+    Faults(KafkaCluster kafka, Topics topics, Random random, Runnable whileAllBlackholed) {
         this.kafka = kafka;
         this.topics = topics;
         this.random = random;
+        this.whileAllBlackholed = whileAllBlackholed;
         for (Kind k : Kind.values()) {
             counts.put(k, new AtomicInteger());
         }
@@ -70,6 +76,7 @@ final class Faults {
             }
             case BLACKHOLE_ALL -> {
                 proxies().forEach(FaultProxy::blackhole);
+                whileAllBlackholed.run();
                 hold(holdMs);
                 proxies().forEach(FaultProxy::pass);
             }

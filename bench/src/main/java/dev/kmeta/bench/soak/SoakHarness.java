@@ -113,7 +113,7 @@ public final class SoakHarness {
     /** Senders and churn run while faults are injected one after another; then everything is restored and stopped. */
     private void faultPhase(KafkaCluster kafka, KafkaMetadata main) throws InterruptedException {
         Random random = new Random(settings.seed());
-        Faults faults = new Faults(kafka, topics, random);
+        Faults faults = new Faults(kafka, topics, random, () -> probeThroughBlackhole(kafka));
         Churn churn = new Churn(id -> props(kafka, id), topics, waits, settings.seed() + 1);
         Thread meter = start("soak-stall-meter", stalls);
         List<Thread> threads = new ArrayList<>();
@@ -192,6 +192,28 @@ public final class SoakHarness {
                     return;
                 }
             }
+        }
+    }
+
+    /**
+     * While every broker is blackholed: a fresh instance's wait for a topic must time out (no byte reaches a broker),
+     * with a diagnosis - so that every soak that blackholes all brokers runs the timeout path, whatever the senders'
+     * and the churn's timing (the senders' own waits are mostly answered from the snapshot). An answer is a failure.
+     */
+    private void probeThroughBlackhole(KafkaCluster kafka) {
+        String topic = topics.randomAsked(new Random(settings.seed()));
+        long budgetMs = 300;
+        try (KafkaMetadata probe = KafkaMetadata.create(props(kafka, "soak-blackhole-probe"))) {
+            long begin = System.nanoTime();
+            try {
+                probe.awaitTopic(topic, MetadataClient.ANY_PARTITION, probe.newDeadline(Duration.ofMillis(budgetMs)));
+                waits.unexpected("a fresh instance was answered about " + topic + " while every broker was blackholed");
+            } catch (KafkaMetadataTimeoutException e) {
+                waits.record(topic + " (blackhole probe)", begin, budgetMs, System.nanoTime(),
+                        e.diagnosis() == null ? "NO_DIAGNOSIS" : e.diagnosis().cause().name());
+            }
+        } catch (RuntimeException e) {
+            waits.unexpected("blackhole probe: " + e);
         }
     }
 
