@@ -204,13 +204,8 @@ public final class SoakHarness {
         String topic = topics.randomAsked(new Random(settings.seed()));
         long budgetMs = 300;
         try (KafkaMetadata probe = KafkaMetadata.create(props(kafka, "soak-blackhole-probe"))) {
-            long begin = System.nanoTime();
-            try {
-                probe.awaitTopic(topic, MetadataClient.ANY_PARTITION, probe.newDeadline(Duration.ofMillis(budgetMs)));
+            if (timedAwait(probe, topic, MetadataClient.ANY_PARTITION, budgetMs, " (blackhole probe)", waits)) {
                 waits.unexpected("a fresh instance was answered about " + topic + " while every broker was blackholed");
-            } catch (KafkaMetadataTimeoutException e) {
-                waits.record(topic + " (blackhole probe)", begin, budgetMs, System.nanoTime(),
-                        e.diagnosis() == null ? "NO_DIAGNOSIS" : e.diagnosis().cause().name());
             }
         } catch (RuntimeException e) {
             waits.unexpected("blackhole probe: " + e);
@@ -226,6 +221,16 @@ public final class SoakHarness {
         int partition = random.nextInt(4) == 0 ? MetadataClient.ANY_PARTITION
                 : random.nextInt(topics.partitions(topic));
         long budgetMs = 100 + random.nextInt(1_400);
+        return timedAwait(m, topic, partition, budgetMs, "", stats);
+    }
+
+    /**
+     * {@code m.awaitTopic} within {@code budgetMs}, recorded in {@code stats} with the JVM's stalls and the thread's
+     * wait for a CPU meanwhile (what may explain a late return); {@code label} follows the partition in the record.
+     * Returns true if it was answered.
+     */
+    private static boolean timedAwait(KafkaMetadata m, String topic, int partition, long budgetMs, String label,
+                                      WaitStats stats) {
         long queuedBefore = RunQueue.waitedNs();
         long ranBefore = RunQueue.ranNs();
         long begin = System.nanoTime();
@@ -233,15 +238,16 @@ public final class SoakHarness {
         try {
             m.awaitTopic(topic, partition, m.newDeadline(Duration.ofMillis(budgetMs)));
             long end = System.nanoTime();
-            stats.record(topic + "-" + partition + ran(ranBefore), begin, budgetMs, end, null, queued(queuedBefore));
+            stats.record(topic + "-" + partition + label + ran(ranBefore), begin, budgetMs, end, null,
+                    queued(queuedBefore));
             return true;
         } catch (KafkaMetadataTimeoutException e) {
             long end = System.nanoTime();
-            stats.record(topic + "-" + partition + ran(ranBefore), begin, budgetMs, end,
+            stats.record(topic + "-" + partition + label + ran(ranBefore), begin, budgetMs, end,
                     e.diagnosis() == null ? "NO_DIAGNOSIS" : e.diagnosis().cause().name(), queued(queuedBefore));
         } catch (RuntimeException e) {
-            stats.record(topic + "-" + partition, begin, budgetMs, System.nanoTime(), "ERROR");
-            stats.unexpected(topic + "-" + partition + ": " + e);
+            stats.record(topic + "-" + partition + label, begin, budgetMs, System.nanoTime(), "ERROR");
+            stats.unexpected(topic + "-" + partition + label + ": " + e);
         } finally {
             stats.stalls().done();
         }
