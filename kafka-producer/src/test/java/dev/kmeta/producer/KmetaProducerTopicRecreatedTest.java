@@ -48,8 +48,12 @@ import static org.junit.jupiter.api.Assertions.fail;
 class KmetaProducerTopicRecreatedTest {
     private static final int BATCH_SIZE = 16_384;
     private static final long DELIVERY_TIMEOUT_MS = 6_000;
-    /** A record without partition, or with a key, sent after kmeta saw the new topic is acked within this. */
-    private static final long DELIVERED_WITHIN_MS = 5_000;
+    /*
+     * A record without partition, or with a key, sent after kmeta saw the new topic is acked: within
+     * delivery.timeout.ms, kafka-clients' own bound, as an ack cannot come later. A bound of its own (5 s) only timed
+     * the new topic's leader elections on a loaded machine (acked in 5,896 ms, fresh-clone run of dc947fa beside a
+     * second build).
+     */
     /** A record for a partition the new topic lacks, sent after kmeta saw it, fails within this ("at once"). */
     private static final long FAILED_WITHIN_MS = 1_000;
     /**
@@ -157,8 +161,7 @@ class KmetaProducerTopicRecreatedTest {
                                 + s);
                 assertTrue(s.error.getMessage().contains("partitions 6 -> 3"), s.error::getMessage);
             } else if (s.afterRecreation) {
-                assertTrue(s.acked != null && s.acked.partition() < 3 && s.tookMs() <= DELIVERED_WITHIN_MS,
-                        () -> "acked by the new topic within " + DELIVERED_WITHIN_MS + " ms: " + s);
+                assertTrue(s.acked != null && s.acked.partition() < 3, () -> "acked by the new topic: " + s);
             } else {
                 assertTrue(s.acked != null || Diagnosis.from(s.error).isPresent(),
                         () -> "acked, or failed with kmeta's diagnosis: " + s);
@@ -169,7 +172,7 @@ class KmetaProducerTopicRecreatedTest {
         }
         // The bad case was forced: the stock producer's records without key, sent after the re-creation, wait.
         long stockStranded = sent.get(Kind.STOCK).stream().filter(s -> s.afterRecreation
-                && s.kind == RecordKind.KEYLESS && (s.acked == null || s.tookMs() > DELIVERED_WITHIN_MS)).count();
+                && s.kind == RecordKind.KEYLESS && s.acked == null).count();
         assertTrue(stockStranded > 0, "the stock producer's sticky partition was one the new topic lacks");
         // The cause: kafka-clients' partitioner kept the sticky partition the old topic had; its queue never drains.
         String gone = topicPartition("fewer", sticky.get(Kind.STOCK));
@@ -186,8 +189,7 @@ class KmetaProducerTopicRecreatedTest {
         Map<Kind, List<Sent>> sent = run("more", 3, 6, false);
         for (Sent s : sent.get(Kind.KMETA)) {
             if (s.afterRecreation) {
-                assertTrue(s.acked != null && s.tookMs() <= DELIVERED_WITHIN_MS,
-                        () -> "acked by the new topic within " + DELIVERED_WITHIN_MS + " ms: " + s);
+                assertTrue(s.acked != null, () -> "acked by the new topic: " + s);
             } else {
                 assertTrue(s.acked != null || Diagnosis.from(s.error).isPresent(),
                         () -> "acked, or failed with kmeta's diagnosis: " + s);
