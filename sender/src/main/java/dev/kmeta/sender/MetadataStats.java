@@ -97,7 +97,10 @@ public final class MetadataStats {
         return get(Stat.REQUESTS_SENT);
     }
 
-    /** Requests that failed: disconnected, timed out, refused by the network client or answered unusably (count). */
+    /**
+     * Requests that failed: disconnected, timed out, refused or lost by the network client, or answered unusably
+     * (count).
+     */
     public long requestsFailed() {
         return get(Stat.REQUESTS_FAILED);
     }

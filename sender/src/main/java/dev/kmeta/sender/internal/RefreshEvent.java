@@ -36,7 +36,8 @@ final class RefreshEvent extends Event {
 
     @Label("Outcome")
     @Description("ANSWERED, TIMED_OUT (request.timeout.ms), DISCONNECTED, REBOOTSTRAP_REQUIRED, VERSION_MISMATCH, "
-            + "UNUSABLE (an answer that could not be read) or NOT_SENT (the client refused the request)")
+            + "UNUSABLE (an answer that could not be read), NOT_SENT (the client refused the request) or LOST (the "
+            + "client dropped it without completing it)")
     String outcome;
 
     /** Not an event field: set by the first {@link #finish}, so that a request is written once. */
