@@ -133,10 +133,7 @@ class LeaderProbeTest {
     }
 
     private void runUntil(BooleanSupplier done, long fakeMs) {
-        long endMs = client.nowMs() + fakeMs;
-        for (int i = 0; i < 1_000_000 && !done.getAsBoolean() && client.nowMs() < endMs; i++) {
-            client.poll(driver.step(client.nowMs()), client.nowMs());
-        }
+        DriverSteps.runUntil(client, driver, done, fakeMs);
     }
 
     /** A v13 answer: brokers 1 and 2; topic orders with partition 0 led by 1 and partition 1 led by 2. */

@@ -113,12 +113,8 @@ class MetadataDriverLostRequestTest {
         assertEquals(RefreshState.IN_FLIGHT, manager.state());
     }
 
-    /** The sender loop ({@link SenderLoop#run}) on fake time, until {@code done} or {@code fakeMs} have passed. */
     private void runUntil(BooleanSupplier done, long fakeMs) {
-        long endMs = client.nowMs() + fakeMs;
-        for (int i = 0; i < 1_000_000 && !done.getAsBoolean() && client.nowMs() < endMs; i++) {
-            client.poll(driver.step(client.nowMs()), client.nowMs());
-        }
+        DriverSteps.runUntil(client, driver, done, fakeMs);
     }
 
     private static MetadataResponse answer() {

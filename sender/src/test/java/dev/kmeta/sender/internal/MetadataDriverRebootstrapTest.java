@@ -140,12 +140,8 @@ class MetadataDriverRebootstrapTest {
         assertEquals(List.of("1"), ids(driver.nodeProvider().fetchNodes()), "broker 1 learned");
     }
 
-    /** The sender loop ({@link SenderLoop#run}) on fake time, until {@code done} or {@code fakeMs} have passed. */
     private void runUntil(BooleanSupplier done, long fakeMs) {
-        long endMs = client.nowMs() + fakeMs;
-        for (int i = 0; i < 1_000_000 && !done.getAsBoolean() && client.nowMs() < endMs; i++) {
-            client.poll(driver.step(client.nowMs()), client.nowMs());
-        }
+        DriverSteps.runUntil(client, driver, done, fakeMs);
     }
 
     /** A v13 answer: broker 1 at broker1.test:9092, no topics. */
