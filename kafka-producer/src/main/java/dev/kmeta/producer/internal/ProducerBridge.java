@@ -5,6 +5,7 @@ import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.MetadataClient;
 import dev.kmeta.sender.KafkaMetadata;
+import dev.kmeta.sender.internal.Handles;
 import org.apache.kafka.clients.Metadata;
 import org.apache.kafka.clients.MetadataSnapshot;
 import org.apache.kafka.common.Cluster;
@@ -26,6 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.time.Duration;
@@ -67,8 +69,8 @@ public final class ProducerBridge {
      */
     static final long SENDER_POLL_MS = 10;
     /**
-     * Before kmeta's first answer the producer's network thread waits in {@link #fetch()}, looking at kmeta's snapshot
-     * after 1 ms, then at doubling intervals up to this long (and whether its producer began closing).
+     * Before kmeta's first answer the producer's network thread waits in {@link #fetch()}, woken by that answer; this
+     * is the longest it goes without looking at whether its producer began closing.
      */
     static final long FIRST_ANSWER_SLICE_MS = 10;
     /** The name KafkaProducer gives its network thread, before {@link #attach} tells which thread it is. */
@@ -197,26 +199,22 @@ public final class ProducerBridge {
      * connect anywhere on its own: its first {@code fetch()} (the Sender's {@code leastLoadedNode}, for an idempotent
      * producer's InitProducerId) would otherwise connect to the bootstrap addresses kmeta's thread is already trying,
      * and log every failure a second time. So it waits here until kmeta knows a broker, the producer begins closing
-     * (its Sender stops running) or this bridge closes, looking at 1, 2, 4... up to every
-     * {@value #FIRST_ANSWER_SLICE_MS} ms; then it sees the real view, or (closing) the bootstrap view.
+     * (its Sender stops running) or this bridge closes: parked where kmeta's answer wakes it at once (its InitProducerId
+     * goes out as soon as kmeta knows a broker), looking at its producer every {@value #FIRST_ANSWER_SLICE_MS} ms.
      */
     private void awaitFirstAnswer() {
         firstAnswerWaits.increment();
-        long sliceMs = 1; // not kmeta's waits: they would count in its stats as an application's metadata wait
-        while (!closed.get() && metadata.fetch().nodes().isEmpty()) {
+        while (!closed.get()) {
+            dev.kmeta.cluster.Cluster now = metadata.fetch();
             SenderRef ref = sender;
-            if (ref != null && !ref.running().getAsBoolean()) {
+            if (!now.nodes().isEmpty() || ref != null && !ref.running().getAsBoolean()
+                    || Thread.currentThread().isInterrupted()) { // an interrupt is KafkaProducer's to see
                 return;
             }
-            try {
-                // KafkaProducer's network thread, on KafkaProducer's clock (the system's), as lastSuccessfulUpdate and
-                // the idle expiry: not the instance's Ticker, whose fake would stop a thread no test drives
-                Thread.sleep(sliceMs);
-            } catch (InterruptedException interrupted) {
-                Thread.currentThread().interrupt(); // KafkaProducer's to see
-                return;
-            }
-            sliceMs = Math.min(FIRST_ANSWER_SLICE_MS, sliceMs * 2);
+            // on the system's clock, as KafkaProducer's own (lastSuccessfulUpdate, the idle expiry): not the
+            // instance's Ticker, whose fake would stop a thread no test drives; not kmeta's awaitUpdate, which would
+            // count as an application's metadata wait
+            Handles.parkUntilNewVersion(metadata, now.version(), TimeUnit.MILLISECONDS.toNanos(FIRST_ANSWER_SLICE_MS));
         }
     }
 

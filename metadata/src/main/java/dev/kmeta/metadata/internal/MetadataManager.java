@@ -96,6 +96,17 @@ public final class MetadataManager extends ManagerState implements MetadataClien
         waits.awaitUpdate(lastVersion, deadline);
     }
 
+    /**
+     * Parks the calling thread until the snapshot's version is past {@code lastVersion}, the manager closes, the
+     * thread is interrupted (status kept) or {@code maxNanos} of the system's clock pass. Not an application's wait:
+     * nothing is counted or diagnosed, and the clock is never the instance's (a test's fake time must not stop a
+     * thread no test drives). For the KafkaProducer route's network thread, which waits for kmeta's first answer and
+     * must look at its own producer now and then; kmeta's answer wakes it as it wakes {@code awaitUpdate}'s waiters.
+     */
+    public void parkUntilNewVersion(int lastVersion, long maxNanos) {
+        view().parkForVersion(Ticker.system(), maxNanos, () -> snapshot().version() <= lastVersion && !isClosed());
+    }
+
     @Override
     public Cluster awaitTopic(String topic, int partition, Deadline deadline) {
         Cluster c = snapshot();

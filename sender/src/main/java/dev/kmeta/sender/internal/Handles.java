@@ -8,7 +8,8 @@ import java.util.Objects;
 /**
  * Calls on {@link KafkaMetadata} handles that only kmeta's own modules make, kept off the public API (issue 25): whether
  * two handles share one instance (kmeta-spring keeps one binding per instance, kmeta.producer's tests check sharing)
- * and the current snapshot as an {@code org.apache.kafka.common.Cluster}. The module exports this package only to
+ * the current snapshot as an {@code org.apache.kafka.common.Cluster}, and an uncounted wait for a new version. The
+ * module exports this package only to
  * {@code kmeta.producer} and {@code kmeta.spring}.
  *
  * <p>Thread-safe: {@code KafkaMetadata}'s class initializer installs the one {@link Lens} (before any handle
@@ -41,6 +42,15 @@ public final class Handles {
     /** True when both handles share one instance (false for a null {@code b}). */
     public static boolean sameInstance(KafkaMetadata a, KafkaMetadata b) {
         return b != null && lens.core(a) == lens.core(b);
+    }
+
+    /**
+     * Parks until {@code handle}'s snapshot version is past {@code lastVersion}, its instance closes, the thread is
+     * interrupted or {@code maxNanos} pass on the system's clock; uncounted (the KafkaProducer route's network thread
+     * before kmeta's first answer: {@code MetadataManager.parkUntilNewVersion}).
+     */
+    public static void parkUntilNewVersion(KafkaMetadata handle, int lastVersion, long maxNanos) {
+        lens.core(handle).manager().parkUntilNewVersion(lastVersion, maxNanos);
     }
 
     /**
