@@ -427,41 +427,44 @@ public final class ProducerBridge {
 
     /**
      * KIP-951: the leaders a produce answer named feed kmeta's {@code onLeaderHint} (a hint without a leader asks
-     * kmeta to refresh the partition). Returns the partitions hinted; kmeta applies them on its own thread. Only a
-     * hint newer than kmeta's snapshot makes the network thread look again until kmeta publishes it: a stale one
-     * publishes nothing, and waiting for it would re-poll every {@value #SENDER_POLL_MS} ms until some other change.
+     * kmeta to refresh the partition). Returns the partitions hinted; kmeta applies them on its own thread. A hint
+     * whose epoch kmeta's snapshot already has is dropped here, as kmeta would drop it, without waking kmeta's thread
+     * (a just-created partition answers {@code NOT_LEADER_OR_FOLLOWER} with the leader kmeta knows, batch after batch).
+     * Only a hint newer than the snapshot makes the network thread look again until kmeta publishes it: waiting for
+     * a stale one would re-poll every {@value #SENDER_POLL_MS} ms until some other change.
      */
     public Set<TopicPartition> updatePartitionLeadership(Map<TopicPartition, Metadata.LeaderIdAndEpoch> leaders,
                                                          List<Node> nodes) {
         if (closed.get() || leaders.isEmpty()) {
             return Set.of();
         }
-        dev.kmeta.cluster.Cluster before = metadata.fetch(); // read before posting: kmeta may apply a hint before the loop ends
-        boolean newer = false;
+        dev.kmeta.cluster.Cluster before = metadata.fetch(); // before posting: kmeta may apply a hint meanwhile
         List<TopicPartition> hinted = new ArrayList<>(leaders.size());
         for (Map.Entry<TopicPartition, Metadata.LeaderIdAndEpoch> e : leaders.entrySet()) {
             TopicPartition tp = e.getKey();
             Metadata.LeaderIdAndEpoch hint = e.getValue();
-            if (hint.leaderId.isPresent() && hint.epoch.isPresent()) {
+            if (hint.leaderId.isEmpty() || hint.epoch.isEmpty()) {
+                metadata.invalidate(tp.topic(), tp.partition()); // the Sender's requestUpdate before it is waited for
+            } else if (!isStale(before, tp, hint.epoch.get())) {
                 int leader = hint.leaderId.get();
-                newer |= isNewer(before, tp, hint.epoch.get());
                 metadata.onLeaderHint(tp.topic(), tp.partition(), leader, hint.epoch.get(), endpoint(leader, nodes));
                 leaderHints.increment();
                 hinted.add(tp);
-            } else {
-                metadata.invalidate(tp.topic(), tp.partition()); // the Sender's requestUpdate before it is waited for
             }
         }
-        if (newer) {
+        if (!hinted.isEmpty()) {
             wantedVersion = Math.max(wantedVersion, before.version());
         }
         return Set.copyOf(hinted);
     }
 
-    /** kmeta applies a hint whose epoch is newer than its snapshot's for a partition it knows (as kmeta rules). */
-    private static boolean isNewer(dev.kmeta.cluster.Cluster snapshot, TopicPartition tp, int epoch) {
+    /**
+     * kmeta's rule for a stale hint: the partition is known with an epoch at least the hint's. An unknown partition
+     * is not stale (kmeta refreshes its topic); nor is one without an epoch.
+     */
+    private static boolean isStale(dev.kmeta.cluster.Cluster snapshot, TopicPartition tp, int epoch) {
         dev.kmeta.cluster.PartitionMetadata p = snapshot.partition(tp.topic(), tp.partition());
-        return p != null && epoch > p.leaderEpoch();
+        return p != null && p.leaderEpoch() != dev.kmeta.cluster.PartitionMetadata.NO_EPOCH && epoch <= p.leaderEpoch();
     }
 
     private static dev.kmeta.cluster.Node endpoint(int id, List<Node> nodes) {

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import static org.awaitility.Awaitility.await;
@@ -52,14 +53,33 @@ class ProducerBridgeLeaderHintTest {
     }
 
     /** The Sender's NOT_LEADER_OR_FOLLOWER handling: requestUpdate, then the answer's leader for the partition. */
-    private void produceErrorWithHint(int leader, int epoch, boolean refreshLandsFirst) {
+    private Set<TopicPartition> produceErrorWithHint(int leader, int epoch, boolean refreshLandsFirst) {
         int asked = bridge.requestUpdate();
         if (refreshLandsFirst) {
             metadata.awaitUpdate(asked, metadata.newSendDeadline());
         }
+        return hint(leader, epoch);
+    }
+
+    private Set<TopicPartition> hint(int leader, int epoch) {
         Metadata.LeaderIdAndEpoch hint = new Metadata.LeaderIdAndEpoch(Optional.of(leader), Optional.of(epoch));
-        bridge.updatePartitionLeadership(Map.of(TP, hint),
+        return bridge.updatePartitionLeadership(Map.of(TP, hint),
                 List.of(new Node(leader, "127.0.0.1", broker.port(leader))));
+    }
+
+    /**
+     * A hint whose epoch kmeta has is dropped on the network thread: kmeta's thread is not woken for it (kmeta would
+     * find it stale and count it ignored). The newer hint after it, posted behind it, shows kmeta has seen all.
+     */
+    @Test
+    void aStaleHintDoesNotReachKmeta() {
+        assertEquals(Set.of(), hint(broker.leader(TOPIC, 0), broker.leaderEpoch(TOPIC)), "nothing hinted");
+        int epoch = broker.moveLeaders(TOPIC);
+        int leader = broker.leader(TOPIC, 0);
+        assertEquals(Set.of(TP), hint(leader, epoch));
+        await().atMost(Duration.ofSeconds(30)).until(() -> metadata.fetch().partition(TOPIC, 0).leaderEpoch() == epoch);
+        assertEquals(1, metadata.stats().leaderHintsApplied());
+        assertEquals(0, metadata.stats().leaderHintsIgnored(), "kmeta never saw the stale hint");
     }
 
     /**
