@@ -8,6 +8,7 @@ import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.Diagnosis.Cause;
 import dev.kmeta.testkit.KafkaCluster;
 import dev.kmeta.testkit.KafkaClusterExtension;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -233,10 +234,15 @@ class DiagnosisTest {
             for (int id : a.brokerIds()) {
                 a.proxy(id).retarget("127.0.0.1", bPort).resetAll();
             }
-            await().atMost(Duration.ofSeconds(15)).until(() -> {
-                m.requestUpdate();
-                return b.clusterId().equals(m.fetch().clusterId());
-            });
+            try {
+                await().atMost(Duration.ofSeconds(15)).until(() -> {
+                    m.requestUpdate();
+                    return b.clusterId().equals(m.fetch().clusterId());
+                });
+            } catch (ConditionTimeoutException e) {
+                throw new AssertionError("kmeta did not reach cluster B: state " + m.state() + ", " + m.stats()
+                        + "\nevidence " + m.evidence().records() + "\nkmeta's log:\n" + logs.text(), e);
+            }
             assertNull(m.fetch().topic("a-only"), "the metadata of cluster A was dropped: " + m.fetch());
             assertTrue(m.stats().clusterIdChanges() >= 1, "counted");
 
