@@ -118,6 +118,7 @@ public final class ProducerBridge {
     private final LongAdder updateRequests = new LongAdder();
     private final LongAdder targetedUpdates = new LongAdder();
     private final LongAdder leaderHints = new LongAdder();
+    private final LongAdder staleLeaderHints = new LongAdder();
     /** Issue 27: the topics this producer saw deleted and re-created ({@link Recreations}). */
     final Recreations recreations;
 
@@ -412,9 +413,14 @@ public final class ProducerBridge {
         return holds.held();
     }
 
-    /** How many KIP-951 leader hints from produce answers this producer passed to kmeta. */
+    /** How many KIP-951 leader hints (a leader and an epoch) this producer's produce answers carried. */
     public long leaderHints() {
         return leaderHints.sum();
+    }
+
+    /** How many of {@link #leaderHints()} were older than kmeta's snapshot, so dropped before they reached kmeta. */
+    public long staleLeaderHints() {
+        return staleLeaderHints.sum();
     }
 
     /** {@code timeToNextUpdate(now)}: never 0, so the producer's NetworkClient never sends a Metadata request. */
@@ -445,10 +451,14 @@ public final class ProducerBridge {
             Metadata.LeaderIdAndEpoch hint = e.getValue();
             if (hint.leaderId.isEmpty() || hint.epoch.isEmpty()) {
                 metadata.invalidate(tp.topic(), tp.partition()); // the Sender's requestUpdate before it is waited for
-            } else if (!isStale(before, tp, hint.epoch.get())) {
+            } else {
+                leaderHints.increment();
+                if (isStale(before, tp, hint.epoch.get())) {
+                    staleLeaderHints.increment();
+                    continue;
+                }
                 int leader = hint.leaderId.get();
                 metadata.onLeaderHint(tp.topic(), tp.partition(), leader, hint.epoch.get(), endpoint(leader, nodes));
-                leaderHints.increment();
                 hinted.add(tp);
             }
         }

@@ -80,6 +80,8 @@ class ProducerBridgeLeaderHintTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> metadata.fetch().partition(TOPIC, 0).leaderEpoch() == epoch);
         assertEquals(1, metadata.stats().leaderHintsApplied());
         assertEquals(0, metadata.stats().leaderHintsIgnored(), "kmeta never saw the stale hint");
+        assertEquals(2, bridge.leaderHints());
+        assertEquals(1, bridge.staleLeaderHints());
     }
 
     /**
