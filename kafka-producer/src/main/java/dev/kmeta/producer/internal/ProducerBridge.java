@@ -435,7 +435,7 @@ public final class ProducerBridge {
      * KIP-951: the leaders a produce answer named feed kmeta's {@code onLeaderHint} (a hint without a leader asks
      * kmeta to refresh the partition). Returns the partitions hinted; kmeta applies them on its own thread. A hint
      * whose epoch kmeta's snapshot already has is dropped here, as kmeta would drop it, without waking kmeta's thread
-     * (a just-created partition answers {@code NOT_LEADER_OR_FOLLOWER} with the leader kmeta knows, batch after batch).
+     * (every batch of a partition whose leader moved answers with the same hint, and kmeta's refresh may be first).
      * Only a hint newer than the snapshot makes the network thread look again until kmeta publishes it: waiting for
      * a stale one would re-poll every {@value #SENDER_POLL_MS} ms until some other change.
      */
