@@ -139,6 +139,14 @@ public final class PartitionMetadata {
         return leaderEpoch;
     }
 
+    /**
+     * True when this partition has a leader epoch and it is at least {@code epoch}: a KIP-951 leader hint of that
+     * epoch tells nothing new about it (the one rule kmeta's hint handling and the KafkaProducer route both apply).
+     */
+    public boolean hasLeaderEpochAtLeast(int epoch) {
+        return leaderEpoch != NO_EPOCH && leaderEpoch >= epoch;
+    }
+
     /** Kafka's error code for this partition ({@link #NONE} when fine). */
     public short errorCode() {
         return errorCode;

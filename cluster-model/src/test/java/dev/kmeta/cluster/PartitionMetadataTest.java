@@ -64,6 +64,17 @@ class PartitionMetadataTest {
     }
 
     @Test
+    void aLeaderEpochIsAtLeastOnlyWhenThereIsOne() {
+        PartitionMetadata p = PartitionMetadata.of("t", 0, 1, 5);
+        assertTrue(p.hasLeaderEpochAtLeast(4));
+        assertTrue(p.hasLeaderEpochAtLeast(5));
+        assertFalse(p.hasLeaderEpochAtLeast(6));
+        PartitionMetadata none = PartitionMetadata.of("t", 0, 1, PartitionMetadata.NO_EPOCH);
+        assertFalse(none.hasLeaderEpochAtLeast(PartitionMetadata.NO_EPOCH), "no epoch is never at least one");
+        assertFalse(none.hasLeaderEpochAtLeast(0));
+    }
+
+    @Test
     void rejectsNegativePartitionIndexAndNullTopic() {
         assertThrows(IllegalArgumentException.class, () -> PartitionMetadata.of("t", -1, 0, 0));
         assertThrows(IllegalArgumentException.class,

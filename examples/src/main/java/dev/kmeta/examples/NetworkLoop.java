@@ -506,7 +506,7 @@ final class NetworkLoop implements Runnable {
      */
     static boolean isNews(Cluster snapshot, String topic, int partition, int hintEpoch) {
         PartitionMetadata p = snapshot.partition(topic, partition);
-        return p == null || p.leaderEpoch() == PartitionMetadata.NO_EPOCH || hintEpoch > p.leaderEpoch();
+        return p == null || !p.hasLeaderEpochAtLeast(hintEpoch);
     }
 
     private static dev.kmeta.cluster.Node endpoint(ProduceResponseData data, int nodeId) {

@@ -474,7 +474,7 @@ public final class ProducerBridge {
      */
     private static boolean isStale(dev.kmeta.cluster.Cluster snapshot, TopicPartition tp, int epoch) {
         dev.kmeta.cluster.PartitionMetadata p = snapshot.partition(tp.topic(), tp.partition());
-        return p != null && p.leaderEpoch() != dev.kmeta.cluster.PartitionMetadata.NO_EPOCH && epoch <= p.leaderEpoch();
+        return p != null && p.hasLeaderEpochAtLeast(epoch);
     }
 
     private static dev.kmeta.cluster.Node endpoint(int id, List<Node> nodes) {

@@ -45,7 +45,7 @@ final class LeaderHints {
         if (p == null || h.leaderId < 0 || h.leaderEpoch < 0) {
             return Outcome.UNUSABLE;
         }
-        if (p.leaderEpoch() != PartitionMetadata.NO_EPOCH && h.leaderEpoch <= p.leaderEpoch()) {
+        if (p.hasLeaderEpochAtLeast(h.leaderEpoch)) {
             return Outcome.STALE;
         }
         Node known = endpoints.containsKey(h.leaderId) ? endpoints.get(h.leaderId) : base.node(h.leaderId);
