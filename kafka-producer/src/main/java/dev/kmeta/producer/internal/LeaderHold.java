@@ -57,10 +57,20 @@ final class LeaderHold implements SendProtocol.Leaders {
     enum Verdict {
         /** A leader that accepted a connection, or none (no leader: the producer's ordinary wait): send. */
         SENDABLE,
+        /**
+         * kmeta's snapshot does not have the topic: the metadata wait's business, sendable as far as the hold goes;
+         * a send that saw it looks again when the topic arrives ({@link SendProtocol}).
+         */
+        UNKNOWN_TOPIC,
         /** A leader not tried yet at its address, or being tried. */
         UNSETTLED,
         /** Every leader the record may go to never accepted a connection and fails now. */
-        UNREACHABLE
+        UNREACHABLE;
+
+        /** True when nothing speaks against sending now: {@link #SENDABLE} or {@link #UNKNOWN_TOPIC}. */
+        boolean isSendable() {
+            return this == SENDABLE || this == UNKNOWN_TOPIC;
+        }
     }
 
     private final KafkaMetadata metadata;
@@ -126,7 +136,7 @@ final class LeaderHold implements SendProtocol.Leaders {
     static Verdict verdict(Cluster c, ConnectionEvidence evidence, String topic, int partition) {
         TopicMetadata t = c.topic(topic);
         if (t == null) {
-            return Verdict.SENDABLE; // the metadata wait's business
+            return Verdict.UNKNOWN_TOPIC;
         }
         if (partition != MetadataClient.ANY_PARTITION) {
             return of(c, evidence, t.partition(partition));
@@ -173,7 +183,7 @@ final class LeaderHold implements SendProtocol.Leaders {
         long heldSinceNs = ticker.nanoTime();
         for (boolean first = true; ; first = false) {
             Verdict v = verdict(metadata, topic, partition);
-            if (v == Verdict.SENDABLE || v == Verdict.UNSETTLED && !settle) {
+            if (v.isSendable() || v == Verdict.UNSETTLED && !settle) {
                 return null;
             }
             long leftNs = deadline.remainingNs();

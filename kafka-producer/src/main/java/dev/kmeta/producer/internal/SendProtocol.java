@@ -21,8 +21,12 @@ import java.time.Duration;
  * interceptor onSend(topic, p)     any                            HOLD_ARMED  (leaders UNREACHABLE, or UNSETTLED:
  *                                                                              with settling; not the network
  *                                                                              thread, producer open)
+ *                                                                 FIRST_LOOK  (kmeta does not have the topic)
  *                                                                 SENT        otherwise
  * fetch()                          HOLD_ARMED                     TOPIC_HIDDEN (shows the topic absent)
+ *                                  FIRST_LOOK, the topic arrived, TOPIC_HIDDEN (with settling)
+ *                                  its leaders not proven
+ *                                  FIRST_LOOK otherwise           SENT
  *                                  TIMEOUT_KEPT                   IDLE        (throws the kept timeout)
  *                                  other                          unchanged   (the send's topic's view)
  * add(topic)                       TOPIC_HIDDEN, its topic        HOLDING -&gt; SENT (a leader reachable: through)
@@ -38,6 +42,9 @@ import java.time.Duration;
  *                                  AWAITING_*, topic absent       LOOKING     (waited for the topic)
  *                                                                 HOLD_ARMED  (it arrived, its leaders not proven:
  *                                                                              armed with settling)
+ *                                  AWAITING_*, first look at v,   HOLD_ARMED  (it arrived after the fetch that
+ *                                  the send's topic, its leaders               missed it: armed with settling)
+ *                                  not proven
  *                                  AWAITING_*, first look at v    LOOKING     (returns at once)
  *                                  AWAITING_PARTITION, at v again LOOKING     (waited for the partition)
  *                                  AWAITING_*, a partition the    TIMEOUT_KEPT (issue 27: TOPIC_RECREATED)
@@ -70,6 +77,11 @@ final class SendProtocol {
         IDLE(false),
         /** The interceptor saw the send: fetch() shows its topic; nothing held. */
         SENT(false),
+        /**
+         * The interceptor saw a send whose topic kmeta did not have: its first fetch() looks again, since the topic
+         * may have arrived meanwhile (then it is held as one that arrived during the wait is).
+         */
+        FIRST_LOOK(true),
         /** The send's leaders never accepted a connection: this producer's next fetch() hides its topic. */
         HOLD_ARMED(true),
         /** fetch() hid the topic: the add(topic) KafkaProducer makes next holds the send. */
@@ -149,6 +161,8 @@ final class SendProtocol {
         long sendStartNs;
         /** HOLD_ARMED / TOPIC_HIDDEN: the hold also waits while kmeta has not tried the leaders (the topic arrived). */
         boolean settle;
+        /** The send was held once already: its budget is spent on the hold's verdict, it is not armed again. */
+        boolean wasHeld;
         /** The producer and topic of the last requestUpdateForTopic (topic null: add(topics)'s version wait). */
         Mark requestMark;
         String requestTopic;
@@ -194,10 +208,13 @@ final class SendProtocol {
         s.viewTopic = topic;
         s.sendPartition = partition;
         s.sendStartNs = ticker.nanoTime();
+        s.wasHeld = false;
         LeaderHold.Verdict verdict = holdable && !leaders.isNetworkThread()
                 ? leaders.verdict(topic, partition) : LeaderHold.Verdict.SENDABLE;
         if (verdict == LeaderHold.Verdict.SENDABLE) {
             enter(s, State.SENT);
+        } else if (verdict == LeaderHold.Verdict.UNKNOWN_TOPIC) {
+            enter(s, State.FIRST_LOOK);
         } else {
             // UNSETTLED: the topic is known already (kmeta's first answer carried it before this send looked), but
             // its leaders are not tried yet - settle as a send whose topic arrived does, or it slips past the hold
@@ -221,6 +238,16 @@ final class SendProtocol {
         }
         if (s.state == State.TIMEOUT_KEPT) {
             throw release(s);
+        }
+        if (s.state == State.FIRST_LOOK) {
+            // the topic may have come since onSend (kmeta's answer to another send's request): a topic kmeta just
+            // learned has leaders it has not tried, and KafkaProducer would send at once, with no wait to hold in
+            if (leaders.verdict(s.sendTopic, s.sendPartition).isSendable()) {
+                enter(s, State.SENT);
+                return false;
+            }
+            s.settle = true;
+            enter(s, State.HOLD_ARMED);
         }
         if (s.state == State.HOLD_ARMED) {
             enter(s, State.TOPIC_HIDDEN);
@@ -250,6 +277,7 @@ final class SendProtocol {
             return;
         }
         enter(s, State.HOLDING);
+        s.wasHeld = true;
         s.awaitedVersion = NONE; // the producer's next awaitUpdate lets it look at the real view at once
         TimeoutException e;
         try {
@@ -314,14 +342,16 @@ final class SendProtocol {
             if (count <= 0) {
                 s.awaitedVersion = version;
                 waits.awaitTopic(topic, MetadataClient.ANY_PARTITION, deadline);
-                if (ownSend && !leaders.isNetworkThread()
-                        && leaders.verdict(topic, s.sendPartition) != LeaderHold.Verdict.SENDABLE) {
-                    s.settle = true; // the topic arrived: give kmeta the moment it needs to try its leaders
-                    enter(s, State.HOLD_ARMED);
+                if (ownSend && armIfUnproven(s, topic)) {
                     return;
                 }
             } else if (s.awaitedVersion != version) {
                 s.awaitedVersion = version; // the producer has not looked at this version yet: let it
+                // the topic arrived between the fetch that missed it and this wait (fresh-clone CI: a first send to a
+                // closed port went through, and expired at delivery.timeout.ms instead of failing at max.block.ms)
+                if (ownSend && armIfUnproven(s, topic)) {
+                    return;
+                }
             } else {
                 waits.awaitTopic(topic, Math.max(count, ownSend ? s.sendPartition : -1), deadline);
             }
@@ -339,6 +369,21 @@ final class SendProtocol {
             interrupted.initCause(e);
             throw interrupted;
         }
+    }
+
+    /**
+     * A send whose topic arrived during its metadata wait: HOLD_ARMED with settling when the record's leaders are
+     * not proven (kmeta needs a moment to try them), so that the producer's next fetch() hides the topic and its
+     * add(topic) holds the send. Never on the network thread, never a send held once already (the hold let it
+     * through: a second would only spend the rest of its budget).
+     */
+    private boolean armIfUnproven(Send s, String topic) {
+        if (s.wasHeld || leaders.isNetworkThread() || leaders.verdict(topic, s.sendPartition).isSendable()) {
+            return false;
+        }
+        s.settle = true; // the topic arrived: give kmeta the moment it needs to try its leaders
+        enter(s, State.HOLD_ARMED);
+        return true;
     }
 
     /** maybeThrowExceptionForTopic, the interceptor: the kept timeout for {@code topic} (to IDLE), or null. */

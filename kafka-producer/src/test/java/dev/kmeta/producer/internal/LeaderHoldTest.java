@@ -97,7 +97,7 @@ class LeaderHoldTest {
         evidence.connected(record(1), 2_000);
         assertEquals(Verdict.SENDABLE, verdict("t", 1));
         assertEquals(Verdict.SENDABLE, verdict("t", ANY));
-        assertEquals(Verdict.SENDABLE, verdict("missing", ANY), "an unknown topic is the metadata wait's");
+        assertEquals(Verdict.UNKNOWN_TOPIC, verdict("missing", ANY), "an unknown topic is the metadata wait's");
         assertEquals(Verdict.SENDABLE, verdict("t", 7), "beyond the count: the metadata wait's");
     }
 }

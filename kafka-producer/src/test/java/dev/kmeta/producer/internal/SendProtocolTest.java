@@ -251,10 +251,11 @@ class SendProtocolTest {
 
     @Test
     void aSendWhoseTopicArrivedWithUnprovenLeadersIsArmedWithSettling() throws Exception {
-        leaders.verdicts.put("late", Verdict.SENDABLE); // what LeaderHold says of a topic not known yet
+        leaders.verdicts.put("late", Verdict.UNKNOWN_TOPIC);
         producer.onSend("late", ANY, true);
-        assertEquals(State.SENT, SendProtocol.state(), "unknown topic: the metadata wait's business");
+        assertEquals(State.FIRST_LOOK, SendProtocol.state(), "unknown topic: the metadata wait's business");
         assertFalse(producer.fetchHidesTopic());
+        assertEquals(State.SENT, SendProtocol.state(), "still unknown at the first fetch: the wait follows");
         producer.add("late");
         producer.requestUpdateForTopic("late");
         leaders.verdicts.put("late", Verdict.UNSETTLED); // it arrives with leaders kmeta has not tried
@@ -280,6 +281,51 @@ class SendProtocolTest {
         producer.add("early");
         assertEquals(List.of("early/any settle"), leaders.holds);
         assertEquals(State.SENT, SendProtocol.state());
+    }
+
+    /**
+     * The topic arrives between onSend (kmeta did not have it) and the send's first fetch() - kmeta's answer to
+     * another send's request: the fetch hides it and the add holds with settling. Without the second look the fetch
+     * showed the topic and KafkaProducer sent at once, with no wait to hold in.
+     */
+    @Test
+    void aTopicThatArrivesBeforeTheSendsFirstFetchIsHiddenAndHeldWithSettling() throws Exception {
+        leaders.verdicts.put("race", Verdict.UNKNOWN_TOPIC);
+        producer.onSend("race", ANY, true);
+        assertEquals(State.FIRST_LOOK, SendProtocol.state());
+        leaders.verdicts.put("race", Verdict.UNREACHABLE); // it arrives, its leader failing already
+        assertTrue(producer.fetchHidesTopic());
+        assertEquals(State.TOPIC_HIDDEN, SendProtocol.state());
+        producer.add("race");
+        assertEquals(List.of("race/any settle"), leaders.holds);
+        assertEquals(State.SENT, SendProtocol.state());
+    }
+
+    /**
+     * The topic arrives between the send's first fetch() (which missed it) and its awaitUpdate - kmeta's answer to
+     * the request the add(topic) in between started, on a loaded machine: the first look at the version arms the
+     * hold with settling; once held, the next round of KafkaProducer's wait looks at the view (not armed again).
+     * Seen in a fresh-clone CI run: a first send to a leader at a closed port expired at delivery.timeout.ms (30 s)
+     * instead of failing at max.block.ms.
+     */
+    @Test
+    void aTopicThatArrivesBeforeTheWaitIsArmedWithSettlingOnce() throws Exception {
+        leaders.verdicts.put("race", Verdict.UNKNOWN_TOPIC);
+        producer.onSend("race", ANY, true);
+        assertFalse(producer.fetchHidesTopic());
+        producer.add("race");
+        producer.requestUpdateForTopic("race");
+        waits.counts.put("race", 1);
+        leaders.verdicts.put("race", Verdict.UNSETTLED);
+        producer.awaitUpdate(1, 1_000);
+        assertEquals(List.of(), waits.waits, "no wait: the topic is there");
+        assertEquals(State.HOLD_ARMED, SendProtocol.state());
+        assertTrue(producer.fetchHidesTopic());
+        producer.add("race");
+        assertEquals(List.of("race/any settle"), leaders.holds);
+        waitRound(producer, "race", 1); // the hold let it through, the leader still unproven: look, do not re-arm
+        assertEquals(State.LOOKING, SendProtocol.state());
+        assertEquals(List.of("race/any settle"), leaders.holds);
     }
 
     @Test
