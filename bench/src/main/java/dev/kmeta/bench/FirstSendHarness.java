@@ -36,12 +36,20 @@ import java.util.concurrent.TimeUnit;
  * <pre>{@code
  * java -cp bench/target/benchmarks.jar dev.kmeta.bench.FirstSendHarness > bench/results/first-send.txt
  * }</pre>
- * Options: {@code --producers N} (10), {@code --setup one-broker|leader-elsewhere|both} (both). About a minute.
+ * Options: {@code --producers N} (10), {@code --setup one-broker|leader-elsewhere|both} (both),
+ * {@code --warmups N} (1: producers of each kind made first, unmeasured), {@code --idempotence true|false} (true; false: no InitProducerId before the first batch, so what is left is the
+ * metadata and the leader's connection). About a minute.
  *
  * <p>Not thread-safe; a program.
  */
 public final class FirstSendHarness {
     static final String TOPIC = "first-send";
+    /** InitProducerId's api key, counted at the leader's proxy. */
+    private static final short INIT_PRODUCER_ID = 22;
+    /** enable.idempotence of every producer made (true: kafka-clients' default). */
+    private static boolean idempotence = true;
+    /** Producers of each kind made before the measured ones (class loading, the JIT: both routes alike). */
+    private static int warmups = 1;
 
     private FirstSendHarness() {
     }
@@ -56,11 +64,15 @@ public final class FirstSendHarness {
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> opts = Args.parse(args, Map.of("producers", "10", "setup", "both"));
+        Map<String, String> opts = Args.parse(args, Map.of("producers", "10", "setup", "both", "idempotence",
+                "true", "warmups", "1"));
         int producers = Args.intOpt(opts, "producers");
         String setup = opts.get("setup");
-        System.out.printf(Locale.ROOT, "FirstSendHarness: %d fresh producers of each kind, alternating, %s%n",
-                producers, Args.jvm());
+        idempotence = Boolean.parseBoolean(opts.get("idempotence"));
+        warmups = Args.intOpt(opts, "warmups");
+        System.out.printf(Locale.ROOT, "FirstSendHarness: %d fresh producers of each kind, alternating, "
+                + "enable.idempotence=%s, %d warm-up producer(s) of each kind, %s%n", producers, idempotence, warmups,
+                Args.jvm());
         if (setup.equals("both") || setup.equals("one-broker")) {
             run("one-broker", producers);
         }
@@ -78,6 +90,7 @@ public final class FirstSendHarness {
             b.brokers(3).withProxies();
         }
         List<Run> runs = new ArrayList<>();
+        Map<String, Integer> initAtLeader = new HashMap<>();
         try (KafkaCluster cluster = b.build().start()) {
             if (elsewhere) {
                 cluster.admin().createTopics(List.of(new NewTopic(TOPIC, Map.of(0, List.of(1))))).all()
@@ -87,8 +100,10 @@ public final class FirstSendHarness {
                 cluster.createTopic(TOPIC, 1, 1);
             }
             String bootstrap = elsewhere ? cluster.bootstrapServers().split(",")[0] : cluster.bootstrapServers();
-            oneSend("warm-up stock", bootstrap, false); // class loading and the topic's leader, for both kinds
-            oneSend("warm-up kmeta", bootstrap, true);
+            for (int i = 0; i < warmups; i++) { // class loading, the JIT and the topic's leader, for both kinds
+                oneSend("warm-up stock", bootstrap, false);
+                oneSend("warm-up kmeta", bootstrap, true);
+            }
             for (String broker : cluster.bootstrapServers().split(",")) {
                 // every broker hands out its first producer id once: a broker's first InitProducerId is answered
                 // COORDINATOR_LOAD_IN_PROGRESS while it fetches an id block from the controller, and the producer
@@ -98,7 +113,11 @@ public final class FirstSendHarness {
             }
             for (int i = 0; i < producers * 2; i++) {
                 boolean kmeta = i % 2 == 0;
+                long atLeader = elsewhere ? cluster.proxy(1).requestCount(INIT_PRODUCER_ID) : 0;
                 Run r = oneSend(kmeta ? "kmeta" : "stock", bootstrap, kmeta);
+                if (elsewhere && cluster.proxy(1).requestCount(INIT_PRODUCER_ID) > atLeader) {
+                    initAtLeader.merge(r.kind(), 1, Integer::sum);
+                }
                 runs.add(new Run(r.kind(), i / 2, r.createToAckMs(), r.sendToAckMs(), r.constructMs(),
                         r.sendBlockedMs()));
                 System.out.printf(Locale.ROOT, "%s %s #%d: created -> acked %d ms, send() -> acked %d ms (%s)%n",
@@ -117,6 +136,11 @@ public final class FirstSendHarness {
                     of.size(), Stats.median(of, Run::createToAckMs), Stats.max(of, Run::createToAckMs),
                     Stats.median(of, Run::sendToAckMs), Stats.max(of, Run::sendToAckMs));
         }
+        if (elsewhere) { // stock's rides its bootstrap connection (broker 0's own port, not proxied): 0 here
+            System.out.printf(Locale.ROOT, "InitProducerId sent through the leader's address: stock %d, kmeta %d of "
+                    + "%d each%n", initAtLeader.getOrDefault("stock", 0), initAtLeader.getOrDefault("kmeta", 0),
+                    producers);
+        }
         System.out.println();
     }
 
@@ -126,6 +150,7 @@ public final class FirstSendHarness {
         p.put("client.id", "first-send-" + kind.replace(' ', '-') + "-" + System.nanoTime());
         p.put("key.serializer", StringSerializer.class.getName());
         p.put("value.serializer", StringSerializer.class.getName());
+        p.put("enable.idempotence", idempotence);
         long createNs = System.nanoTime();
         try (Producer<String, String> producer = kmeta ? KmetaProducer.create(p) : new KafkaProducer<>(p)) {
             long sendNs = System.nanoTime();

@@ -8,6 +8,7 @@ import dev.kmeta.testkit.KafkaCluster;
 import dev.kmeta.testkit.KafkaClusterExtension;
 import org.apache.kafka.clients.admin.NewPartitionReassignment;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -60,6 +61,10 @@ class KmetaProducerLeaderReachabilityTest {
      * TOLERANCE_MS], so that a send failing at max.block.ms instead cannot pass for it.
      */
     private static final long DELIVERY_TIMEOUT_MS = 4_000;
+    /** Fresh producers in the first-request test: each sends its InitProducerId to its send's leader. */
+    private static final int FRESH_PRODUCERS = 4;
+    /** How late every proxy forwards in the first-request test, each way. */
+    private static final long FIRST_REQUEST_LATENCY_MS = 40;
     /** How late broker 1's proxy forwards in the slow-handshake test, each way. */
     private static final long SLOW_MS = 1_500;
 
@@ -183,6 +188,56 @@ class KmetaProducerLeaderReachabilityTest {
             f.get(60, TimeUnit.SECONDS);
         } finally {
             cluster.proxy(1).latencyMs(0);
+        }
+    }
+
+    /**
+     * A fresh idempotent producer's first request, its InitProducerId, goes to the leader its first send goes to, once
+     * kmeta's probe found that leader accepting, so one connection carries both (issue 28, first send; a stock producer
+     * sends it over its bootstrap connection). kafka-clients sends it to its least loaded node - with no connection
+     * yet, a broker picked at random: before, 1 producer in 3 sent it to the leader, and all {@value #FRESH_PRODUCERS}
+     * here would 1 time in 3^{@value #FRESH_PRODUCERS}. Every proxy is {@value #FIRST_REQUEST_LATENCY_MS} ms late each
+     * way, so kmeta's first answer comes well after the send named its topic (a first answer without the send's topic
+     * leaves nothing to steer to). Counted at each broker's proxy, where every broker's advertised address is.
+     */
+    @Test
+    void aFreshProducersFirstRequestGoesToItsFirstSendsLeader() throws Exception {
+        KafkaCluster cluster = KAFKA.cluster();
+        createTopic("first-request", 2);
+        for (String broker : cluster.bootstrapServers().split(",")) {
+            // a broker's first InitProducerId is answered COORDINATOR_LOAD_IN_PROGRESS (it fetches a block of ids) and
+            // retried on a ready connection, which may be another broker's by then: each gets its first one here, from
+            // a stock producer bootstrapped at its own port (its InitProducerId rides that connection)
+            try (Producer<String, String> warm = new KafkaProducer<>(TestClients.producerProps(broker))) {
+                warm.send(new ProducerRecord<>("first-request", "k", "warm-up")).get(30, TimeUnit.SECONDS);
+            }
+        }
+        Map<String, Object> props = props(cluster.proxiedBootstrapServers(), 30_000);
+        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 20_000);
+        props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, 20_000);
+        short initProducerId = 22;
+        try {
+            for (int id : cluster.brokerIds()) {
+                cluster.proxy(id).latencyMs(FIRST_REQUEST_LATENCY_MS);
+            }
+            for (int i = 0; i < FRESH_PRODUCERS; i++) {
+                long[] before = new long[3];
+                for (int id : cluster.brokerIds()) {
+                    before[id] = cluster.proxy(id).requestCount(initProducerId);
+                }
+                try (Producer<String, String> producer = KmetaProducer.create(props)) {
+                    producer.send(new ProducerRecord<>("first-request", "k", "v")).get(30, TimeUnit.SECONDS);
+                    assertEquals(1, bridge(producer).firstRequestsToLeader(), "steered");
+                }
+                for (int id : cluster.brokerIds()) {
+                    long sent = cluster.proxy(id).requestCount(initProducerId) - before[id];
+                    assertEquals(id == 2 ? 1 : 0, sent, "producer " + i + ": InitProducerId requests at broker " + id);
+                }
+            }
+        } finally {
+            for (int id : cluster.brokerIds()) {
+                cluster.proxy(id).latencyMs(0);
+            }
         }
     }
 

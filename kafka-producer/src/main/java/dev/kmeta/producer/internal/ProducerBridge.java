@@ -95,6 +95,8 @@ public final class ProducerBridge {
     private volatile SenderRef sender;
     /** How many times the producer's network thread waited for kmeta's first answer in {@link #fetch()}. */
     private final LongAdder firstAnswerWaits = new LongAdder();
+    /** Where the producer's first request goes, once kmeta's first answer ends the network thread's wait. */
+    private final FirstRequestTarget firstRequest;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final LeaderHold holds;
     /** What each sending thread's send is doing: every per-send state ({@link SendProtocol}). */
@@ -134,6 +136,7 @@ public final class ProducerBridge {
         this.views = new ProducerViews(metadata, metadataIdleMs);
         this.giveUpEarlyMs = giveUpEarlyMs;
         this.holds = new LeaderHold(metadata, maxBlockMs);
+        this.firstRequest = new FirstRequestTarget(metadata);
         this.recreations = new Recreations(metadata, logPrefix); // issue 27
         this.protocol = new SendProtocol(new Waits(metadata, recreations), holds, giveUpEarlyMs, metadata.ticker());
         this.logPrefix = logPrefix;
@@ -175,7 +178,8 @@ public final class ProducerBridge {
         }
         if (metadata.fetch().nodes().isEmpty() && isProducerNetworkThread()) {
             awaitFirstAnswer();
-            return views.current().cluster;
+            // the Sender's leastLoadedNode for its first request: the broker the pending sends go to, if proven
+            return firstRequest.steer(views.current().cluster, this::producerStopping);
         }
         return views.forSend(protocol.viewTopic());
     }
@@ -201,14 +205,14 @@ public final class ProducerBridge {
      * producer's InitProducerId) would otherwise connect to the bootstrap addresses kmeta's thread is already trying,
      * and log every failure a second time. So it waits here until kmeta knows a broker, the producer begins closing
      * (its Sender stops running) or this bridge closes: parked where kmeta's answer wakes it at once (its InitProducerId
-     * goes out as soon as kmeta knows a broker), looking at its producer every {@value #FIRST_ANSWER_SLICE_MS} ms.
+     * goes out as soon as kmeta knows a broker - to a leader of its pending sends once kmeta's probe found it
+     * accepting: {@link FirstRequestTarget}), looking at its producer every {@value #FIRST_ANSWER_SLICE_MS} ms.
      */
     private void awaitFirstAnswer() {
         firstAnswerWaits.increment();
         while (!closed.get()) {
             dev.kmeta.cluster.Cluster now = metadata.fetch();
-            SenderRef ref = sender;
-            if (!now.nodes().isEmpty() || ref != null && !ref.running().getAsBoolean()
+            if (!now.nodes().isEmpty() || producerStopping()
                     || Thread.currentThread().isInterrupted()) { // an interrupt is KafkaProducer's to see
                 return;
             }
@@ -217,6 +221,20 @@ public final class ProducerBridge {
             // count as an application's metadata wait
             Handles.parkUntilNewVersion(metadata, now.version(), TimeUnit.MILLISECONDS.toNanos(FIRST_ANSWER_SLICE_MS));
         }
+    }
+
+    /** True once this bridge closed or its producer began closing (its Sender stops running). */
+    private boolean producerStopping() {
+        SenderRef ref = sender;
+        return closed.get() || ref != null && !ref.running().getAsBoolean();
+    }
+
+    /**
+     * How many times the producer's first request (an idempotent producer's InitProducerId) was steered to a leader
+     * of its pending sends that accepted kmeta's connection ({@link FirstRequestTarget}): 0 or 1.
+     */
+    public long firstRequestsToLeader() {
+        return firstRequest.steered();
     }
 
     /** How many times the producer's network thread waited for kmeta's first answer (at most once, normally). */
