@@ -37,9 +37,9 @@ import java.util.function.BooleanSupplier;
 final class FirstRequestTarget {
     /** The longest the network thread waits for kmeta's probe to find a leader accepting. */
     static final long MAX_WAIT_MS = 50;
-    /** The first interval between looks, doubling to {@link #MAX_SLICE_MS}: a local accept takes well under 1 ms. */
-    private static final long FIRST_SLICE_NS = TimeUnit.MICROSECONDS.toNanos(500);
-    private static final long MAX_SLICE_NS = TimeUnit.MILLISECONDS.toNanos(4);
+    /** The intervals between looks: as a send held for the same leaders looks ({@link LeaderHold}). */
+    private static final long FIRST_SLICE_NS = TimeUnit.MICROSECONDS.toNanos(LeaderHold.SETTLE_CHECK_US);
+    private static final long MAX_SLICE_NS = TimeUnit.MICROSECONDS.toNanos(LeaderHold.SETTLE_CHECK_MAX_US);
 
     private final KafkaMetadata metadata;
     private final LongAdder steered = new LongAdder();

@@ -44,12 +44,13 @@ final class LeaderHold implements SendProtocol.Leaders {
     static final long CHECK_MS = 20;
     /**
      * How soon a send held with settling first looks again while its leader is being tried, doubling up to
-     * {@link #SETTLE_CHECK_MAX_MS}: the probe's first connection takes a few ms on a reachable leader (tens on a
-     * loaded machine), and a fresh producer's first send waits for it (issue 28: a fixed 20 ms added up to 20 ms).
+     * {@link #SETTLE_CHECK_MAX_US}: the probe's connection is accepted well under a millisecond after kmeta's answer on
+     * a reachable leader (tens on a loaded machine), and a fresh producer's first send waits for it (issue 28: a fixed
+     * 20 ms added up to 20 ms; looks at 1, 2, 4 ms added up to 2).
      */
-    static final long SETTLE_CHECK_MS = 1;
+    static final long SETTLE_CHECK_US = 250;
     /** The longest interval between looks while settling, for its first {@link #SETTLE_FAST_MS} ms. */
-    static final long SETTLE_CHECK_MAX_MS = 4;
+    static final long SETTLE_CHECK_MAX_US = 1_000;
     /** How long a settling send looks often: past it the leader's first attempt is slow anyway (a dropped SYN). */
     static final long SETTLE_FAST_MS = 250;
 
@@ -179,7 +180,7 @@ final class LeaderHold implements SendProtocol.Leaders {
     private static TimeoutException hold(KafkaMetadata metadata, String topic, int partition, Deadline deadline,
                                  boolean settle, long sinceNs, LongAdder held) throws InterruptedException {
         Ticker ticker = deadline.ticker();
-        long settleCheckMs = SETTLE_CHECK_MS;
+        long settleCheckUs = SETTLE_CHECK_US;
         long heldSinceNs = ticker.nanoTime();
         for (boolean first = true; ; first = false) {
             Verdict v = verdict(metadata, topic, partition);
@@ -194,13 +195,13 @@ final class LeaderHold implements SendProtocol.Leaders {
             if (first) {
                 held.increment();
             }
-            long checkMs = CHECK_MS;
-            if (v == Verdict.UNSETTLED) {
-                boolean fast = ticker.nanoTime() - heldSinceNs < TimeUnit.MILLISECONDS.toNanos(SETTLE_FAST_MS);
-                checkMs = fast ? settleCheckMs : CHECK_MS;
-                settleCheckMs = Math.min(SETTLE_CHECK_MAX_MS, settleCheckMs * 2);
+            long checkNs = TimeUnit.MILLISECONDS.toNanos(CHECK_MS);
+            if (v == Verdict.UNSETTLED
+                    && ticker.nanoTime() - heldSinceNs < TimeUnit.MILLISECONDS.toNanos(SETTLE_FAST_MS)) {
+                checkNs = TimeUnit.MICROSECONDS.toNanos(settleCheckUs);
+                settleCheckUs = Math.min(SETTLE_CHECK_MAX_US, settleCheckUs * 2);
             }
-            ticker.park(LeaderHold.class, Math.min(leftNs, TimeUnit.MILLISECONDS.toNanos(checkMs)));
+            ticker.park(LeaderHold.class, Math.min(leftNs, checkNs));
             if (Thread.interrupted()) {
                 throw new InterruptedException("interrupted while waiting for a reachable leader of " + topic);
             }
