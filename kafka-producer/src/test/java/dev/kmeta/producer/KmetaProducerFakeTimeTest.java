@@ -158,16 +158,18 @@ class KmetaProducerFakeTimeTest {
 
         broker.moveLeaders(TOPIC); // to node 0, reachable
         kmeta.requestUpdate();
-        ticker.advanceMs(1_000); // past any retry backoff of kmeta's sender; the held send looks and holds on
+        ticker.advanceMs(1_000); // past any retry backoff of kmeta's sender; the held send looks (and holds on)
         await().atMost(Duration.ofSeconds(30)).until(() -> {
             var p = kmeta.fetch().partition(TOPIC, 0);
             ConnectionEvidence.Record r = kmeta.evidence().broker(0);
             return p != null && p.leaderId() == 0 && r != null && r.everConnected();
         });
-        assertTrue(ticker.awaitParked(send.thread), "held until it looks again");
-        assertFalse(send.outcome.isDone());
-
-        ticker.advanceMs(1_000); // its next look
+        // kmeta's answer may have come before the held send's look at that advance (a loaded machine; fresh-clone run
+        // fresh42 of 2780add): it then went through at that look. Else it is held until its next look.
+        if (ticker.awaitParked(send.thread)) {
+            assertFalse(send.outcome.isDone());
+            ticker.advanceMs(1_000); // its next look
+        }
         RecordMetadata m = assertInstanceOf(RecordMetadata.class, send.outcome(), "the send went through");
         assertEquals(0, m.partition());
         assertTrue(ticker.nanoTime() - sentAtNs < TimeUnit.MILLISECONDS.toNanos(MAX_BLOCK_MS), "before max.block.ms");

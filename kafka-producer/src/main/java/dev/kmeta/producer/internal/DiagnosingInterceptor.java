@@ -58,6 +58,7 @@ public final class DiagnosingInterceptor implements ProducerInterceptor<Object, 
         ProducerBridge b = bridge;
         if (b != null && exception != null) {
             explain(b, metadata, exception);
+            b.sendFailed(); // on a sending thread (KafkaProducer's onSendError): that send is over
         }
     }
 

@@ -181,7 +181,8 @@ public final class ProducerBridge {
             // the Sender's leastLoadedNode for its first request: the broker the pending sends go to, if proven
             return firstRequest.steer(views.current().cluster, this::producerStopping);
         }
-        return views.forSend(protocol.viewTopic());
+        Cluster view = views.forSend(protocol.viewTopic());
+        return protocol.hidesArrivedTopic() ? Cluster.empty() : view; // the verdict read after the view
     }
 
     /** The producer is made: its network thread and Sender (null when they cannot be read). */
@@ -340,6 +341,13 @@ public final class ProducerBridge {
      */
     void onSend(String topic, Integer partition) {
         protocol.onSend(topic, partition == null ? MetadataClient.ANY_PARTITION : partition, !closed.get());
+    }
+
+    /** The interceptor's onAcknowledgement with an exception: on a sending thread, its send failed in send(). */
+    void sendFailed() {
+        if (!holds.isNetworkThread()) {
+            protocol.sendFailed();
+        }
     }
 
     /** kmeta's timeout this thread's last awaitUpdate kept for {@code topic} and KafkaProducer did not throw. */

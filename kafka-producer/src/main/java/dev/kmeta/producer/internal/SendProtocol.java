@@ -24,8 +24,8 @@ import java.time.Duration;
  *                                                                 FIRST_LOOK  (kmeta does not have the topic)
  *                                                                 SENT        otherwise
  * fetch()                          HOLD_ARMED                     TOPIC_HIDDEN (shows the topic absent)
- *                                  FIRST_LOOK, the topic arrived, TOPIC_HIDDEN (with settling)
- *                                  its leaders not proven
+ *                                  FIRST_LOOK, the topic arrived, TOPIC_HIDDEN (with settling; the verdict is read
+ *                                  its leaders not proven                      after the view)
  *                                  FIRST_LOOK otherwise           SENT
  *                                  TIMEOUT_KEPT                   IDLE        (throws the kept timeout)
  *                                  other                          unchanged   (the send's topic's view)
@@ -53,6 +53,8 @@ import java.time.Duration;
  *                                                                              replace the exception's message)
  *                                  AWAITING_*, interrupted        IDLE        (InterruptedException)
  * maybeThrowExceptionForTopic(t)   TIMEOUT_KEPT for t             IDLE        (throws it)
+ * interceptor onSendError          FIRST_LOOK, HOLD_ARMED,        IDLE        (the send failed in KafkaProducer)
+ *                                  TOPIC_HIDDEN
  * getError(t)                      TIMEOUT_KEPT for t             unchanged   (its Kafka error code)
  * </pre>
  *
@@ -239,21 +241,52 @@ final class SendProtocol {
         if (s.state == State.TIMEOUT_KEPT) {
             throw release(s);
         }
-        if (s.state == State.FIRST_LOOK) {
-            // the topic may have come since onSend (kmeta's answer to another send's request): a topic kmeta just
-            // learned has leaders it has not tried, and KafkaProducer would send at once, with no wait to hold in
-            if (leaders.verdict(s.sendTopic, s.sendPartition).isSendable()) {
-                enter(s, State.SENT);
-                return false;
-            }
-            s.settle = true;
-            enter(s, State.HOLD_ARMED);
-        }
         if (s.state == State.HOLD_ARMED) {
             enter(s, State.TOPIC_HIDDEN);
             return true;
         }
         return false;
+    }
+
+    /**
+     * fetch() on a thread of this producer, once it read the view it would show: in FIRST_LOOK, true when the send's
+     * topic arrived since onSend with leaders not proven (to TOPIC_HIDDEN, with settling: the view is to show the
+     * topic absent), else false (to SENT). The topic may come with kmeta's answer to another send's request, and
+     * KafkaProducer would then send at once, with no wait to hold in. Called after the view was read, so that the
+     * verdict is as new as the view: a topic the view shows is one the verdict sees. No thread-local lookup while no
+     * thread has a counted state of this producer.
+     */
+    boolean hidesArrivedTopic() {
+        if (mark.counted.get() == 0) {
+            return false;
+        }
+        Send s = SENDS.get();
+        if (s.owner != mark || s.state != State.FIRST_LOOK) {
+            return false;
+        }
+        if (leaders.verdict(s.sendTopic, s.sendPartition).isSendable()) {
+            enter(s, State.SENT);
+            return false;
+        }
+        s.settle = true;
+        enter(s, State.TOPIC_HIDDEN);
+        return true;
+    }
+
+    /**
+     * KafkaProducer's send failed before its metadata wait was over (its interceptors' onSendError, on the sending
+     * thread): a state waiting for that send's next call (FIRST_LOOK, HOLD_ARMED, TOPIC_HIDDEN) ends, so that a
+     * later fetch() on this thread - a partitionsFor - does not act for it. A kept timeout stays for the interceptor.
+     */
+    void sendFailed() {
+        if (mark.counted.get() == 0) {
+            return;
+        }
+        Send s = SENDS.get();
+        if (s.owner == mark && (s.state == State.FIRST_LOOK || s.state == State.HOLD_ARMED
+                || s.state == State.TOPIC_HIDDEN)) {
+            enter(s, State.IDLE);
+        }
     }
 
     /** The topic the calling thread's fetch() shows (null before any send). */

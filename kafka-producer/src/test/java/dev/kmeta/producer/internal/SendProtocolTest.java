@@ -66,8 +66,11 @@ class SendProtocolTest {
         }
     }
 
-    /** The leader hold: a verdict per topic, and the holds asked for. */
-    private static final class FakeLeaders implements SendProtocol.Leaders {
+    /**
+     * The leader hold: a verdict per topic (unset: UNKNOWN_TOPIC while the fake waits have no count for it, as
+     * LeaderHold says of a topic kmeta does not have; else SENDABLE), and the holds asked for.
+     */
+    private final class FakeLeaders implements SendProtocol.Leaders {
         final Map<String, Verdict> verdicts = new HashMap<>();
         final List<String> holds = new ArrayList<>();
         TimeoutException holdEnds;
@@ -81,7 +84,8 @@ class SendProtocolTest {
 
         @Override
         public Verdict verdict(String topic, int partition) {
-            return verdicts.getOrDefault(topic, Verdict.SENDABLE);
+            return verdicts.getOrDefault(topic, waits.counts.containsKey(topic) ? Verdict.SENDABLE
+                    : Verdict.UNKNOWN_TOPIC);
         }
 
         @Override
@@ -110,12 +114,17 @@ class SendProtocolTest {
         Thread.interrupted();
     }
 
+    /** The stand-in's fetch() as ProducerBridge makes it: true when it shows the send's topic absent. */
+    private static boolean fetch(SendProtocol p) {
+        return p.fetchHidesTopic() || p.hidesArrivedTopic();
+    }
+
     /** KafkaProducer's waitOnMetadata loop body after its first fetch/add: add, request, await, fetch, maybeThrow. */
     private void waitRound(SendProtocol p, String topic, int version) throws InterruptedException {
         p.add(topic);
         p.requestUpdateForTopic(topic);
         p.awaitUpdate(version, 1_000);
-        assertFalse(p.fetchHidesTopic());
+        assertFalse(fetch(p));
         TimeoutException e = p.takeTimeout(topic);
         if (e != null) {
             throw e;
@@ -125,8 +134,9 @@ class SendProtocolTest {
     @Test
     void aNewTopicIsWaitedForThenLookedAt() throws Exception {
         producer.onSend("new", ANY, true);
-        assertEquals(State.SENT, SendProtocol.state());
-        assertFalse(producer.fetchHidesTopic());
+        assertEquals(State.FIRST_LOOK, SendProtocol.state(), "kmeta does not have the topic");
+        assertFalse(fetch(producer));
+        assertEquals(State.SENT, SendProtocol.state(), "still unknown at the first fetch: the wait follows");
         assertEquals("new", producer.viewTopic());
         producer.add("new");
         producer.requestUpdateForTopic("new");
@@ -134,7 +144,7 @@ class SendProtocolTest {
         producer.awaitUpdate(1, 1_000);
         assertEquals(List.of("new/any"), waits.waits, "kmeta's targeted wait for the topic");
         assertEquals(State.LOOKING, SendProtocol.state());
-        assertFalse(producer.fetchHidesTopic());
+        assertFalse(fetch(producer));
         assertNull(producer.takeTimeout("new"));
         assertEquals(State.LOOKING, SendProtocol.state());
     }
@@ -143,7 +153,7 @@ class SendProtocolTest {
     void aKnownTopicIsLookedAtWithoutAWait() throws Exception {
         waits.counts.put("known", 3);
         producer.onSend("known", 2, true);
-        assertFalse(producer.fetchHidesTopic());
+        assertFalse(fetch(producer));
         producer.add("known");
         assertEquals(State.SENT, SendProtocol.state(), "a cache hit: nothing else");
         producer.requestUpdateForTopic("known"); // the view lagged: KafkaProducer waits once
@@ -157,7 +167,7 @@ class SendProtocolTest {
         TimeoutException kmeta = new TimeoutException("kmeta's diagnosis");
         waits.onWait = kmeta;
         producer.onSend("missing", ANY, true);
-        assertFalse(producer.fetchHidesTopic());
+        assertFalse(fetch(producer));
         producer.add("missing");
         producer.requestUpdateForTopic("missing");
         producer.awaitUpdate(1, 1_000); // returns: KafkaProducer would replace the exception's message
@@ -165,7 +175,7 @@ class SendProtocolTest {
         assertSame(kmeta, producer.peekTimeout("missing"), "getError reads it");
         assertSame(kmeta, producer.peekTimeout("missing"), "twice");
         assertNull(producer.peekTimeout("other"));
-        assertSame(kmeta, assertThrows(TimeoutException.class, producer::fetchHidesTopic));
+        assertSame(kmeta, assertThrows(TimeoutException.class, () -> fetch(producer)));
         assertEquals(State.IDLE, SendProtocol.state());
         assertNull(producer.takeTimeout("missing"), "thrown once");
     }
@@ -186,14 +196,14 @@ class SendProtocolTest {
     void aPartitionBeyondTheCountIsWaitedForAtTheSecondAwaitOfAVersion() throws Exception {
         waits.counts.put("narrow", 2);
         producer.onSend("narrow", 5, true);
-        assertFalse(producer.fetchHidesTopic());
+        assertFalse(fetch(producer));
         producer.add("narrow");
         producer.requestUpdateForTopic("narrow");
         assertEquals(State.AWAITING_TOPIC, SendProtocol.state());
         producer.awaitUpdate(4, 1_000);
         assertEquals(List.of(), waits.waits, "version 4 not looked at yet: the producer looks first");
         assertEquals(State.LOOKING, SendProtocol.state());
-        assertFalse(producer.fetchHidesTopic());
+        assertFalse(fetch(producer));
         assertNull(producer.takeTimeout("narrow"));
         producer.add("narrow");
         producer.requestUpdateForTopic("narrow");
@@ -214,14 +224,14 @@ class SendProtocolTest {
         assertEquals(State.HOLD_ARMED, SendProtocol.state());
         producer.add("far");
         assertEquals(List.of(), leaders.holds, "add before the hiding fetch holds nothing");
-        assertTrue(producer.fetchHidesTopic(), "waitOnMetadata's first fetch sees the topic absent");
+        assertTrue(fetch(producer), "waitOnMetadata's first fetch sees the topic absent");
         assertEquals(State.TOPIC_HIDDEN, SendProtocol.state());
         producer.add("other");
         assertEquals(State.TOPIC_HIDDEN, SendProtocol.state(), "another topic's add holds nothing");
         producer.add("far");
         assertEquals(List.of("far/any"), leaders.holds, "held, without settling");
         assertEquals(State.SENT, SendProtocol.state(), "a leader became reachable: through");
-        assertFalse(producer.fetchHidesTopic(), "hidden once");
+        assertFalse(fetch(producer), "hidden once");
         producer.add("far");
         assertEquals(1, leaders.holds.size(), "held once");
         waitRound(producer, "far", 9); // KafkaProducer's wait goes on to the real view
@@ -234,7 +244,7 @@ class SendProtocolTest {
         leaders.verdicts.put("far", Verdict.UNREACHABLE);
         leaders.holdEnds = new TimeoutException("ADVERTISED_LISTENER_UNREACHABLE");
         producer.onSend("far", 0, true);
-        assertTrue(producer.fetchHidesTopic());
+        assertTrue(fetch(producer));
         assertSame(leaders.holdEnds, assertThrows(TimeoutException.class, () -> producer.add("far")));
         assertEquals(State.IDLE, SendProtocol.state());
     }
@@ -254,14 +264,14 @@ class SendProtocolTest {
         leaders.verdicts.put("late", Verdict.UNKNOWN_TOPIC);
         producer.onSend("late", ANY, true);
         assertEquals(State.FIRST_LOOK, SendProtocol.state(), "unknown topic: the metadata wait's business");
-        assertFalse(producer.fetchHidesTopic());
+        assertFalse(fetch(producer));
         assertEquals(State.SENT, SendProtocol.state(), "still unknown at the first fetch: the wait follows");
         producer.add("late");
         producer.requestUpdateForTopic("late");
         leaders.verdicts.put("late", Verdict.UNSETTLED); // it arrives with leaders kmeta has not tried
         producer.awaitUpdate(1, 1_000);
         assertEquals(State.HOLD_ARMED, SendProtocol.state(), "the topic arrived, its leaders not tried yet");
-        assertTrue(producer.fetchHidesTopic());
+        assertTrue(fetch(producer));
         producer.add("late");
         assertEquals(List.of("late/any settle"), leaders.holds);
         assertEquals(State.SENT, SendProtocol.state());
@@ -277,7 +287,7 @@ class SendProtocolTest {
         leaders.verdicts.put("early", Verdict.UNSETTLED);
         producer.onSend("early", ANY, true);
         assertEquals(State.HOLD_ARMED, SendProtocol.state());
-        assertTrue(producer.fetchHidesTopic());
+        assertTrue(fetch(producer));
         producer.add("early");
         assertEquals(List.of("early/any settle"), leaders.holds);
         assertEquals(State.SENT, SendProtocol.state());
@@ -294,7 +304,7 @@ class SendProtocolTest {
         producer.onSend("race", ANY, true);
         assertEquals(State.FIRST_LOOK, SendProtocol.state());
         leaders.verdicts.put("race", Verdict.UNREACHABLE); // it arrives, its leader failing already
-        assertTrue(producer.fetchHidesTopic());
+        assertTrue(fetch(producer));
         assertEquals(State.TOPIC_HIDDEN, SendProtocol.state());
         producer.add("race");
         assertEquals(List.of("race/any settle"), leaders.holds);
@@ -312,7 +322,7 @@ class SendProtocolTest {
     void aTopicThatArrivesBeforeTheWaitIsArmedWithSettlingOnce() throws Exception {
         leaders.verdicts.put("race", Verdict.UNKNOWN_TOPIC);
         producer.onSend("race", ANY, true);
-        assertFalse(producer.fetchHidesTopic());
+        assertFalse(fetch(producer));
         producer.add("race");
         producer.requestUpdateForTopic("race");
         waits.counts.put("race", 1);
@@ -320,12 +330,34 @@ class SendProtocolTest {
         producer.awaitUpdate(1, 1_000);
         assertEquals(List.of(), waits.waits, "no wait: the topic is there");
         assertEquals(State.HOLD_ARMED, SendProtocol.state());
-        assertTrue(producer.fetchHidesTopic());
+        assertTrue(fetch(producer));
         producer.add("race");
         assertEquals(List.of("race/any settle"), leaders.holds);
         waitRound(producer, "race", 1); // the hold let it through, the leader still unproven: look, do not re-arm
         assertEquals(State.LOOKING, SendProtocol.state());
         assertEquals(List.of("race/any settle"), leaders.holds);
+    }
+
+    /**
+     * A send that KafkaProducer failed before its first fetch (a closed producer) or during its wait: the state that
+     * waited for its next call ends (onSendError), so that a partitionsFor on the thread is not hidden for it.
+     */
+    @Test
+    void aSendThatFailedInKafkaProducerLeavesNothingArmed() throws Exception {
+        producer.onSend("gone", ANY, true);
+        assertEquals(State.FIRST_LOOK, SendProtocol.state());
+        producer.sendFailed();
+        assertEquals(State.IDLE, SendProtocol.state());
+        leaders.verdicts.put("gone", Verdict.UNREACHABLE); // it arrives: a later fetch on this thread is not about it
+        assertFalse(fetch(producer));
+
+        leaders.verdicts.put("far", Verdict.UNREACHABLE);
+        producer.onSend("far", ANY, true);
+        assertEquals(State.HOLD_ARMED, SendProtocol.state());
+        producer.sendFailed();
+        assertEquals(State.IDLE, SendProtocol.state());
+        assertFalse(fetch(producer));
+        assertEquals(List.of(), leaders.holds);
     }
 
     @Test
@@ -334,13 +366,13 @@ class SendProtocolTest {
         waits.counts.put("again", 2);
         waits.recreated.put("again", recreated);
         producer.onSend("again", 4, true);
-        assertFalse(producer.fetchHidesTopic());
+        assertFalse(fetch(producer));
         producer.add("again");
         producer.requestUpdateForTopic("again");
         producer.awaitUpdate(3, 1_000);
         assertEquals(List.of(), waits.waits, "no wait for partitions");
         assertEquals(State.TIMEOUT_KEPT, SendProtocol.state());
-        assertSame(recreated, assertThrows(TimeoutException.class, producer::fetchHidesTopic));
+        assertSame(recreated, assertThrows(TimeoutException.class, () -> fetch(producer)));
         assertEquals(State.IDLE, SendProtocol.state());
     }
 
@@ -352,7 +384,7 @@ class SendProtocolTest {
         producer.requestUpdateForTopic("missing");
         producer.awaitUpdate(1, 1_000);
         assertEquals(State.TIMEOUT_KEPT, SendProtocol.state());
-        assertFalse(other.fetchHidesTopic(), "the other producer's fetch throws nothing");
+        assertFalse(fetch(other), "the other producer's fetch throws nothing");
         assertNull(other.takeTimeout("missing"));
         assertNull(other.peekTimeout("missing"));
         other.awaitUpdate(2, 1_000);
@@ -363,8 +395,8 @@ class SendProtocolTest {
         leaders.verdicts.put("far", Verdict.UNREACHABLE);
         other.onSend("far", ANY, true); // a new send starts over, whichever producer
         assertEquals(State.HOLD_ARMED, SendProtocol.state());
-        assertFalse(producer.fetchHidesTopic(), "armed by the other producer: this one's fetch shows the topic");
-        assertTrue(other.fetchHidesTopic());
+        assertFalse(fetch(producer), "armed by the other producer: this one's fetch shows the topic");
+        assertTrue(fetch(other));
         producer.add("far");
         assertEquals(State.TOPIC_HIDDEN, SendProtocol.state(), "this producer's add holds nothing");
         other.add("far");
@@ -384,7 +416,7 @@ class SendProtocolTest {
         leaders.verdicts.put("far", Verdict.UNREACHABLE);
         leaders.holdInterrupted = true;
         producer.onSend("far", ANY, true);
-        assertTrue(producer.fetchHidesTopic());
+        assertTrue(fetch(producer));
         assertThrows(InterruptException.class, () -> producer.add("far"));
         assertTrue(Thread.interrupted(), "InterruptException sets the status again");
         assertEquals(State.IDLE, SendProtocol.state());
