@@ -194,7 +194,7 @@ class KmetaProducerLeaderReachabilityTest {
 
     /**
      * A fresh idempotent producer's first request, its InitProducerId, goes to the leader its first send goes to, once
-     * kmeta's probe connected to that leader, so one connection carries both (issue 28, first send; a stock producer
+     * that leader's address accepted kmeta's probe, so one connection carries both (issue 28, first send; a stock producer
      * sends it over its bootstrap connection). kafka-clients sends it to its least loaded node - with no connection
      * yet, a broker picked at random: before, 1 producer in 3 sent it to the leader. Counted at each broker's proxy,
      * where every broker's advertised address is. Every proxy is {@value #FIRST_REQUEST_LATENCY_MS} ms late each way,
