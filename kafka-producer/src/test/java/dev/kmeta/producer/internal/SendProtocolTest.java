@@ -119,6 +119,18 @@ class SendProtocolTest {
         return p.fetchHidesTopic() || p.hidesArrivedTopic();
     }
 
+    /**
+     * The producer's next fetch() shows the send's topic absent (TOPIC_HIDDEN), the add(topic) KafkaProducer makes next
+     * holds it with settling (the only hold asked), and the send goes on (SENT).
+     */
+    private void assertHiddenThenHeldWithSettling(SendProtocol p, String topic) {
+        assertTrue(fetch(p));
+        assertEquals(State.TOPIC_HIDDEN, SendProtocol.state());
+        p.add(topic);
+        assertEquals(List.of(topic + "/any settle"), leaders.holds);
+        assertEquals(State.SENT, SendProtocol.state());
+    }
+
     /** KafkaProducer's waitOnMetadata loop body after its first fetch/add: add, request, await, fetch, maybeThrow. */
     private void waitRound(SendProtocol p, String topic, int version) throws InterruptedException {
         p.add(topic);
@@ -271,10 +283,7 @@ class SendProtocolTest {
         leaders.verdicts.put("late", Verdict.UNSETTLED); // it arrives with leaders kmeta has not tried
         producer.awaitUpdate(1, 1_000);
         assertEquals(State.HOLD_ARMED, SendProtocol.state(), "the topic arrived, its leaders not tried yet");
-        assertTrue(fetch(producer));
-        producer.add("late");
-        assertEquals(List.of("late/any settle"), leaders.holds);
-        assertEquals(State.SENT, SendProtocol.state());
+        assertHiddenThenHeldWithSettling(producer, "late");
     }
 
     /**
@@ -287,10 +296,7 @@ class SendProtocolTest {
         leaders.verdicts.put("early", Verdict.UNSETTLED);
         producer.onSend("early", ANY, true);
         assertEquals(State.HOLD_ARMED, SendProtocol.state());
-        assertTrue(fetch(producer));
-        producer.add("early");
-        assertEquals(List.of("early/any settle"), leaders.holds);
-        assertEquals(State.SENT, SendProtocol.state());
+        assertHiddenThenHeldWithSettling(producer, "early");
     }
 
     /**
@@ -304,11 +310,7 @@ class SendProtocolTest {
         producer.onSend("race", ANY, true);
         assertEquals(State.FIRST_LOOK, SendProtocol.state());
         leaders.verdicts.put("race", Verdict.UNREACHABLE); // it arrives, its leader failing already
-        assertTrue(fetch(producer));
-        assertEquals(State.TOPIC_HIDDEN, SendProtocol.state());
-        producer.add("race");
-        assertEquals(List.of("race/any settle"), leaders.holds);
-        assertEquals(State.SENT, SendProtocol.state());
+        assertHiddenThenHeldWithSettling(producer, "race");
     }
 
     /**
@@ -330,9 +332,7 @@ class SendProtocolTest {
         producer.awaitUpdate(1, 1_000);
         assertEquals(List.of(), waits.waits, "no wait: the topic is there");
         assertEquals(State.HOLD_ARMED, SendProtocol.state());
-        assertTrue(fetch(producer));
-        producer.add("race");
-        assertEquals(List.of("race/any settle"), leaders.holds);
+        assertHiddenThenHeldWithSettling(producer, "race");
         waitRound(producer, "race", 1); // the hold let it through, the leader still unproven: look, do not re-arm
         assertEquals(State.LOOKING, SendProtocol.state());
         assertEquals(List.of("race/any settle"), leaders.holds);
