@@ -123,6 +123,8 @@ public final class ProducerBridge {
     private final LongAdder staleLeaderHints = new LongAdder();
     /** Issue 27: the topics this producer saw deleted and re-created ({@link Recreations}). */
     final Recreations recreations;
+    /** Issue 37: the topics this producer saw described since it first asked, for requests never rebuilt. */
+    private final ConfirmedTopics confirmed;
 
     ProducerBridge(KafkaMetadata metadata, long metadataIdleMs, long giveUpEarlyMs, long maxBlockMs,
                    String logPrefix) {
@@ -138,7 +140,9 @@ public final class ProducerBridge {
         this.holds = new LeaderHold(metadata, maxBlockMs);
         this.firstRequest = new FirstRequestTarget(metadata);
         this.recreations = new Recreations(metadata, logPrefix); // issue 27
-        this.protocol = new SendProtocol(new Waits(metadata, recreations), holds, giveUpEarlyMs, metadata.ticker());
+        this.confirmed = new ConfirmedTopics(metadata, metadataIdleMs);
+        this.protocol = new SendProtocol(new Waits(metadata, recreations, confirmed), holds, giveUpEarlyMs,
+                metadata.ticker());
         this.logPrefix = logPrefix;
     }
 
@@ -272,25 +276,40 @@ public final class ProducerBridge {
     }
 
     /**
-     * {@code add(topics, now)} (4.4, before sendOffsetsToTransaction): subscribes every topic; empty when all are
-     * known, else the version the following awaitUpdate waits past (a version wait, as kafka-clients does).
+     * {@code add(topics, now)} (4.4, before sendOffsetsToTransaction, whose TxnOffsetCommit is built once from
+     * {@link #topicIds()} and never rebuilt): subscribes every topic; empty when all are known and this producer saw
+     * each described since it first asked ({@link ConfirmedTopics}); else the version the following awaitUpdate waits
+     * past - until kmeta's answer about the unconfirmed ones (asked for here), or a version wait for a missing one, as
+     * kafka-clients does.
      */
     public OptionalInt add(Collection<String> topics, long nowMs) {
         int version = metadata.fetch().version();
         boolean missing = false;
+        List<String> known = new ArrayList<>(topics.size());
         for (String topic : topics) {
             if (!closed.get()) {
                 views.add(topic, nowMs);
-                if (!metadata.subscribe(topic)) {
+                if (metadata.subscribe(topic)) {
+                    known.add(topic);
+                } else {
                     missing = true;
                 }
             }
         }
-        if (!missing) {
+        List<String> unconfirmed = known.isEmpty() ? List.of() : confirmed.unconfirmed(known);
+        if (!unconfirmed.isEmpty()) {
+            protocol.confirmWait(unconfirmed);
+        } else if (missing) {
+            protocol.versionWait();
+        } else {
             return OptionalInt.empty();
         }
-        protocol.versionWait();
         return OptionalInt.of(version);
+    }
+
+    /** How many topic refreshes this producer asked for to confirm topics before a request built once (issue 37). */
+    public long confirmationRefreshes() {
+        return confirmed.refreshesAsked();
     }
 
     /** {@code requestUpdateForTopic(topic)}: notes the topic this thread waits for; kmeta asks for it on its own. */
@@ -546,7 +565,8 @@ public final class ProducerBridge {
     }
 
     /** The waits the send protocol asks of kmeta: this producer's handle, and its re-created topics (issue 27). */
-    private record Waits(KafkaMetadata metadata, Recreations recreations) implements SendProtocol.Waits {
+    private record Waits(KafkaMetadata metadata, Recreations recreations, ConfirmedTopics confirmed)
+            implements SendProtocol.Waits {
         @Override
         public int partitionCount(String topic) {
             TopicMetadata t = metadata.fetch().topic(topic);
@@ -566,6 +586,11 @@ public final class ProducerBridge {
         @Override
         public void awaitVersion(int version, long timeoutMs) {
             metadata.awaitUpdate(version, metadata.newDeadline(Duration.ofMillis(timeoutMs)));
+        }
+
+        @Override
+        public void awaitConfirmed(List<String> topics, long timeoutMs) {
+            confirmed.await(topics, metadata.newDeadline(Duration.ofMillis(timeoutMs)));
         }
     }
 

@@ -34,11 +34,14 @@ import java.time.Duration;
  *                                                                              max.block.ms, or InterruptException)
  *                                  other                          unchanged   (subscribe only)
  * add(topics) (4.4), one missing   any                            VERSION_WAIT
+ * add(topics) (4.4), one known but any                            CONFIRMING  (issue 37: this producer never saw it
+ * not confirmed for this producer                                              described since it first asked)
  * requestUpdateForTopic(topic)     any                            AWAITING_PARTITION (same topic, a version looked
  *                                                                              at already: the next wait at it is
  *                                                                              for the record's partition)
  *                                                                 AWAITING_TOPIC otherwise
  * awaitUpdate(v, budget)           VERSION_WAIT                   unchanged   (kmeta's version wait)
+ *                                  CONFIRMING                     LOOKING     (until an answer described them)
  *                                  AWAITING_*, topic absent       LOOKING     (waited for the topic)
  *                                                                 HOLD_ARMED  (it arrived, its leaders not proven:
  *                                                                              armed with settling)
@@ -99,6 +102,11 @@ final class SendProtocol {
         AWAITING_PARTITION(false),
         /** add(topics) found one missing (4.4, sendOffsetsToTransaction): awaitUpdate is kmeta's version wait. */
         VERSION_WAIT(false),
+        /**
+         * add(topics) found known topics this producer never saw confirmed by an answer since it first asked for them
+         * ({@link ConfirmedTopics}): awaitUpdate waits until one describes them (or removes them).
+         */
+        CONFIRMING(false),
         /** awaitUpdate returned: KafkaProducer looks at the view (fetch, maybeThrowExceptionForTopic). */
         LOOKING(false),
         /** kmeta's timeout waits for this producer's next fetch() or maybeThrowExceptionForTopic. */
@@ -125,6 +133,9 @@ final class SendProtocol {
 
         /** kmeta's version wait. */
         void awaitVersion(int version, long timeoutMs);
+
+        /** Until an answer described each of {@code topics} since this producer asked ({@link ConfirmedTopics}). */
+        void awaitConfirmed(java.util.List<String> topics, long timeoutMs);
     }
 
     /** What the protocol asks of the leader hold ({@link LeaderHold}): a verdict and the hold itself. */
@@ -174,6 +185,8 @@ final class SendProtocol {
         int awaitedVersion = NONE;
         /** TIMEOUT_KEPT: kmeta's timeout, for {@link #requestTopic}. */
         TimeoutException error;
+        /** CONFIRMING: the topics the next awaitUpdate waits to see described. */
+        java.util.List<String> confirming;
     }
 
     private static final int NONE = Integer.MIN_VALUE;
@@ -334,6 +347,18 @@ final class SendProtocol {
         s.requestTopic = null;
     }
 
+    /**
+     * add(topics) found known topics this producer has not seen confirmed (kmeta was asked to refresh them): the
+     * following awaitUpdate waits for them (CONFIRMING).
+     */
+    void confirmWait(java.util.List<String> topics) {
+        Send s = SENDS.get();
+        enter(s, State.CONFIRMING);
+        s.requestMark = mark;
+        s.requestTopic = null;
+        s.confirming = topics;
+    }
+
     /** requestUpdateForTopic(topic): AWAITING_TOPIC, or AWAITING_PARTITION for the same topic once looked at. */
     void requestUpdateForTopic(String topic) {
         Send s = SENDS.get();
@@ -356,6 +381,13 @@ final class SendProtocol {
     void awaitUpdate(int version, long timeoutMs) throws InterruptedException {
         Send s = SENDS.get();
         try {
+            if (s.requestMark == mark && s.state == State.CONFIRMING) {
+                java.util.List<String> topics = s.confirming;
+                s.confirming = null;
+                enter(s, State.LOOKING);
+                waits.awaitConfirmed(topics, Math.max(0, timeoutMs));
+                return;
+            }
             if (s.requestMark != mark || s.requestTopic == null) {
                 waits.awaitVersion(version, Math.max(0, timeoutMs));
                 return;

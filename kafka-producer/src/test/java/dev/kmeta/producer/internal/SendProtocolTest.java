@@ -64,6 +64,11 @@ class SendProtocolTest {
         public void awaitVersion(int version, long timeoutMs) {
             waits.add("version>" + version);
         }
+
+        @Override
+        public void awaitConfirmed(List<String> topics, long timeoutMs) {
+            waits.add("confirmed" + topics);
+        }
     }
 
     /**
@@ -438,5 +443,25 @@ class SendProtocolTest {
             timingOut.versionWait();
             timingOut.awaitUpdate(3, 1_000);
         }, "a version wait's timeout is thrown, not kept");
+    }
+
+    @Test
+    void aConfirmWaitAfterAddTopicsWaitsForTheTopicsAndThrowsItsTimeout() throws Exception {
+        producer.confirmWait(List.of("input"));
+        assertEquals(State.CONFIRMING, SendProtocol.state());
+        producer.awaitUpdate(3, 1_000);
+        assertEquals(List.of("confirmed[input]"), waits.waits, "a wait for the topics, not for the next version");
+        assertEquals(State.LOOKING, SendProtocol.state());
+        producer.awaitUpdate(4, 1_000); // a later awaitUpdate without a new add(topics) is a plain version wait
+        assertEquals(List.of("confirmed[input]", "version>4"), waits.waits);
+        SendProtocol timingOut = new SendProtocol(new FakeWaits() {
+            @Override
+            public void awaitConfirmed(List<String> topics, long timeoutMs) {
+                throw new TimeoutException("confirm wait");
+            }
+        }, leaders, 100, Ticker.system());
+        timingOut.confirmWait(List.of("input"));
+        assertThrows(TimeoutException.class, () -> timingOut.awaitUpdate(3, 1_000),
+                "sendOffsetsToTransaction gets the timeout: KafkaProducer does not replace it there");
     }
 }

@@ -221,7 +221,7 @@ final class AnswerBook {
             e.recordExistence(showsExistence(answer), error, nowMs);
             if (next.topic(name) != null) {
                 e.known = true;
-                if (answer != null) {
+                if (describes(answer)) { // an error alone (LEADER_NOT_AVAILABLE...) left the old data: not fresher
                     e.refreshedMs = nowMs;
                 }
             }
