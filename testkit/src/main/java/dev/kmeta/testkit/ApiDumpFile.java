@@ -18,7 +18,7 @@ import java.util.List;
 public final class ApiDumpFile {
     /** The one command that rewrites every library module's dump from its code. */
     public static final String REGENERATE = "./mvnw -B -o -q -pl cluster-model,metadata,sender,kafka-producer,"
-            + "micrometer,spring -am verify -Dtest='ApiDumpTest' -Dsurefire.failIfNoSpecifiedTests=false "
+            + "micrometer,spring,streams -am verify -Dtest='ApiDumpTest' -Dsurefire.failIfNoSpecifiedTests=false "
             + "-Dkmeta.api.write=true";
 
     private static final int CONTEXT = 3;

@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class SharedLoggingConfigTest {
     private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();
     private static final List<String> MODULES = List.of("testkit", "sender", "kafka-producer", "examples",
-            "micrometer", "spring", "compat-tests");
+            "micrometer", "spring", "streams", "compat-tests");
     /** The brokers' loggers: the Scala broker, its state-change log, its metrics, and the Java server packages. */
     static final List<String> BROKER_LOGGERS = List.of("kafka", "state.change.logger", "com.yammer.metrics",
             "org.apache.kafka.server", "org.apache.kafka.controller", "org.apache.kafka.raft",
