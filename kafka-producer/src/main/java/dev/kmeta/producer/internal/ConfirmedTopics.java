@@ -8,6 +8,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.ToLongFunction;
 
 /**
  * Which topics one producer of a shared kmeta instance may build a request from that kafka-clients never rebuilds:
@@ -18,7 +19,8 @@ import java.util.concurrent.atomic.LongAdder;
  * ever refreshed it) committed with that id forever (issue 37).
  *
  * <p>So {@code add(topics)} - which KafkaProducer calls before that request, and may follow with a wait - asks kmeta
- * for a refresh of each known topic this producer has not seen confirmed ({@link #unconfirmed}), and the wait that
+ * for a refresh of each known topic this producer has not seen confirmed since it began using it (a send to it, or
+ * this call; {@link #unconfirmed}), and the wait that
  * follows returns once an answer described each of them, or removed it ({@link #await}). A refresh is kmeta's
  * targeted one: any number of producers asking at once make one request, behind kmeta's backoff. Once confirmed, a
  * topic is trusted as a stock producer trusts its own metadata - kept fresh by kmeta's periodic and error-driven
@@ -49,16 +51,21 @@ final class ConfirmedTopics {
 
     private final KafkaMetadata metadata;
     private final long idleMs;
+    /** When the producer began using a topic (a send's add, or add(topics)), on the instance's clock; -1: never. */
+    private final ToLongFunction<String> firstUsedMs;
     private final ConcurrentHashMap<String, Entry> topics = new ConcurrentHashMap<>();
     private final LongAdder refreshesAsked = new LongAdder();
 
     /**
      * @param metadata the producer's kmeta handle
      * @param idleMs   {@code metadata.max.idle.ms}: a confirmed topic unused this long is confirmed again
+     * @param firstUsedMs when the producer began using a topic, on the instance's clock (-1: never): the moment from
+     *                 which an answer confirms it
      */
-    ConfirmedTopics(KafkaMetadata metadata, long idleMs) {
+    ConfirmedTopics(KafkaMetadata metadata, long idleMs, ToLongFunction<String> firstUsedMs) {
         this.metadata = metadata;
         this.idleMs = idleMs;
+        this.firstUsedMs = firstUsedMs;
     }
 
     /**
@@ -122,7 +129,10 @@ final class ConfirmedTopics {
     }
 
     private boolean isConfirmed(String topic, long nowMs) {
-        Entry e = topics.computeIfAbsent(topic, t -> new Entry(nowMs));
+        Entry e = topics.computeIfAbsent(topic, t -> {
+            long firstUsed = firstUsedMs.applyAsLong(t); // a send to it may have waited for an answer already
+            return new Entry(firstUsed < 0 ? nowMs : Math.min(firstUsed, nowMs));
+        });
         if (e.confirmed) {
             if (nowMs - e.usedMs <= idleMs) {
                 e.usedMs = nowMs;

@@ -140,7 +140,7 @@ public final class ProducerBridge {
         this.holds = new LeaderHold(metadata, maxBlockMs);
         this.firstRequest = new FirstRequestTarget(metadata);
         this.recreations = new Recreations(metadata, logPrefix); // issue 27
-        this.confirmed = new ConfirmedTopics(metadata, metadataIdleMs);
+        this.confirmed = new ConfirmedTopics(metadata, metadataIdleMs, views::firstUsedMs);
         this.protocol = new SendProtocol(new Waits(metadata, recreations, confirmed), holds, giveUpEarlyMs,
                 metadata.ticker());
         this.logPrefix = logPrefix;

@@ -1,5 +1,7 @@
 package dev.kmeta.producer.internal;
 
+import dev.kmeta.metadata.Ticker;
+
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -9,7 +11,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * kafka-clients' idle expiry ({@code metadata.max.idle.ms}): the scope of the producer's network-thread view.
  *
  * <p>Thread-safe. {@link #add} runs on every send: a known topic costs one map lookup and, at most once a second per
- * topic, one volatile write; it allocates nothing. {@link #version()} moves whenever a topic comes or goes.
+ * topic, one volatile write; it allocates nothing. {@link #version()} moves whenever a topic comes or goes. A topic's
+ * first use is also stamped on the kmeta instance's clock ({@link #firstUsedMs}), the clock of kmeta's topic ages.
  */
 final class ProducerTopics {
     /** How far a topic's use stamp may lag: the send path writes it at most this often. */
@@ -18,10 +21,16 @@ final class ProducerTopics {
     private final ConcurrentHashMap<String, Use> topics = new ConcurrentHashMap<>();
     private final AtomicInteger version = new AtomicInteger();
     private final long idleMs;
+    private final Ticker ticker;
     private volatile long nextExpiryMs;
 
-    ProducerTopics(long idleMs) {
+    /**
+     * @param idleMs {@code metadata.max.idle.ms}
+     * @param ticker the kmeta instance's clock, for {@link #firstUsedMs}
+     */
+    ProducerTopics(long idleMs, Ticker ticker) {
         this.idleMs = idleMs;
+        this.ticker = ticker;
     }
 
     /** The producer uses {@code topic} at {@code nowMs} (KafkaProducer's clock). */
@@ -29,7 +38,7 @@ final class ProducerTopics {
         Use u = topics.get(topic);
         if (u != null) {
             u.touch(nowMs);
-        } else if (topics.putIfAbsent(topic, new Use(nowMs)) == null) {
+        } else if (topics.putIfAbsent(topic, new Use(nowMs, ticker.milliTime())) == null) {
             version.incrementAndGet();
         }
     }
@@ -42,6 +51,15 @@ final class ProducerTopics {
     /** The topics (a live view). */
     Set<String> names() {
         return topics.keySet();
+    }
+
+    /**
+     * When this producer began using {@code topic} (since it last expired), on the kmeta instance's clock; -1 when it
+     * does not use it.
+     */
+    long firstUsedMs(String topic) {
+        Use u = topics.get(topic);
+        return u == null ? -1 : u.firstUsedTickerMs;
     }
 
     /** Drops the topics not used for {@code metadata.max.idle.ms}; looks at most once a second. */
@@ -59,9 +77,12 @@ final class ProducerTopics {
 
     private static final class Use {
         volatile long lastUsedMs;
+        /** The first use, on the kmeta instance's clock. */
+        final long firstUsedTickerMs;
 
-        Use(long nowMs) {
+        Use(long nowMs, long tickerMs) {
             this.lastUsedMs = nowMs;
+            this.firstUsedTickerMs = tickerMs;
         }
 
         void touch(long nowMs) {

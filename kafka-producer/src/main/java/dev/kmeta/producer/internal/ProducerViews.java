@@ -56,12 +56,17 @@ public final class ProducerViews {
 
     ProducerViews(KafkaMetadata metadata, long metadataIdleMs) {
         this.metadata = metadata;
-        this.topics = new ProducerTopics(metadataIdleMs);
+        this.topics = new ProducerTopics(metadataIdleMs, metadata.ticker());
     }
 
     /** The producer uses {@code topic} at {@code nowMs}: it joins the network thread's view. Allocation-free when known. */
     void add(String topic, long nowMs) {
         topics.add(topic, nowMs);
+    }
+
+    /** When this producer began using {@code topic}, on the kmeta instance's clock; -1 when it does not. */
+    long firstUsedMs(String topic) {
+        return topics.firstUsedMs(topic);
     }
 
     /** What building these views cost so far. */

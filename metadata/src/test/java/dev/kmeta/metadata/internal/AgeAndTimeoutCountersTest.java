@@ -65,6 +65,28 @@ class AgeAndTimeoutCountersTest {
         }
     }
 
+    /**
+     * An answer that names the topic with an error and no partitions (LEADER_NOT_AVAILABLE while a re-created topic's
+     * partitions are placed) leaves the old data in the snapshot: it is no refresh of it, so the topic's age goes on.
+     * (The KafkaProducer route trusts a topic for a request kafka-clients never rebuilds only once an answer described
+     * it after the producer began using it: an error-only answer must not count.)
+     */
+    @Test
+    void anAnswerWithOnlyAnErrorIsNoRefreshOfTheTopic() throws Exception {
+        try (Harness h = new Harness()) {
+            h.broker.topic("orders", 2, 0);
+            h.learn("orders");
+            h.advance(2_000);
+            h.broker.topics.put("orders", dev.kmeta.cluster.TopicMetadata.of("orders", null, false, (short) 5,
+                    List.of()));
+            h.manager.invalidate("orders", 0);
+            h.advance(100); // the retry backoff
+            h.step();
+            assertEquals(2, h.manager.fetch().topic("orders").partitionCount(), "the old data is kept");
+            assertEquals(2_100, h.manager.topicAgeMs("orders"), "and it is as old as it was");
+        }
+    }
+
     @Test
     void aTopicNoAnswerDescribedHasNoAge() throws Exception {
         try (Harness h = new Harness()) {
