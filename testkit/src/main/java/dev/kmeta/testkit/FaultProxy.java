@@ -191,6 +191,14 @@ public final class FaultProxy implements AutoCloseable {
     }
 
     /**
+     * Request frames of {@code apiKey} clients sent through this proxy since the last reset, per client id (the
+     * request header's {@code client.id}; "" for none): who asked how often. A sorted copy.
+     */
+    public Map<String, Long> requestCountsByClient(short apiKey) {
+        return traffic.requestCountsByClient(apiKey);
+    }
+
+    /**
      * The highest version of requests with this api key that clients sent through this proxy (what client and
      * broker negotiated through ApiVersions), or -1 if none was sent.
      */

@@ -12,6 +12,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class ProxyTraffic {
     private final Map<Short, AtomicLong> requestCounts = new ConcurrentHashMap<>();
+    /** Per api key, per client id ("" for a frame without one), the frames clients sent. */
+    private final Map<Short, Map<String, AtomicLong>> byClient = new ConcurrentHashMap<>();
     /** Per api key, the highest request version clients sent (the version they negotiated). */
     private final Map<Short, Short> maxVersions = new ConcurrentHashMap<>();
     private final AtomicLong accepted = new AtomicLong();
@@ -31,8 +33,10 @@ final class ProxyTraffic {
     }
 
     /** One request frame a client sent (a {@link FrameCounter.Listener}). */
-    void frame(short apiKey, short apiVersion) {
+    void frame(short apiKey, short apiVersion, String clientId) {
         requestCounts.computeIfAbsent(apiKey, key -> new AtomicLong()).incrementAndGet();
+        byClient.computeIfAbsent(apiKey, key -> new ConcurrentHashMap<>())
+                .computeIfAbsent(clientId == null ? "" : clientId, id -> new AtomicLong()).incrementAndGet();
         maxVersions.merge(apiKey, apiVersion, (a, b) -> a >= b ? a : b);
     }
 
@@ -60,6 +64,13 @@ final class ProxyTraffic {
         return Collections.unmodifiableMap(copy);
     }
 
+    /** The frames of {@code apiKey} per client id ("" for none): a copy, sorted by client id. */
+    Map<String, Long> requestCountsByClient(short apiKey) {
+        Map<String, Long> copy = new TreeMap<>();
+        byClient.getOrDefault(apiKey, Map.of()).forEach((id, count) -> copy.put(id, count.get()));
+        return Collections.unmodifiableMap(copy);
+    }
+
     short maxRequestVersion(short apiKey) {
         return maxVersions.getOrDefault(apiKey, (short) -1);
     }
@@ -69,6 +80,7 @@ final class ProxyTraffic {
         bytesFromClients.set(0);
         bytesToClients.set(0);
         requestCounts.clear();
+        byClient.clear();
         maxVersions.clear();
     }
 }

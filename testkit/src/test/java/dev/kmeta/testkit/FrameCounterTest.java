@@ -58,7 +58,7 @@ class FrameCounterTest {
 
     @Test
     void aFrameSmallerThanItsHeaderIsNotKafka() {
-        FrameCounter counter = new FrameCounter((key, version) -> { });
+        FrameCounter counter = new FrameCounter((key, version, clientId) -> { });
         byte[] tiny = ByteBuffer.allocate(8).putInt(7).putShort((short) 3).putShort((short) 1).array();
         counter.feed(tiny, 0, tiny.length);
         assertTrue(counter.broken());
@@ -70,12 +70,40 @@ class FrameCounterTest {
         traffic.accepted();
         traffic.fromClients(10);
         traffic.toClients(20);
-        traffic.frame((short) 3, (short) 12);
+        traffic.frame((short) 3, (short) 12, "c");
         traffic.reset();
         assertEquals(0, traffic.acceptedConnections());
         assertEquals(0, traffic.bytesFromClients());
         assertEquals(0, traffic.bytesToClients());
         assertEquals(Map.of(), traffic.requestCounts());
         assertEquals(-1, traffic.maxRequestVersion((short) 3));
+    }
+
+    /** A request frame with header v1+: size, api key, version, correlation id, client id, then {@code body} bytes. */
+    private static byte[] frame(int apiKey, int version, String clientId, int body) {
+        byte[] id = clientId == null ? new byte[0] : clientId.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        ByteBuffer b = ByteBuffer.allocate(4 + 10 + id.length + body);
+        b.putInt(10 + id.length + body).putShort((short) apiKey).putShort((short) version).putInt(7)
+                .putShort((short) (clientId == null ? -1 : id.length)).put(id);
+        return b.array();
+    }
+
+    @Test
+    void framesAreCountedPerClientIdWhateverTheChunking() {
+        byte[] bytes = stream(frame(3, 12, "app-StreamThread-1-producer", 30), frame(3, 12, "app-admin", 0),
+                frame(0, 9, "app-admin", 5), frame(3, 12, null, 3), frame(3, 12, "app-StreamThread-1-producer", 0),
+                frame(18, 3, 0));
+        for (int chunk : new int[] {1, 2, 5, 13, 14, 15, bytes.length}) {
+            ProxyTraffic traffic = new ProxyTraffic();
+            FrameCounter counter = new FrameCounter(traffic::frame);
+            for (int pos = 0; pos < bytes.length; pos += chunk) {
+                counter.feed(bytes, pos, Math.min(chunk, bytes.length - pos));
+            }
+            assertEquals(Map.of("app-StreamThread-1-producer", 2L, "app-admin", 1L, "", 1L),
+                    traffic.requestCountsByClient((short) 3), "chunks of " + chunk);
+            assertEquals(Map.of("app-admin", 1L), traffic.requestCountsByClient((short) 0));
+            assertEquals(Map.of((short) 0, 1L, (short) 3, 4L, (short) 18, 1L), traffic.requestCounts());
+            assertFalse(counter.broken());
+        }
     }
 }
