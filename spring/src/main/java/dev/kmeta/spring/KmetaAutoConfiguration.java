@@ -45,7 +45,10 @@ import java.util.Map;
  *   <li>with Micrometer and a {@link MeterRegistry} bean, each kmeta instance's {@link KmetaMetrics} are bound to it;
  *   </li>
  *   <li>with spring-boot-health (Actuator), a health contributor {@code kmeta} reports each kmeta instance
- *       ({@code management.health.kmeta.enabled=false} turns it off).</li>
+ *       ({@code management.health.kmeta.enabled=false} turns it off);</li>
+ *   <li>with {@code kmeta.streams.enabled=true} and kmeta-streams on the class path, every
+ *       {@code StreamsBuilderFactoryBean} (Boot's {@code @EnableKafkaStreams} one included) gets a
+ *       {@code KmetaClientSupplier}: its stream threads' producers share one kmeta instance.</li>
  * </ul>
  * See docs/spring.md. Registered in {@code META-INF/spring/...AutoConfiguration.imports}; not for direct use.
  *
@@ -60,6 +63,8 @@ import java.util.Map;
 public final class KmetaAutoConfiguration {
     /** The property that turns kmeta's auto-configuration off when false (default true). */
     public static final String ENABLED = "kmeta.enabled";
+    /** The property that puts Kafka Streams' producers on kmeta when true (default false). */
+    public static final String STREAMS_ENABLED = "kmeta.streams.enabled";
 
     /**
      * Boot's producer factory, kmeta-backed: what {@code KafkaAutoConfiguration.kafkaProducerFactory} does, with
@@ -124,6 +129,23 @@ public final class KmetaAutoConfiguration {
             HealthIndicator kmetaHealthIndicator(ObjectProvider<KmetaProducerFactory<?, ?>> factories) {
                 return new KmetaHealthIndicator(() -> factories.orderedStream().map(KmetaProducerFactory::instances));
             }
+        }
+    }
+
+    /**
+     * Kafka Streams on kmeta ({@value #STREAMS_ENABLED}): a {@code StreamsBuilderFactoryBeanConfigurer} that installs
+     * {@code KmetaClientSupplier} on every {@code StreamsBuilderFactoryBean}. Its own class, read only once Spring Kafka's
+     * configurer and kmeta-streams are on the class path.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = {"org.springframework.kafka.config.StreamsBuilderFactoryBeanConfigurer",
+            "dev.kmeta.streams.KmetaClientSupplier"})
+    @ConditionalOnBooleanProperty(name = STREAMS_ENABLED)
+    static final class Streams {
+        @Bean
+        @ConditionalOnMissingBean(name = "kmetaStreamsClientSupplier")
+        org.springframework.kafka.config.StreamsBuilderFactoryBeanConfigurer kmetaStreamsClientSupplier() {
+            return factoryBean -> factoryBean.setClientSupplier(new dev.kmeta.streams.KmetaClientSupplier());
         }
     }
 
