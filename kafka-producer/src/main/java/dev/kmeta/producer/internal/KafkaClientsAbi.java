@@ -380,9 +380,10 @@ public final class KafkaClientsAbi {
     }
 
     /**
-     * The network thread of a KafkaProducer (its private field {@code ioThread}, as in 4.0-4.4) and its Sender's
-     * {@code isRunning()} (false once {@code close()} began), or null when either cannot be read: then the producer's
-     * network thread is held before kmeta's first answer only while the producer is open ({@link ProducerBridge}).
+     * The network thread of a KafkaProducer (its private field {@code ioThread}, as in 4.0-4.4), its Sender's
+     * {@code isRunning()} (false once {@code close()} began) and {@code wakeup()} (public: it wakes the producer's
+     * selector), or null when either cannot be read: then the producer's network thread is held before kmeta's first
+     * answer only while the producer is open, and looks for kmeta's answers every few ms ({@link ProducerBridge}).
      */
     ProducerBridge.SenderRef senderOf(KafkaProducer<?, ?> producer) {
         try {
@@ -393,7 +394,8 @@ public final class KafkaClientsAbi {
             Thread thread = (Thread) io.get(producer);
             org.apache.kafka.clients.producer.internals.Sender sender =
                     (org.apache.kafka.clients.producer.internals.Sender) s.get(producer);
-            return thread == null || sender == null ? null : new ProducerBridge.SenderRef(thread, sender::isRunning);
+            return thread == null || sender == null ? null : new ProducerBridge.SenderRef(thread, sender::isRunning,
+                    sender::wakeup);
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             return null;
         }

@@ -65,7 +65,8 @@ public final class ProducerBridge {
     private static final Logger log = LoggerFactory.getLogger(ProducerBridge.class);
     /**
      * How often the producer's network thread looks at the snapshot again while it waits for news it asked for
-     * ({@link #requestUpdate()}): kmeta's answers arrive on kmeta's thread, which cannot wake the producer's.
+     * ({@link #requestUpdate()}) when its Sender could not be read to be woken ({@link #attach}); otherwise kmeta's
+     * answer wakes it.
      */
     static final long SENDER_POLL_MS = 10;
     /**
@@ -77,12 +78,14 @@ public final class ProducerBridge {
     private static final String NETWORK_THREAD_PREFIX = "kafka-producer-network-thread | ";
 
     /**
-     * The producer's network thread and whether its Sender still runs ({@link KafkaClientsAbi#senderOf}).
+     * The producer's network thread, whether its Sender still runs, and how to wake it
+     * ({@link KafkaClientsAbi#senderOf}).
      *
      * @param thread  the producer's network thread
      * @param running false once the producer's {@code close()} began
+     * @param wakeup  wakes the producer's network thread from its selector ({@code Sender.wakeup()}); any thread
      */
-    record SenderRef(Thread thread, java.util.function.BooleanSupplier running) {
+    record SenderRef(Thread thread, java.util.function.BooleanSupplier running, Runnable wakeup) {
     }
 
     private final KafkaMetadata metadata;
@@ -101,8 +104,18 @@ public final class ProducerBridge {
     private final LeaderHold holds;
     /** What each sending thread's send is doing: every per-send state ({@link SendProtocol}). */
     private final SendProtocol protocol;
-    /** The kmeta version the producer's network thread asked to see passed; written by that thread only. */
-    private volatile int wantedVersion = -1;
+    /**
+     * The kmeta version the producer's network thread waits to see passed ({@link #requestUpdate}, a newer leader hint),
+     * or {@link #NOTHING_WANTED}: set on the network thread, cleared by whoever sees it passed first - kmeta's thread
+     * ({@link #onNewVersion}, which then wakes the network thread) or the network thread's own next poll.
+     */
+    private final java.util.concurrent.atomic.AtomicInteger wantedVersion =
+            new java.util.concurrent.atomic.AtomicInteger(NOTHING_WANTED);
+    private static final int NOTHING_WANTED = Integer.MIN_VALUE;
+    /** Removes {@link #onNewVersion} from kmeta's version listeners; set by {@link #attach}. */
+    private volatile Runnable stopListening;
+    /** How many times kmeta's answer woke the producer's network thread (or its own poll found it arrived). */
+    private final LongAdder networkThreadWakeups = new LongAdder();
     /**
      * The topics the Sender named as having no leader in its view: in its loop, between its
      * {@link #fetchMetadataSnapshot()} and its {@link #requestUpdate()}, it adds each such topic. Network thread only.
@@ -189,9 +202,51 @@ public final class ProducerBridge {
         return protocol.hidesArrivedTopic() ? Cluster.empty() : view; // the verdict read after the view
     }
 
-    /** The producer is made: its network thread and Sender (null when they cannot be read). */
+    /**
+     * The producer is made: its network thread and Sender (null when they cannot be read). With a Sender to wake,
+     * kmeta's new versions wake the producer's network thread when it waits for one ({@link #onNewVersion}).
+     */
     void attach(SenderRef ref) {
         sender = ref;
+        if (ref != null && ref.wakeup() != null) {
+            Runnable stop = Handles.onNewVersion(metadata, this::onNewVersion);
+            stopListening = stop;
+            if (closed.get()) { // closed meanwhile: close() may have missed it
+                stop.run();
+            }
+        }
+    }
+
+    /**
+     * kmeta published a new version (kmeta's sender thread): when the producer's network thread waits for a version
+     * this one passes, it is woken - as a stock producer's network thread is woken by its own Metadata answer - instead
+     * of looking every few ms.
+     */
+    private void onNewVersion() {
+        int wanted = wantedVersion.get();
+        if (wanted != NOTHING_WANTED && (closed.get() || metadata.fetch().version() > wanted)
+                && wantedVersion.compareAndSet(wanted, NOTHING_WANTED)) {
+            wakeNetworkThread();
+        }
+    }
+
+    private void wakeNetworkThread() {
+        SenderRef ref = sender;
+        if (ref != null && ref.wakeup() != null) {
+            networkThreadWakeups.increment();
+            ref.wakeup().run();
+        }
+    }
+
+    /** True when the producer's network thread can be woken by kmeta's answers (its Sender was read). */
+    private boolean wakeable() {
+        SenderRef ref = sender;
+        return ref != null && ref.wakeup() != null && stopListening != null;
+    }
+
+    /** How many times kmeta's answers woke the producer's network thread (it waited for them). */
+    public long networkThreadWakeups() {
+        return networkThreadWakeups.sum();
     }
 
     /**
@@ -400,8 +455,8 @@ public final class ProducerBridge {
      * disconnect). When the Sender just named the topics whose leader its view lacks (it adds each right before), kmeta
      * refreshes those topics only - a Metadata request of their partitions, where kafka-clients asks for every topic
      * of the producer (10,000 partitions to learn one new topic's leader); otherwise kmeta's full refresh. Either
-     * folds any number of calls into one request and is bounded by kmeta's backoff. Until the version moves,
-     * {@link #timeToNextUpdate()} makes the network thread look again every {@value #SENDER_POLL_MS} ms.
+     * folds any number of calls into one request and is bounded by kmeta's backoff. The network thread sleeps until
+     * kmeta publishes a newer version, which wakes it ({@link #onNewVersion}).
      */
     public int requestUpdate() {
         if (closed.get()) {
@@ -410,7 +465,7 @@ public final class ProducerBridge {
         updateRequests.increment();
         try {
             int version = holds.isNetworkThread() ? requestFromNetworkThread() : metadata.requestUpdate();
-            wantedVersion = version;
+            want(version);
             return version;
         } catch (KafkaException e) {
             log.debug("{}metadata update request refused: {}", logPrefix, e.getMessage());
@@ -468,12 +523,33 @@ public final class ProducerBridge {
         return staleLeaderHints.sum();
     }
 
-    /** {@code timeToNextUpdate(now)}: never 0, so the producer's NetworkClient never sends a Metadata request. */
+    /**
+     * {@code timeToNextUpdate(now)}: never 0, so the producer's NetworkClient never sends a Metadata request. While its
+     * network thread waits for a version kmeta has not published, kmeta's answer wakes it ({@link #onNewVersion}): it
+     * sleeps on its own timers, as a stock producer's does while its Metadata request is out. A version that passed
+     * before this poll wakes the poll at once (the Sender looks again). Only when the Sender could not be read does
+     * the thread look every {@value #SENDER_POLL_MS} ms instead.
+     */
     public long timeToNextUpdate() {
         holds.onNetworkThread(); // only the producer's NetworkClient asks
         endReadyCheck(); // its poll: what follows (callbacks, disconnects) is not the Sender's ready check
         recreations.onNetworkThread(); // issue 27: fail what is queued for a re-created topic's vanished partitions
-        return closed.get() || metadata.fetch().version() > wantedVersion ? Long.MAX_VALUE : SENDER_POLL_MS;
+        int wanted = wantedVersion.get();
+        if (closed.get() || wanted == NOTHING_WANTED) {
+            return Long.MAX_VALUE;
+        }
+        if (metadata.fetch().version() > wanted) { // published between the request and this poll
+            if (wantedVersion.compareAndSet(wanted, NOTHING_WANTED)) {
+                wakeNetworkThread(); // the poll that follows returns at once: the Sender looks at the new view
+            }
+            return Long.MAX_VALUE;
+        }
+        return wakeable() ? Long.MAX_VALUE : SENDER_POLL_MS;
+    }
+
+    /** The network thread waits to see {@code version} passed (the larger of what it waits for). */
+    private void want(int version) {
+        wantedVersion.accumulateAndGet(version, (w, v) -> w == NOTHING_WANTED ? v : Math.max(w, v));
     }
 
     /**
@@ -481,8 +557,8 @@ public final class ProducerBridge {
      * kmeta to refresh the partition). Returns the partitions hinted; kmeta applies them on its own thread. A hint
      * whose epoch kmeta's snapshot already has is dropped here, as kmeta would drop it, without waking kmeta's thread
      * (every batch of a partition whose leader moved answers with the same hint, and kmeta's refresh may be first).
-     * Only a hint newer than the snapshot makes the network thread look again until kmeta publishes it: waiting for
-     * a stale one would re-poll every {@value #SENDER_POLL_MS} ms until some other change.
+     * Only a hint newer than the snapshot is waited for (kmeta's publishing it wakes the network thread): a stale one
+     * would be waited for until some other change.
      */
     public Set<TopicPartition> updatePartitionLeadership(Map<TopicPartition, Metadata.LeaderIdAndEpoch> leaders,
                                                          List<Node> nodes) {
@@ -508,7 +584,7 @@ public final class ProducerBridge {
             }
         }
         if (!hinted.isEmpty()) {
-            wantedVersion = Math.max(wantedVersion, before.version());
+            want(before.version());
         }
         return Set.copyOf(hinted);
     }
@@ -555,6 +631,10 @@ public final class ProducerBridge {
      */
     public void close() {
         if (closed.compareAndSet(false, true)) {
+            Runnable stop = stopListening;
+            if (stop != null) {
+                stop.run(); // before the handle goes: kmeta's thread keeps no reference to this producer
+            }
             try {
                 metadata.close();
             } finally {

@@ -16,6 +16,8 @@ import java.util.concurrent.atomic.LongAdder;
 public final class Counters {
     final AtomicLong requestsSent = new AtomicLong();
     final AtomicLong requestsFailed = new AtomicLong();
+    /** A version listener ({@code MetadataManager.onNewVersion}) threw; the sender went on. */
+    final AtomicLong listenerFailures = new AtomicLong();
     final AtomicLong responsesApplied = new AtomicLong();
     final AtomicLong responsesRejected = new AtomicLong();
     final AtomicLong staleEpochsRejected = new AtomicLong();

@@ -6,8 +6,10 @@ import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.metadata.Ticker;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -40,6 +42,12 @@ abstract class ManagerState {
     private final EvidenceRecorder connections = new EvidenceRecorder();
     /** Threads waiting for a version past theirs ({@code awaitUpdate}); a lock-free queue, see {@link WaitQueue}. */
     private final WaitQueue versionWaiters = new WaitQueue();
+    /**
+     * Run on the sender thread after the version waiters were woken ({@link MetadataManager#onNewVersion}): threads
+     * that cannot park among them (the KafkaProducer route's network thread sleeps in its own selector). Any thread
+     * adds and removes; the sender reads.
+     */
+    private final List<Runnable> versionListeners = new CopyOnWriteArrayList<>();
     /** Ticker ms when the manager was made: what the metadata age counts from before the first full answer. */
     private final long startedMs;
 
@@ -155,6 +163,24 @@ abstract class ManagerState {
     final void releaseEveryWaiter() {
         versionWaiters.wakeAll(ticker);
         subscriptions.wakeAll(ticker);
+        runVersionListeners();
+    }
+
+    /** Adds a listener run after every wake of the version waiters; returns what removes it. Any thread. */
+    final Runnable addVersionListener(Runnable listener) {
+        Objects.requireNonNull(listener, "listener");
+        versionListeners.add(listener);
+        return () -> versionListeners.remove(listener);
+    }
+
+    private void runVersionListeners() {
+        for (Runnable listener : versionListeners) {
+            try {
+                listener.run();
+            } catch (RuntimeException e) { // a listener's failure must not stop the sender
+                counters.listenerFailures.incrementAndGet();
+            }
+        }
     }
 
     /**
@@ -230,6 +256,7 @@ abstract class ManagerState {
          */
         void wakeWaiters(Set<String> topics) {
             int woken = s.versionWaiters.wakeAll(s.ticker);
+            s.runVersionListeners();
             for (String name : topics) {
                 TopicEntry e = s.subscriptions.get(name);
                 if (e != null) {

@@ -107,6 +107,17 @@ public final class MetadataManager extends ManagerState implements MetadataClien
         view().parkForVersion(Ticker.system(), maxNanos, () -> snapshot().version() <= lastVersion && !isClosed());
     }
 
+    /**
+     * Runs {@code listener} on the sender thread each time it wakes the version waiters (a new snapshot from an answer
+     * or leader hints; close; a fatal error); returns what removes it. For threads that sleep somewhere kmeta cannot
+     * park them - the KafkaProducer route's network thread, in its producer's selector - so that kmeta's answer wakes
+     * them instead of their looking every few ms. The listener must be quick and must not block; one that throws is
+     * counted and skipped.
+     */
+    public Runnable onNewVersion(Runnable listener) {
+        return addVersionListener(listener);
+    }
+
     @Override
     public Cluster awaitTopic(String topic, int partition, Deadline deadline) {
         Cluster c = snapshot();

@@ -54,6 +54,15 @@ public final class Handles {
     }
 
     /**
+     * Runs {@code listener} on {@code handle}'s instance's sender thread after each new version it publishes to
+     * waiters (and at close); returns what removes it ({@code MetadataManager.onNewVersion}): how kmeta's answer wakes
+     * the KafkaProducer route's network thread, which sleeps in its producer's selector.
+     */
+    public static Runnable onNewVersion(KafkaMetadata handle, Runnable listener) {
+        return lens.core(handle).manager().onNewVersion(listener);
+    }
+
+    /**
      * {@code handle}'s current snapshot as an {@code org.apache.kafka.common.Cluster}, built once per snapshot: what a
      * Kafka {@code Partitioner} reads. Its nodes carry each broker's rack (KIP-1123).
      */
