@@ -53,6 +53,7 @@ class StreamsParityTest {
     private static final int RECORDS = 600;
     private static final int KEYS = 20;
     private static final int VALUES = 7;
+    private static final int THREADS = 2;
 
     @RegisterExtension
     static final KafkaClusterExtension KAFKA = KafkaClusterExtension.of(KafkaCluster.builder().brokers(1));
@@ -100,7 +101,7 @@ class StreamsParityTest {
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, "parity-" + name);
         p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.cluster().bootstrapServers());
         p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, guarantee);
-        p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, 2);
+        p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, THREADS);
         p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
         p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.resolve(name).toString());
         p.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
@@ -122,6 +123,10 @@ class StreamsParityTest {
             });
             List<String> instances = kmetaThreads(name);
             assertEquals(kmeta ? 1 : 0, instances.size(), "kmeta instances for the producers: " + instances);
+            long producersInMetrics = streams.metrics().keySet().stream()
+                    .filter(m -> m.group().equals("producer-metrics")).map(m -> m.tags().get("client-id"))
+                    .distinct().count();
+            assertEquals(THREADS, producersInMetrics, "KafkaStreams.metrics() reports each thread's producer");
         } finally {
             assertTrue(streams.close(Duration.ofSeconds(30)), name + ": closed within 30 s");
         }
