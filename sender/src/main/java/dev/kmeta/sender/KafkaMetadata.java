@@ -108,6 +108,37 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
         return new KafkaMetadata(SenderCore.shared(config), config.clientId());
     }
 
+    /**
+     * Resolves every name of {@code servers} ({@code host:port}, as in {@code bootstrap.servers}) through {@code hook}
+     * once, now: a BOOTSTRAP_DNS diagnosis (what each name answered) when none resolves, else null. For a caller that
+     * must fail at once where Kafka's client fails its construction ({@code bootstrap.resolve.timeout.ms} unset or 0):
+     * the KafkaProducer route. Starts nothing; thread-safe.
+     */
+    public static Diagnosis unresolvableBootstrap(java.util.List<String> servers, HostResolverHook hook) {
+        Objects.requireNonNull(hook, "hook");
+        java.util.List<String> lines = new java.util.ArrayList<>();
+        for (String s : servers) {
+            String host = org.apache.kafka.common.utils.Utils.getHost(s.trim());
+            if (host == null) {
+                continue; // not host:port: Kafka's own validation names it
+            }
+            try {
+                if (hook.resolve(host).length > 0) {
+                    return null;
+                }
+                lines.add(host + ": no address");
+            } catch (java.net.UnknownHostException e) {
+                lines.add(host + ": cannot resolve host name (" + e.getMessage() + ")");
+            }
+        }
+        if (lines.isEmpty()) {
+            return null;
+        }
+        return dev.kmeta.metadata.internal.Failures.make().diagnosis(Diagnosis.Cause.BOOTSTRAP_DNS, null, -1, 0,
+                "no name of bootstrap.servers=" + servers + " resolves (" + String.join("; ", lines) + ")",
+                "check the host names in bootstrap.servers and this host's DNS", lines, -1, null, null);
+    }
+
     @Override
     public Cluster fetch() {
         return core.manager().fetch();

@@ -1,9 +1,11 @@
 package dev.kmeta.producer.internal;
 
+import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.Ticker;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.sender.HostResolverHook;
 import dev.kmeta.sender.KafkaMetadata;
+import dev.kmeta.sender.KafkaMetadataTimeoutException;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -135,6 +137,7 @@ public final class KmetaProducers {
             producerProps.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, valueSerializer.getClass());
         }
         ProducerConfig config = new ProducerConfig(producerProps); // validates before kmeta starts
+        failAsStockIfNoBootstrapNameResolves(config, all.get(BOOTSTRAP_RESOLVE_TIMEOUT_MS), resolver);
         String clientId = config.getString(ProducerConfig.CLIENT_ID_CONFIG);
         kmetaProps.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, clientId);
 
@@ -164,6 +167,36 @@ public final class KmetaProducers {
             bridge.close();
             throw e;
         }
+    }
+
+    /**
+     * Kafka's meaning of {@code bootstrap.resolve.timeout.ms} on the route (issue 39): unset or 0 - and always on a
+     * kafka-clients without the key (4.0-4.3, whose constructor resolves the names) - {@code new KafkaProducer} fails
+     * when no name of {@code bootstrap.servers} resolves, so {@code create} does too, before kmeta starts: a
+     * {@link KafkaException} "Failed to construct kafka producer" caused by a {@link ConfigException} whose message is
+     * stock's plus kmeta's BOOTSTRAP_DNS diagnosis, which a suppressed {@code KafkaMetadataTimeoutException} carries
+     * ({@code Diagnosis.from}). The names resolve through kmeta's resolver (the DNS hook, or the system's). A positive
+     * bound on 4.4 waits in the send ({@code ProducerMetadata44}).
+     */
+    static void failAsStockIfNoBootstrapNameResolves(ProducerConfig config, Object bound, HostResolverHook resolver) {
+        long boundMs;
+        try {
+            boundMs = bound == null ? 0 : Long.parseLong(bound.toString().trim());
+        } catch (NumberFormatException e) {
+            return; // kmeta's validation names the key
+        }
+        if (boundMs > 0 && ProducerConfig.configNames().contains(BOOTSTRAP_RESOLVE_TIMEOUT_MS)) {
+            return;
+        }
+        Diagnosis d = KafkaMetadata.unresolvableBootstrap(config.getList(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG),
+                resolver != null ? resolver : HostResolverHook.system());
+        if (d == null) {
+            return;
+        }
+        ConfigException cause = new ConfigException("No resolvable bootstrap urls given in "
+                + ProducerConfig.BOOTSTRAP_SERVERS_CONFIG + " (kmeta: " + d.message() + ")");
+        cause.addSuppressed(new KafkaMetadataTimeoutException(d.message(), d));
+        throw new KafkaException("Failed to construct kafka producer", cause);
     }
 
     /**
