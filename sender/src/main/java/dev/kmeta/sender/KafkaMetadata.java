@@ -49,6 +49,9 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
     final SenderCore core;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final HandleCalls calls;
+    /** The leaderless partitions this handle has seen, and since when (issue 39). */
+    private final dev.kmeta.sender.internal.LeaderlessSince leaderlessSince =
+            new dev.kmeta.sender.internal.LeaderlessSince();
 
     static {
         Handles.install(handle -> handle.core); // kmeta's own modules' calls on a handle, off the public API
@@ -280,6 +283,16 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
      */
     public Diagnosis diagnoseUndelivered(String topic, int partition) {
         return core.manager().diagnoseUndelivered(topic, partition);
+    }
+
+    /**
+     * The partitions of the subscribed topics that have no leader now ({@code topic-partition}), each with how many
+     * ms this handle has seen it without one (from the first snapshot read here that showed it so: a producer on the
+     * KafkaProducer route reads each new snapshot while it has records queued). Sorted by name; empty when every
+     * partition has a leader. For stats and health checks (issue 39), not the send path. Any thread.
+     */
+    public java.util.Map<String, Long> leaderlessPartitions() {
+        return leaderlessSince.at(fetch(), ticker().milliTime());
     }
 
     /**

@@ -58,6 +58,12 @@ public final class KmetaProducers {
      * (a {@link KafkaException} naming the version).
      */
     public static final String UNSUPPORTED_VERSION = "kmeta.producer.unsupported.version";
+    /**
+     * {@code kmeta.producer.leaderless.partition}: what happens to records for a partition without a leader -
+     * {@code hold} (default: queued until {@code delivery.timeout.ms}, named by a WARN within {@code max.block.ms})
+     * or {@code fail} (failed at once, diagnosed, when every replica is on a broker the cluster reports offline).
+     */
+    public static final String LEADERLESS_PARTITION = LeaderlessPartitions.KEY;
     /** {@link #UNSUPPORTED_VERSION}'s default: a stock KafkaProducer. */
     public static final String UNSUPPORTED_FALLBACK = "fallback";
     /** {@link #UNSUPPORTED_VERSION}'s other value: refuse. */
@@ -98,6 +104,7 @@ public final class KmetaProducers {
             shared = false;
         }
         long giveUpEarlyMs = giveUpEarlyMs(all);
+        LeaderlessPartitions.Mode leaderlessMode = LeaderlessPartitions.Mode.of(all.get(LEADERLESS_PARTITION));
         String unsupported = KafkaClientsAbi.unsupportedReason();
         if (unsupported != null) {
             if (failIfUnsupported) {
@@ -111,9 +118,10 @@ public final class KmetaProducers {
         Map<String, Object> producerProps = new HashMap<>();
         all.forEach((k, v) -> {
             if (k.startsWith(PRODUCER_PREFIX)) {
-                if (!k.equals(SHARED_METADATA) && !k.equals(GIVE_UP_EARLY_MS) && !k.equals(UNSUPPORTED_VERSION)) {
-                    log.warn("Unknown configuration key {} ignored: kmeta's KafkaProducer keys are {}, {} and {}", k,
-                            SHARED_METADATA, GIVE_UP_EARLY_MS, UNSUPPORTED_VERSION);
+                if (!k.equals(SHARED_METADATA) && !k.equals(GIVE_UP_EARLY_MS) && !k.equals(UNSUPPORTED_VERSION)
+                        && !k.equals(LEADERLESS_PARTITION)) {
+                    log.warn("Unknown configuration key {} ignored: kmeta's KafkaProducer keys are {}, {}, {} and {}",
+                            k, SHARED_METADATA, GIVE_UP_EARLY_MS, UNSUPPORTED_VERSION, LEADERLESS_PARTITION);
                 }
             } else if (k.startsWith(MetadataConfig.KMETA_PREFIX)) {
                 kmetaProps.put(k, v);
@@ -159,6 +167,9 @@ public final class KmetaProducers {
             bridge.attach(abi.senderOf(producer));
             bridge.recreations.attach(StaleQueues.of(abi, producer, // issue 27
                     config.getString(ProducerConfig.TRANSACTIONAL_ID_CONFIG) != null));
+            bridge.recreations.attach(new LeaderlessPartitions(metadata, leaderlessMode, // issue 39
+                    config.getLong(ProducerConfig.MAX_BLOCK_MS_CONFIG),
+                    config.getInt(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG), "[Producer clientId=" + clientId + "] "));
             log.info("[Producer clientId={}] KafkaProducer on kmeta ({} instance {}, kafka-clients {}, gives up {} ms "
                             + "before max.block.ms)", clientId, shared ? "shared" : "private",
                     metadata.config().clientId(), abi.version(), giveUpEarlyMs);
