@@ -121,7 +121,7 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
         Objects.requireNonNull(hook, "hook");
         java.util.List<String> lines = new java.util.ArrayList<>();
         for (String s : servers) {
-            String host = org.apache.kafka.common.utils.Utils.getHost(s.trim());
+            String host = hostOf(s);
             if (host == null) {
                 continue; // not host:port: Kafka's own validation names it
             }
@@ -140,6 +140,21 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
         return dev.kmeta.metadata.internal.Failures.make().diagnosis(Diagnosis.Cause.BOOTSTRAP_DNS, null, -1, 0,
                 "no name of bootstrap.servers=" + servers + " resolves (" + String.join("; ", lines) + ")",
                 "check the host names in bootstrap.servers and this host's DNS", lines, -1, null, null);
+    }
+
+    /** The host of a {@code bootstrap.servers} entry ({@code host:port}, {@code [v6]:port}, a protocol prefix). */
+    private static String hostOf(String server) {
+        String s = server.trim();
+        int scheme = s.indexOf("://");
+        if (scheme >= 0) {
+            s = s.substring(scheme + 3);
+        }
+        if (s.startsWith("[")) {
+            int end = s.indexOf(']');
+            return end > 1 ? s.substring(1, end) : null;
+        }
+        int colon = s.lastIndexOf(':');
+        return colon > 0 ? s.substring(0, colon) : null;
     }
 
     @Override

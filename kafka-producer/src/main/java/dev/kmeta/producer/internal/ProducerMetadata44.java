@@ -101,8 +101,9 @@ public final class ProducerMetadata44 extends ProducerMetadata implements StandI
         if (calls != null) {
             calls.called(this, "awaitUpdate");
         }
-        awaitBootstrapResolution(timer);
-        bridge.awaitUpdate(lastVersion, timer.remainingMs());
+        long budgetMs = timer.remainingMs();
+        long waitedMs = awaitBootstrapResolution(budgetMs);
+        bridge.awaitUpdate(lastVersion, Math.max(0, budgetMs - waitedMs));
     }
 
     /**
@@ -114,25 +115,27 @@ public final class ProducerMetadata44 extends ProducerMetadata implements StandI
      * instance's report wakes no waiter, so the send looks every {@value #BOOTSTRAP_LOOK_MS} ms, and only while no
      * broker ever answered and a bound is set; a budget ending first goes on to kmeta's ordinary timeout.
      */
-    private void awaitBootstrapResolution(Timer timer) throws InterruptedException {
+    private long awaitBootstrapResolution(long budgetMs) throws InterruptedException {
         KafkaMetadata m = bridge.metadata();
         throwIfBootstrapFailed(m);
         if (m.config().bootstrapResolveTimeoutMs() <= 0) {
-            return;
+            return 0;
         }
+        long startNs = System.nanoTime(); // KafkaProducer's clock is the system's (its Timer, not linked here)
         for (dev.kmeta.cluster.Cluster c = m.fetch(); c.nodes().isEmpty(); c = m.fetch()) {
-            long leftMs = timer.remainingMs() - bridge.giveUpEarlyMs();
+            long leftMs = budgetMs - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs)
+                    - bridge.giveUpEarlyMs();
             if (leftMs <= 0) {
-                return;
+                break;
             }
             Handles.parkUntilNewVersion(m, c.version(), TimeUnit.MILLISECONDS.toNanos(Math.min(leftMs,
                     BOOTSTRAP_LOOK_MS)));
             if (Thread.interrupted()) {
                 throw new InterruptedException("interrupted while waiting for the bootstrap names to resolve");
             }
-            timer.update();
             throwIfBootstrapFailed(m);
         }
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
     }
 
     private static void throwIfBootstrapFailed(KafkaMetadata m) {
