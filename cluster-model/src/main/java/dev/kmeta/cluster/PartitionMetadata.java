@@ -182,6 +182,26 @@ public final class PartitionMetadata {
         return offlineReplicas[i];
     }
 
+    /**
+     * True when the partition has no leader and every replica is on a broker the cluster reports offline (no replica
+     * can be elected until its broker returns); false with a replica alive (an election in progress) or none known.
+     */
+    public boolean everyReplicaOffline() {
+        if (hasLeader() || replicas.length == 0) {
+            return false;
+        }
+        for (int r : replicas) {
+            boolean offline = false;
+            for (int o : offlineReplicas) {
+                offline |= o == r;
+            }
+            if (!offline) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** A copy of the replica ids. */
     public int[] replicas() {
         return replicas.clone();

@@ -61,6 +61,14 @@ public final class KmetaProducer {
      * version). Any other value is a {@code ConfigException} naming this key.
      */
     public static final String UNSUPPORTED_VERSION = KmetaProducers.UNSUPPORTED_VERSION;
+    /**
+     * What happens to records for a partition without a leader (issue 39): {@code hold} (default, kafka-clients'
+     * semantics: queued until {@code delivery.timeout.ms}, named by one WARN per partition within {@code max.block.ms}
+     * and listed by {@code metadataOf(producer).leaderlessPartitions()}) or {@code fail} (when every replica is on a
+     * broker the cluster reports offline, the records fail at once with kmeta's LEADER_NOT_AVAILABLE diagnosis, a
+     * {@code TimeoutException}; a partition mid-election is still held). Any other value is a {@code ConfigException}.
+     */
+    public static final String LEADERLESS_PARTITION = KmetaProducers.LEADERLESS_PARTITION;
     /** The kafka-clients versions the route supports and is tested with. */
     public static final String SUPPORTED_KAFKA_CLIENTS = KafkaClientsAbi.SUPPORTED;
 

@@ -122,6 +122,8 @@ class KmetaProducerBootstrapAttemptsTest {
         AtomicInteger lookups = new AtomicInteger();
         try (LogCapture logs = LogCapture.at("info", "org.apache.kafka.clients.NetworkClient")) {
             Map<String, Object> p = slowBackoff("kafka.does-not-resolve.test:9092");
+            // a bound past the test: unset or 0, create fails as stock's constructor does (issue 39)
+            p.put("bootstrap.resolve.timeout.ms", 600_000);
             String clientId = (String) p.get(ProducerConfig.CLIENT_ID_CONFIG);
             String text;
             try (Producer<String, String> producer = KmetaProducer.builder(p).hostResolver(host -> {

@@ -3,6 +3,8 @@ package dev.kmeta.producer;
 import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.producer.internal.KafkaClientsAbi;
 import dev.kmeta.sender.KafkaMetadataTimeoutException;
+import dev.kmeta.sender.HostResolverHook;
+import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -35,18 +37,22 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * Failures before any broker answers, with no cluster at all: a bootstrap port that refuses connections and a
- * bootstrap name that does not resolve (through kmeta's DNS hook) each reach the application as kmeta's diagnosed
- * timeout within max.block.ms + 1 s; an unsupported kafka-clients version and bad kmeta keys fail at creation, and
+ * Failures before any broker answers, with no cluster at all: a bootstrap port that refuses connections reaches the
+ * application as kmeta's diagnosed timeout within max.block.ms + 1 s; a bootstrap name that does not resolve (through
+ * kmeta's DNS hook) fails as it does for a stock producer in the same test (issue 39); an unsupported kafka-clients version and bad kmeta keys fail at creation, and
  * the stand-in chosen is the one for the kafka-clients on the class path (4.4, or 4.0 in the kafka-clients-compat run).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 @Tag("kafka-clients-compat")
 class KmetaProducerNoClusterTest {
+    /** A reserved name (RFC 6761): no resolver answers it; kmeta sees it through its DNS hook only. */
+    private static final String UNRESOLVABLE = "kafka.does-not-resolve.test";
+    private static final String BOOTSTRAP_RESOLVE_TIMEOUT_MS = "bootstrap.resolve.timeout.ms";
+    /** kafka-clients 4.4's; by name, as the kafka-clients-compat run compiles against 4.0. */
+    private static final String BOOTSTRAP_RESOLUTION = "org.apache.kafka.common.errors.BootstrapResolutionException";
     /** Only a timeout and its diagnosis are checked: a refused or unresolvable bootstrap fails every attempt at once. */
     private static final long MAX_BLOCK_MS = 1_000;
 
@@ -82,40 +88,103 @@ class KmetaProducerNoClusterTest {
         return System.getProperty("kmeta.test.kafkaClientsVersion", "4.4").startsWith("4.4");
     }
 
-    @Test
-    void aBootstrapNameThatDoesNotResolveIsNamed() throws Exception {
-        assumeTrue(kafkaClients44(), "4.0-4.3: the next test");
-        AtomicInteger lookups = new AtomicInteger();
-        Map<String, Object> p = producerProps("kafka.does-not-resolve.test:9092");
-        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, MAX_BLOCK_MS);
-        try (Producer<String, String> producer = KmetaProducer.builder(p).hostResolver(host -> {
+    /** A DNS hook that knows no name, counting its lookups: kmeta's side of the side-by-side tests. */
+    private static HostResolverHook noName(AtomicInteger lookups) {
+        return host -> {
             lookups.incrementAndGet();
             throw new UnknownHostException(host + ": no such name (test hook)");
-        }).build()) {
-            Throwable e = failureOf(producer, "orders");
-            assertEquals(Diagnosis.Cause.BOOTSTRAP_DNS, Diagnosis.from(e).orElseThrow().cause(), e.getMessage());
-            assertTrue(e.getMessage().contains("BOOTSTRAP_DNS"), e.getMessage());
-            assertTrue(e instanceof org.apache.kafka.common.errors.TimeoutException, "still Kafka's type: " + e);
-            assertTrue(lookups.get() > 0, "kmeta resolved through the hook");
-        }
+        };
     }
 
     /**
-     * KafkaProducer 4.0-4.3 resolves {@code bootstrap.servers} with the system resolver in its constructor, even with
-     * a metadata given (4.4 no longer does): with no name resolvable, creation fails as for a stock producer of that
-     * version, whatever kmeta's DNS hook says, and kmeta's instance is released.
+     * Issue 39: with {@code bootstrap.resolve.timeout.ms} unset or 0 - Kafka's default, and on 4.0-4.3, where the key
+     * does not exist - a stock KafkaProducer fails its constructor when no bootstrap name resolves; so does
+     * {@code create}, with the same types and stock's message, plus kmeta's BOOTSTRAP_DNS diagnosis. Side by side:
+     * stock resolves the reserved {@code .test} name with the system resolver, kmeta through its DNS hook.
      */
     @Test
-    void onKafkaClients40To43ABootstrapNameNoSystemResolverKnowsFailsAtCreationAsStock() {
-        assumeFalse(kafkaClients44(), "4.4: the previous test");
-        Map<String, Object> p = producerProps("kafka.does-not-resolve.test:9092");
-        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, MAX_BLOCK_MS);
-        KafkaException e = assertThrows(KafkaException.class, () -> KmetaProducer.builder(p).hostResolver(host -> {
-            throw new UnknownHostException(host + ": no such name (test hook)");
-        }).build().close());
-        assertInstanceOf(ConfigException.class, e.getCause(), String.valueOf(e));
-        assertTrue(e.getCause().getMessage().contains("No resolvable bootstrap urls"), e.getCause().getMessage());
+    void anUnresolvableBootstrapFailsCreateAsStockDoesWithKmetasDiagnosis() {
+        for (Object bound : Arrays.asList(null, 0)) {
+            Map<String, Object> p = producerProps(UNRESOLVABLE + ":9092");
+            p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, MAX_BLOCK_MS);
+            if (bound != null && kafkaClients44()) {
+                p.put(BOOTSTRAP_RESOLVE_TIMEOUT_MS, bound);
+            }
+            long start = System.nanoTime();
+            KafkaException stock = assertThrows(KafkaException.class,
+                    () -> new KafkaProducer<String, String>(p).close());
+            long stockMs = millisSince(start);
+            AtomicInteger lookups = new AtomicInteger();
+            start = System.nanoTime();
+            KafkaException kmeta = assertThrows(KafkaException.class,
+                    () -> KmetaProducer.builder(p).hostResolver(noName(lookups)).build().close());
+            long kmetaMs = millisSince(start);
+            report("bootstrap %s=%s, no name resolves: stock fails its constructor in %d ms (%s), kmeta's create in "
+                    + "%d ms (%s)", BOOTSTRAP_RESOLVE_TIMEOUT_MS, bound, stockMs, stock.getCause(), kmetaMs,
+                    kmeta.getCause());
+            assertEquals(stock.getClass(), kmeta.getClass());
+            assertEquals(stock.getMessage(), kmeta.getMessage(), "Failed to construct kafka producer");
+            ConfigException stockCause = assertInstanceOf(ConfigException.class, stock.getCause(), String.valueOf(stock));
+            ConfigException cause = assertInstanceOf(ConfigException.class, kmeta.getCause(), String.valueOf(kmeta));
+            assertTrue(cause.getMessage().startsWith(stockCause.getMessage()), cause.getMessage());
+            assertTrue(cause.getMessage().contains("BOOTSTRAP_DNS") && cause.getMessage().contains(UNRESOLVABLE),
+                    cause.getMessage());
+            assertEquals(Diagnosis.Cause.BOOTSTRAP_DNS, Diagnosis.from(kmeta).orElseThrow().cause());
+            assertTrue(lookups.get() > 0, "kmeta resolved through the hook");
+            assertTrue(kmetaMs <= stockMs + 1_000, "no slower than stock to tell: " + kmetaMs + " ms");
+        }
         await().atMost(Duration.ofSeconds(10)).until(() -> kmetaThreads().isEmpty());
+    }
+
+    /**
+     * Issue 39, kafka-clients 4.4: with a positive {@code bootstrap.resolve.timeout.ms} a stock producer is made and
+     * its send fails with a {@code BootstrapResolutionException} once the bound passed with no name resolving; so does
+     * a send on kmeta, in about the same time, carrying kmeta's BOOTSTRAP_DNS diagnosis; a later send fails at once.
+     */
+    @Test
+    void aPositiveResolveBoundWaitsItThenFailsAsStockWithKmetasDiagnosis() throws Exception {
+        assumeTrue(kafkaClients44(), "4.0-4.3 have no bootstrap.resolve.timeout.ms: the test above");
+        long boundMs = 1_000;
+        Map<String, Object> p = producerProps(UNRESOLVABLE + ":9092");
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 5_000);
+        p.put(BOOTSTRAP_RESOLVE_TIMEOUT_MS, boundMs);
+        AtomicInteger lookups = new AtomicInteger();
+        long start = System.nanoTime(); // both bounds count from the producer's construction
+        Throwable stockError;
+        try (Producer<String, String> stock = new KafkaProducer<>(p)) {
+            stockError = sendError(stock);
+        }
+        long stockMs = millisSince(start);
+        start = System.nanoTime();
+        try (Producer<String, String> kmeta = KmetaProducer.builder(p).hostResolver(noName(lookups)).build()) {
+            Throwable kmetaError = sendError(kmeta);
+            long kmetaMs = millisSince(start);
+            report("bootstrap.resolve.timeout.ms=%d, no name resolves: stock's send fails %d ms after construction "
+                    + "(%s), kmeta's after %d ms (%s)", boundMs, stockMs, stockError, kmetaMs, kmetaError);
+            assertEquals(BOOTSTRAP_RESOLUTION, stockError.getClass().getName(), String.valueOf(stockError));
+            assertEquals(BOOTSTRAP_RESOLUTION, kmetaError.getClass().getName(), String.valueOf(kmetaError));
+            assertTrue(kmetaError.getMessage().startsWith("Failed to resolve bootstrap servers after " + boundMs + "ms")
+                    && kmetaError.getMessage().contains("BOOTSTRAP_DNS"), kmetaError.getMessage());
+            assertEquals(Diagnosis.Cause.BOOTSTRAP_DNS, Diagnosis.from(kmetaError).orElseThrow().cause());
+            assertTrue(kmetaMs >= boundMs - 50 && kmetaMs <= stockMs + 500, "waits the bound, no longer than stock: "
+                    + kmetaMs + " ms");
+            assertTrue(lookups.get() > 0, "kmeta resolved through the hook");
+
+            start = System.nanoTime();
+            assertEquals(BOOTSTRAP_RESOLUTION, sendError(kmeta).getClass().getName());
+            assertTrue(millisSince(start) < boundMs, "the next send fails at once, as stock's does");
+        }
+    }
+
+    /** What a send failed with: thrown by send() (stock's BootstrapResolutionException is) or by its future. */
+    private static Throwable sendError(Producer<String, String> producer) throws Exception {
+        Future<?> f;
+        try {
+            f = producer.send(new ProducerRecord<>("orders", "v"));
+        } catch (KafkaException e) {
+            return e;
+        }
+        return assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS)).getCause();
     }
 
     @Test

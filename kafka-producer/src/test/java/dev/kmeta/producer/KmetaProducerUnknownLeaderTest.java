@@ -37,6 +37,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
 class KmetaProducerUnknownLeaderTest {
     private static final String DARK = "dark";
+    /** Issue 39: a topic whose partition loses its leader while its replica stays alive (an election). */
+    private static final String ELECTING = "electing";
     private static final int DARK_PARTITIONS = 2;
     private static final int OTHER_TOPICS = 40;
     private static final int OTHER_PARTITIONS = 50;
@@ -47,6 +49,7 @@ class KmetaProducerUnknownLeaderTest {
     static void start() {
         broker = FakeBroker.start(1);
         broker.createTopic(DARK, DARK_PARTITIONS);
+        broker.createTopic(ELECTING, 1);
         for (int t = 0; t < OTHER_TOPICS; t++) {
             broker.createTopic(other(t), OTHER_PARTITIONS);
         }
@@ -111,6 +114,38 @@ class KmetaProducerUnknownLeaderTest {
             assertEquals(1, dark.get(30, TimeUnit.SECONDS).partition());
         } finally {
             producer.close(Duration.ZERO); // a failed assertion leaves a record queued: do not wait for it
+        }
+    }
+
+    /**
+     * Issue 39: with {@code kmeta.producer.leaderless.partition=fail} a partition without a leader whose replica is
+     * not reported offline (FakeBroker's leaderless answer: leader -1, no offline replica, as mid-election) is held as
+     * kafka-clients holds it - past max.block.ms - and its record is delivered when the leader returns.
+     */
+    @Test
+    void inFailModeAPartitionMidElectionIsHeldAndItsRecordDeliveredWhenTheLeaderReturns() throws Exception {
+        long maxBlockMs = 500;
+        Map<String, Object> props = new HashMap<>();
+        props.put("bootstrap.servers", broker.bootstrapServers());
+        props.put("key.serializer", StringSerializer.class);
+        props.put("value.serializer", StringSerializer.class);
+        props.put("max.block.ms", maxBlockMs);
+        props.put(KmetaProducer.LEADERLESS_PARTITION, "fail");
+        Producer<String, String> producer = KmetaProducer.builder(props).build();
+        try {
+            producer.send(new ProducerRecord<>(ELECTING, 0, null, "v")).get(30, TimeUnit.SECONDS);
+            KafkaMetadata kmeta = bridge(producer).metadata();
+            broker.leaderless(ELECTING, true);
+            kmeta.invalidate(ELECTING, 0);
+            await().atMost(Duration.ofSeconds(30)).until(() -> !kmeta.fetch().topic(ELECTING).partition(0).hasLeader());
+            Future<RecordMetadata> held = producer.send(new ProducerRecord<>(ELECTING, 0, null, "v"));
+            await().during(Duration.ofMillis(maxBlockMs * 2)).atMost(Duration.ofSeconds(10))
+                    .until(() -> !held.isDone()); // held past max.block.ms: not failed
+            assertTrue(kmeta.leaderlessPartitions().containsKey(ELECTING + "-0"), "listed while held");
+            broker.leaderless(ELECTING, false);
+            assertEquals(0, held.get(30, TimeUnit.SECONDS).partition());
+        } finally {
+            producer.close(Duration.ZERO);
         }
     }
 }

@@ -110,7 +110,10 @@ final class ConfigKey {
             + "every bootstrap name may fail to resolve before the instance reports it (one ERROR log line, "
             + "`KafkaMetadata.bootstrapResolutionFailure()`, `stats().bootstrapResolveTimeouts()`), without waiting for "
             + "a send. kmeta keeps resolving at each connection attempt and recovers when a name resolves (Kafka's "
-            + "client must be re-created). 0: no bound - unlike Kafka, whose 0 fails the client's construction.",
+            + "client must be re-created). 0: no bound - unlike Kafka, whose 0 fails the client's construction. On "
+            + "the KafkaProducer route (`KmetaProducer.create`) the key has Kafka's meaning instead: 0 or unset fails "
+            + "`create` when no name resolves, a positive bound fails sends with `BootstrapResolutionException` "
+            + "(docs/kafka-producer.md, \"Kafka's keys keep Kafka's meaning\").",
             MetadataConfig::bootstrapResolveTimeoutMs);
     static final ConfigKey CLUSTER_CHECK = new ConfigKey(METADATA_CLUSTER_CHECK_ENABLE, Type.BOOLEAN, true, null,
             null, null, "true", "true, false", null, "KIP-1242: connections to learned brokers carry the cluster id "
@@ -146,13 +149,20 @@ final class ConfigKey {
             + "the instance starts, so its first request asks for them (construction does not wait). A send to one "
             + "then finds it known; one nobody sends to expires after `metadata.max.idle.ms`.",
             MetadataConfig::prefetchTopics);
+    static final ConfigKey LEADERLESS_PARTITION = choice(KMETA_METADATA_LEADERLESS_PARTITION,
+            MetadataConfig.LeaderlessPartition.HOLD, MetadataConfig.LeaderlessPartition::configValue, "What "
+            + "`awaitLeader` (`KafkaMetadata`'s own send path) does for a partition with no leader whose every replica "
+            + "is on a broker the cluster reports offline: wait for a leader until the deadline (`hold`), or fail at "
+            + "once with `LEADER_NOT_AVAILABLE`, naming the replicas and the fix (`fail`). A partition with a replica "
+            + "alive (an election) is waited for either way. The KafkaProducer route's own key is "
+            + "`kmeta.producer.leaderless.partition` (below).", c -> c.leaderlessPartition().configValue());
 
     /** Every key {@link MetadataConfig} reads, in the order {@code toString} prints them. */
     static final List<ConfigKey> ALL = List.of(BOOTSTRAP, CLIENT, MAX_AGE, MAX_IDLE, MAX_BLOCK, RETRY_BACKOFF,
             RETRY_BACKOFF_MAX, RECONNECT_BACKOFF, RECONNECT_BACKOFF_MAX, REQUEST_TIMEOUT, SETUP_TIMEOUT,
             SETUP_TIMEOUT_MAX, RECOVERY, REBOOTSTRAP_TRIGGER, DNS_LOOKUP, BOOTSTRAP_RESOLVE_TIMEOUT, CLUSTER_CHECK,
             AUTO_CREATE, PROTOCOL, MAX_TOPICS, EPOCH_REWIND, LEADERLESS_REFRESH, JITTER, MAX_STALENESS,
-            PREFETCH_TOPICS);
+            PREFETCH_TOPICS, LEADERLESS_PARTITION);
 
     private static final Set<String> NAMES = Set.copyOf(names());
 

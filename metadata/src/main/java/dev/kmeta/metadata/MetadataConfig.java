@@ -55,6 +55,23 @@ public final class MetadataConfig {
     public static final String KMETA_METADATA_JITTER = "kmeta.metadata.jitter";
     public static final String KMETA_METADATA_MAX_STALENESS_MS = "kmeta.metadata.max.staleness.ms";
     public static final String KMETA_METADATA_PREFETCH_TOPICS = "kmeta.metadata.prefetch.topics";
+    public static final String KMETA_METADATA_LEADERLESS_PARTITION = "kmeta.metadata.leaderless.partition";
+
+    /**
+     * What {@code awaitLeader} does for a partition with no leader whose every replica is on a broker the cluster
+     * reports offline ({@code kmeta.metadata.leaderless.partition}).
+     */
+    public enum LeaderlessPartition {
+        /** Wait for a leader until the deadline (kafka-clients' semantics: a leader may come back). */
+        HOLD,
+        /** Fail at once with LEADER_NOT_AVAILABLE: no replica can lead until its broker returns. */
+        FAIL;
+
+        /** The configuration spelling, e.g. {@code hold}. */
+        public String configValue() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
 
     /** What the client does when none of the brokers it knows can be reached ({@code metadata.recovery.strategy}). */
     public enum RecoveryStrategy {
@@ -106,6 +123,7 @@ public final class MetadataConfig {
     private final double jitter;
     private final long maxStalenessMs;
     private final List<String> prefetchTopics;
+    private final LeaderlessPartition leaderlessPartition;
 
     private MetadataConfig(Map<String, Object> originals, String inheritedClientId) {
         ConfigValues v = new ConfigValues(originals);
@@ -131,6 +149,7 @@ public final class MetadataConfig {
         this.jitter = ConfigKey.JITTER.readDouble(v);
         this.maxStalenessMs = ConfigKey.MAX_STALENESS.readLong(v);
         this.prefetchTopics = ConfigKey.PREFETCH_TOPICS.readTopics(v, maxTopics);
+        this.leaderlessPartition = ConfigKey.LEADERLESS_PARTITION.readChoice(v, LeaderlessPartition.class);
         String givenClientId = v.string(ConfigKey.CLIENT.name);
         // Generated last, so that a config that fails validation uses no number.
         this.clientIdGenerated = givenClientId == null || givenClientId.isEmpty();
@@ -380,6 +399,15 @@ public final class MetadataConfig {
      */
     public List<String> prefetchTopics() {
         return prefetchTopics;
+    }
+
+    /**
+     * What a wait for a partition's leader does when the partition has none and every replica is on a broker the
+     * cluster reports offline ({@code kmeta.metadata.leaderless.partition}): {@link LeaderlessPartition#HOLD} (wait
+     * until the deadline) or {@link LeaderlessPartition#FAIL} (fail at once, diagnosed).
+     */
+    public LeaderlessPartition leaderlessPartition() {
+        return leaderlessPartition;
     }
 
     /**

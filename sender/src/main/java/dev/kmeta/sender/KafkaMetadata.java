@@ -49,6 +49,9 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
     final SenderCore core;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final HandleCalls calls;
+    /** The leaderless partitions this handle has seen, and since when (issue 39). */
+    private final dev.kmeta.sender.internal.LeaderlessSince leaderlessSince =
+            new dev.kmeta.sender.internal.LeaderlessSince();
 
     static {
         Handles.install(handle -> handle.core); // kmeta's own modules' calls on a handle, off the public API
@@ -106,6 +109,52 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
     public static KafkaMetadata shared(Map<String, ?> props) {
         MetadataConfig config = MetadataConfig.from(props);
         return new KafkaMetadata(SenderCore.shared(config), config.clientId());
+    }
+
+    /**
+     * Resolves every name of {@code servers} ({@code host:port}, as in {@code bootstrap.servers}) through {@code hook}
+     * once, now: a BOOTSTRAP_DNS diagnosis (what each name answered) when none resolves, else null. For a caller that
+     * must fail at once where Kafka's client fails its construction ({@code bootstrap.resolve.timeout.ms} unset or 0):
+     * the KafkaProducer route. Starts nothing; thread-safe.
+     */
+    public static Diagnosis unresolvableBootstrap(java.util.List<String> servers, HostResolverHook hook) {
+        Objects.requireNonNull(hook, "hook");
+        java.util.List<String> lines = new java.util.ArrayList<>();
+        for (String s : servers) {
+            String host = hostOf(s);
+            if (host == null) {
+                continue; // not host:port: Kafka's own validation names it
+            }
+            try {
+                if (hook.resolve(host).length > 0) {
+                    return null;
+                }
+                lines.add(host + ": no address");
+            } catch (java.net.UnknownHostException e) {
+                lines.add(host + ": cannot resolve host name (" + e.getMessage() + ")");
+            }
+        }
+        if (lines.isEmpty()) {
+            return null;
+        }
+        return dev.kmeta.metadata.internal.Failures.make().diagnosis(Diagnosis.Cause.BOOTSTRAP_DNS, null, -1, 0,
+                "no name of bootstrap.servers=" + servers + " resolves (" + String.join("; ", lines) + ")",
+                "check the host names in bootstrap.servers and this host's DNS", lines, -1, null, null);
+    }
+
+    /** The host of a {@code bootstrap.servers} entry ({@code host:port}, {@code [v6]:port}, a protocol prefix). */
+    private static String hostOf(String server) {
+        String s = server.trim();
+        int scheme = s.indexOf("://");
+        if (scheme >= 0) {
+            s = s.substring(scheme + 3);
+        }
+        if (s.startsWith("[")) {
+            int end = s.indexOf(']');
+            return end > 1 ? s.substring(1, end) : null;
+        }
+        int colon = s.lastIndexOf(':');
+        return colon > 0 ? s.substring(0, colon) : null;
     }
 
     @Override
@@ -249,6 +298,16 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
      */
     public Diagnosis diagnoseUndelivered(String topic, int partition) {
         return core.manager().diagnoseUndelivered(topic, partition);
+    }
+
+    /**
+     * The partitions of the subscribed topics that have no leader now ({@code topic-partition}), each with how many
+     * ms this handle has seen it without one (from the first snapshot read here that showed it so: a producer on the
+     * KafkaProducer route reads each new snapshot while it has records queued). Sorted by name; empty when every
+     * partition has a leader. For stats and health checks (issue 39), not the send path. Any thread.
+     */
+    public java.util.Map<String, Long> leaderlessPartitions() {
+        return leaderlessSince.at(fetch(), ticker().milliTime());
     }
 
     /**

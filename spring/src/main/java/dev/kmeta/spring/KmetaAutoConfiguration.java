@@ -3,6 +3,7 @@ package dev.kmeta.spring;
 import dev.kmeta.sender.internal.Handles;
 import dev.kmeta.metadata.RefreshState;
 import dev.kmeta.micrometer.KmetaMetrics;
+import dev.kmeta.producer.KmetaProducer;
 import dev.kmeta.sender.KafkaMetadata;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -65,6 +66,12 @@ public final class KmetaAutoConfiguration {
     public static final String ENABLED = "kmeta.enabled";
     /** The property that puts Kafka Streams' producers on kmeta when true (default false). */
     public static final String STREAMS_ENABLED = "kmeta.streams.enabled";
+    /**
+     * {@code kmeta.producer.leaderless-partition=hold|fail}: the producers' {@code kmeta.producer.leaderless.partition}
+     * (issue 39; docs/kafka-producer.md), unless {@code spring.kafka.properties[kmeta.producer.leaderless.partition]}
+     * or the producer properties give it.
+     */
+    public static final String LEADERLESS_PARTITION = "kmeta.producer.leaderless-partition";
 
     /**
      * Boot's producer factory, kmeta-backed: what {@code KafkaAutoConfiguration.kafkaProducerFactory} does, with
@@ -75,8 +82,13 @@ public final class KmetaAutoConfiguration {
     @ConditionalOnMissingBean(ProducerFactory.class)
     KmetaProducerFactory<?, ?> kafkaProducerFactory(KafkaProperties properties,
                                                     KafkaConnectionDetails connectionDetails,
-                                                    ObjectProvider<DefaultKafkaProducerFactoryCustomizer> customizers) {
+                                                    ObjectProvider<DefaultKafkaProducerFactoryCustomizer> customizers,
+                                                    org.springframework.core.env.Environment environment) {
         Map<String, Object> configs = new HashMap<>(properties.buildProducerProperties());
+        String leaderless = environment.getProperty(LEADERLESS_PARTITION);
+        if (leaderless != null && !leaderless.isBlank()) { // issue 39; spring.kafka.properties[...] wins
+            configs.putIfAbsent(KmetaProducer.LEADERLESS_PARTITION, leaderless.trim());
+        }
         KafkaConnectionDetails.Configuration producer = connectionDetails.getProducer();
         configs.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, producer.getBootstrapServers());
         String securityProtocol = producer.getSecurityProtocol();

@@ -72,6 +72,10 @@ final class KmetaHealthIndicator implements HealthIndicator {
                 }
             });
             d.put("timeouts", timeouts);
+            Map<String, Long> leaderless = m.leaderlessPartitions(); // issue 39: partition -> ms without a leader
+            if (!leaderless.isEmpty()) {
+                d.put("leaderlessPartitionsMs", leaderless);
+            }
             Diagnosis diagnosis = diagnosis(m);
             if (diagnosis != null) {
                 down = true;

@@ -49,6 +49,10 @@ public final class DiagnosingInterceptor implements ProducerInterceptor<Object, 
             return record;
         }
         ProducerRecord<Object, Object> r = b.recreations.onSend(record); // issue 27: a re-created topic's partitions
+        LeaderlessPartitions leaderless = b.recreations.leaderless();
+        if (leaderless != null) {
+            leaderless.onSend(r.topic()); // issue 39: its partitions without a leader are named
+        }
         b.onSend(r.topic(), r.partition());
         return r;
     }
@@ -58,6 +62,12 @@ public final class DiagnosingInterceptor implements ProducerInterceptor<Object, 
         ProducerBridge b = bridge;
         if (b != null && exception != null) {
             explain(b, metadata, exception);
+            LeaderlessPartitions leaderless = b.recreations.leaderless();
+            if (leaderless != null && metadata != null && metadata.partition() >= 0
+                    && exception instanceof TimeoutException
+                    && !(exception instanceof dev.kmeta.sender.KafkaMetadataTimeoutException)) {
+                leaderless.expired(metadata.topic(), metadata.partition()); // issue 39: one WARN per partition
+            }
             b.sendFailed(); // on a sending thread (KafkaProducer's onSendError): that send is over
         }
     }

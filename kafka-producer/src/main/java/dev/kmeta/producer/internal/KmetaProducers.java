@@ -1,9 +1,11 @@
 package dev.kmeta.producer.internal;
 
+import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.Ticker;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.sender.HostResolverHook;
 import dev.kmeta.sender.KafkaMetadata;
+import dev.kmeta.sender.KafkaMetadataTimeoutException;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -56,6 +58,12 @@ public final class KmetaProducers {
      * (a {@link KafkaException} naming the version).
      */
     public static final String UNSUPPORTED_VERSION = "kmeta.producer.unsupported.version";
+    /**
+     * {@code kmeta.producer.leaderless.partition}: what happens to records for a partition without a leader -
+     * {@code hold} (default: queued until {@code delivery.timeout.ms}, named by a WARN within {@code max.block.ms})
+     * or {@code fail} (failed at once, diagnosed, when every replica is on a broker the cluster reports offline).
+     */
+    public static final String LEADERLESS_PARTITION = LeaderlessPartitions.KEY;
     /** {@link #UNSUPPORTED_VERSION}'s default: a stock KafkaProducer. */
     public static final String UNSUPPORTED_FALLBACK = "fallback";
     /** {@link #UNSUPPORTED_VERSION}'s other value: refuse. */
@@ -96,6 +104,7 @@ public final class KmetaProducers {
             shared = false;
         }
         long giveUpEarlyMs = giveUpEarlyMs(all);
+        LeaderlessPartitions.Mode leaderlessMode = LeaderlessPartitions.Mode.of(all.get(LEADERLESS_PARTITION));
         String unsupported = KafkaClientsAbi.unsupportedReason();
         if (unsupported != null) {
             if (failIfUnsupported) {
@@ -109,9 +118,10 @@ public final class KmetaProducers {
         Map<String, Object> producerProps = new HashMap<>();
         all.forEach((k, v) -> {
             if (k.startsWith(PRODUCER_PREFIX)) {
-                if (!k.equals(SHARED_METADATA) && !k.equals(GIVE_UP_EARLY_MS) && !k.equals(UNSUPPORTED_VERSION)) {
-                    log.warn("Unknown configuration key {} ignored: kmeta's KafkaProducer keys are {}, {} and {}", k,
-                            SHARED_METADATA, GIVE_UP_EARLY_MS, UNSUPPORTED_VERSION);
+                if (!k.equals(SHARED_METADATA) && !k.equals(GIVE_UP_EARLY_MS) && !k.equals(UNSUPPORTED_VERSION)
+                        && !k.equals(LEADERLESS_PARTITION)) {
+                    log.warn("Unknown configuration key {} ignored: kmeta's KafkaProducer keys are {}, {}, {} and {}",
+                            k, SHARED_METADATA, GIVE_UP_EARLY_MS, UNSUPPORTED_VERSION, LEADERLESS_PARTITION);
                 }
             } else if (k.startsWith(MetadataConfig.KMETA_PREFIX)) {
                 kmetaProps.put(k, v);
@@ -135,6 +145,7 @@ public final class KmetaProducers {
             producerProps.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, valueSerializer.getClass());
         }
         ProducerConfig config = new ProducerConfig(producerProps); // validates before kmeta starts
+        failAsStockIfNoBootstrapNameResolves(config, all.get(BOOTSTRAP_RESOLVE_TIMEOUT_MS), resolver);
         String clientId = config.getString(ProducerConfig.CLIENT_ID_CONFIG);
         kmetaProps.putIfAbsent(ProducerConfig.CLIENT_ID_CONFIG, clientId);
 
@@ -156,6 +167,9 @@ public final class KmetaProducers {
             bridge.attach(abi.senderOf(producer));
             bridge.recreations.attach(StaleQueues.of(abi, producer, // issue 27
                     config.getString(ProducerConfig.TRANSACTIONAL_ID_CONFIG) != null));
+            bridge.recreations.attach(new LeaderlessPartitions(metadata, leaderlessMode, // issue 39
+                    config.getLong(ProducerConfig.MAX_BLOCK_MS_CONFIG),
+                    config.getInt(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG), "[Producer clientId=" + clientId + "] "));
             log.info("[Producer clientId={}] KafkaProducer on kmeta ({} instance {}, kafka-clients {}, gives up {} ms "
                             + "before max.block.ms)", clientId, shared ? "shared" : "private",
                     metadata.config().clientId(), abi.version(), giveUpEarlyMs);
@@ -164,6 +178,36 @@ public final class KmetaProducers {
             bridge.close();
             throw e;
         }
+    }
+
+    /**
+     * Kafka's meaning of {@code bootstrap.resolve.timeout.ms} on the route (issue 39): unset or 0 - and always on a
+     * kafka-clients without the key (4.0-4.3, whose constructor resolves the names) - {@code new KafkaProducer} fails
+     * when no name of {@code bootstrap.servers} resolves, so {@code create} does too, before kmeta starts: a
+     * {@link KafkaException} "Failed to construct kafka producer" caused by a {@link ConfigException} whose message is
+     * stock's plus kmeta's BOOTSTRAP_DNS diagnosis, which a suppressed {@code KafkaMetadataTimeoutException} carries
+     * ({@code Diagnosis.from}). The names resolve through kmeta's resolver (the DNS hook, or the system's). A positive
+     * bound on 4.4 waits in the send ({@code ProducerMetadata44}).
+     */
+    static void failAsStockIfNoBootstrapNameResolves(ProducerConfig config, Object bound, HostResolverHook resolver) {
+        long boundMs;
+        try {
+            boundMs = bound == null ? 0 : Long.parseLong(bound.toString().trim());
+        } catch (NumberFormatException e) {
+            return; // kmeta's validation names the key
+        }
+        if (boundMs > 0 && ProducerConfig.configNames().contains(BOOTSTRAP_RESOLVE_TIMEOUT_MS)) {
+            return;
+        }
+        Diagnosis d = KafkaMetadata.unresolvableBootstrap(config.getList(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG),
+                resolver != null ? resolver : HostResolverHook.system());
+        if (d == null) {
+            return;
+        }
+        ConfigException cause = new ConfigException("No resolvable bootstrap urls given in "
+                + ProducerConfig.BOOTSTRAP_SERVERS_CONFIG + " (kmeta: " + d.message() + ")");
+        cause.addSuppressed(new KafkaMetadataTimeoutException(d.message(), d));
+        throw new KafkaException("Failed to construct kafka producer", cause);
     }
 
     /**

@@ -1,5 +1,9 @@
 package dev.kmeta.producer.internal;
 
+import dev.kmeta.metadata.Diagnosis;
+import dev.kmeta.sender.KafkaMetadata;
+import dev.kmeta.sender.KafkaMetadataTimeoutException;
+import dev.kmeta.sender.internal.Handles;
 import org.apache.kafka.clients.Metadata;
 import org.apache.kafka.clients.MetadataSnapshot;
 import org.apache.kafka.clients.producer.internals.ProducerMetadata;
@@ -8,6 +12,7 @@ import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.BootstrapResolutionException;
 import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.apache.kafka.common.internals.ClusterResourceListeners;
 import org.apache.kafka.common.protocol.Errors;
@@ -21,6 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 /**
  * kmeta's stand-in for {@code ProducerMetadata}, for the kafka-clients 4.4 ABI (its constructor takes the 4.4
@@ -37,6 +43,8 @@ import java.util.Set;
 @SuppressKafkaInternalApiUsage("the ProducerMetadata stand-in for the 4.4 ABI: overrides the internal class that "
         + "KafkaProducer, Sender and TransactionManager ask for metadata")
 public final class ProducerMetadata44 extends ProducerMetadata implements StandIn {
+    /** How often a send looks for the bootstrap bound's report while no broker ever answered. */
+    static final long BOOTSTRAP_LOOK_MS = 10;
     private final ProducerBridge bridge;
     /** The test hook's listener when one was installed as this was made ({@link StandInCalls}); else null. */
     private final StandInCalls.Listener calls = StandInCalls.installed();
@@ -93,7 +101,52 @@ public final class ProducerMetadata44 extends ProducerMetadata implements StandI
         if (calls != null) {
             calls.called(this, "awaitUpdate");
         }
-        bridge.awaitUpdate(lastVersion, timer.remainingMs());
+        long budgetMs = timer.remainingMs();
+        long waitedMs = awaitBootstrapResolution(budgetMs);
+        bridge.awaitUpdate(lastVersion, Math.max(0, budgetMs - waitedMs));
+    }
+
+    /**
+     * {@code bootstrap.resolve.timeout.ms} as kafka-clients 4.4 reads a positive value (issue 39): while no broker
+     * ever answered, a send waits until the bound passed with no bootstrap name resolving and then fails as a stock
+     * producer's does, with a {@link BootstrapResolutionException} carrying kmeta's BOOTSTRAP_DNS diagnosis (in its
+     * message, and in a suppressed {@code KafkaMetadataTimeoutException} for {@code Diagnosis.from}); so does every
+     * send after it, until a name resolves (kmeta keeps resolving; stock's producer must be re-created). The
+     * instance's report wakes no waiter, so the send looks every {@value #BOOTSTRAP_LOOK_MS} ms, and only while no
+     * broker ever answered and a bound is set; a budget ending first goes on to kmeta's ordinary timeout.
+     */
+    private long awaitBootstrapResolution(long budgetMs) throws InterruptedException {
+        KafkaMetadata m = bridge.metadata();
+        throwIfBootstrapFailed(m);
+        if (m.config().bootstrapResolveTimeoutMs() <= 0) {
+            return 0;
+        }
+        long startNs = System.nanoTime(); // KafkaProducer's clock is the system's (its Timer, not linked here)
+        for (dev.kmeta.cluster.Cluster c = m.fetch(); c.nodes().isEmpty(); c = m.fetch()) {
+            long leftMs = budgetMs - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs)
+                    - bridge.giveUpEarlyMs();
+            if (leftMs <= 0) {
+                break;
+            }
+            Handles.parkUntilNewVersion(m, c.version(), TimeUnit.MILLISECONDS.toNanos(Math.min(leftMs,
+                    BOOTSTRAP_LOOK_MS)));
+            if (Thread.interrupted()) {
+                throw new InterruptedException("interrupted while waiting for the bootstrap names to resolve");
+            }
+            throwIfBootstrapFailed(m);
+        }
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
+    }
+
+    private static void throwIfBootstrapFailed(KafkaMetadata m) {
+        Diagnosis d = m.bootstrapResolutionFailure();
+        if (d != null) {
+            BootstrapResolutionException e = new BootstrapResolutionException("Failed to resolve bootstrap servers "
+                    + "after " + m.config().bootstrapResolveTimeoutMs() + "ms. Please check your bootstrap.servers "
+                    + "configuration and DNS settings. (kmeta: " + d.message() + ")");
+            e.addSuppressed(new KafkaMetadataTimeoutException(d.message(), d));
+            throw e;
+        }
     }
 
     @Override

@@ -110,6 +110,8 @@ final class Recreations {
     /** The re-created topics with fewer partitions than before: their vanished partitions' queues are failed. */
     private final ConcurrentMap<String, Boolean> shrunk = new ConcurrentHashMap<>();
     private volatile StaleQueues staleQueues;
+    /** Issue 39: the producer's leaderless partitions, looked at on the same network-thread pass; null before set. */
+    private volatile LeaderlessPartitions leaderless;
     /** The producer's partitioning: whether kafka-clients' built-in partitioner places keyless records. */
     private volatile boolean builtIn = true;
     private volatile boolean ignoreKeys;
@@ -135,6 +137,16 @@ final class Recreations {
         this.staleQueues = queues;
     }
 
+    /** The producer's leaderless partitions (issue 39), run on the same network-thread pass as the stale queues. */
+    void attach(LeaderlessPartitions partitions) {
+        this.leaderless = partitions;
+    }
+
+    /** The producer's leaderless partitions, or null before {@link #attach(LeaderlessPartitions)}. */
+    LeaderlessPartitions leaderless() {
+        return leaderless;
+    }
+
     /**
      * On the producer's network thread, each time round its loop: the records queued for a partition a re-created
      * topic lacks fail now, with TOPIC_RECREATED (kafka-clients would hold them until {@code delivery.timeout.ms}).
@@ -142,6 +154,10 @@ final class Recreations {
      */
     void onNetworkThread() {
         StaleQueues queues = staleQueues;
+        LeaderlessPartitions partitions = leaderless;
+        if (partitions != null) {
+            partitions.onNetworkThread(queues); // issue 39
+        }
         if (shrunk.isEmpty() || queues == null) {
             return;
         }

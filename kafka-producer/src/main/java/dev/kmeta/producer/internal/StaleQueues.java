@@ -59,6 +59,17 @@ final class StaleQueues {
         return new StaleQueues((RecordAccumulator) a);
     }
 
+    /** True when records are queued for {@code tp} (issue 39: a leaderless partition is named while they are). */
+    boolean queued(TopicPartition tp) {
+        Deque<ProducerBatch> dq = accumulator.getDeque(tp);
+        if (dq == null) {
+            return false;
+        }
+        synchronized (dq) {
+            return !dq.isEmpty();
+        }
+    }
+
     /** Fails every batch queued for {@code tp} with {@code reason}; returns how many batches. */
     int fail(TopicPartition tp, RuntimeException reason) {
         Deque<ProducerBatch> dq = accumulator.getDeque(tp);

@@ -220,6 +220,15 @@ final class ApplicationWaits {
 
     /** The wait of {@code awaitTopic}/{@code awaitLeader} past a miss; returns the snapshot that answers. */
     Cluster awaitTopic(String topic, int partition, Deadline deadline) {
+        return awaitTopic(topic, partition, deadline, false);
+    }
+
+    /**
+     * {@link #awaitTopic(String, int, Deadline)}; with {@code failIfReplicasOffline}
+     * ({@code kmeta.metadata.leaderless.partition=fail}, issue 39), it fails as soon as a snapshot shows the partition
+     * without a leader and every replica on a broker the cluster reports offline, instead of waiting for a leader.
+     */
+    Cluster awaitTopic(String topic, int partition, Deadline deadline, boolean failIfReplicasOffline) {
         Objects.requireNonNull(topic, "topic");
         Objects.requireNonNull(deadline, "deadline");
         if (partition < ANY_PARTITION) {
@@ -243,6 +252,13 @@ final class ApplicationWaits {
                     return c;
                 }
                 throwIfUnusable();
+                if (failIfReplicasOffline && partition >= 0) {
+                    PartitionMetadata p = c.partition(topic, partition);
+                    if (p != null && p.everyReplicaOffline()) {
+                        view.counters().waitTimeouts.increment();
+                        throw replicasOffline(topic, partition, deadline, e);
+                    }
+                }
                 if (e.removed) {
                     e.activeWaiters.decrementAndGet();
                     e = view.subscriptions().subscribe(topic, view.ticker().nanoTime());
@@ -307,6 +323,15 @@ final class ApplicationWaits {
         }
         PartitionMetadata p = t.partition(partition);
         return p != null && p.hasLeader();
+    }
+
+    /** The partition's failure in fail mode: kmeta's LEADER_NOT_AVAILABLE, at once. */
+    private MetadataTimeoutException replicasOffline(String topic, int partition, Deadline deadline, TopicEntry e) {
+        Diagnosis d = view.diagnose(topic, partition, deadline.budgetMs(), e, deadline);
+        view.counters().recordTimeout(d.cause());
+        return Failures.make().timeout("Partition " + partition + " of topic " + topic + " has no leader and every "
+                + "replica is offline (kmeta.metadata.leaderless.partition=fail): " + d.cause() + ": " + d.seen()
+                + ". Fix: " + d.fix(), d);
     }
 
     private MetadataTimeoutException timeout(String topic, int partition, Deadline deadline, TopicEntry e) {

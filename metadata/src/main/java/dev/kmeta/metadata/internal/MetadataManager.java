@@ -62,8 +62,12 @@ public final class MetadataManager extends ManagerState implements MetadataClien
     private final MetadataAges ages;
 
     /** A manager for one client; {@code ticker} is the clock of every wait and of the driver methods' times. */
+    /** {@code kmeta.metadata.leaderless.partition=fail}: awaitLeader fails at once when every replica is offline. */
+    private final boolean failLeaderless;
+
     public MetadataManager(MetadataConfig config, Ticker ticker) {
         super(config, ticker);
+        this.failLeaderless = config.leaderlessPartition() == MetadataConfig.LeaderlessPartition.FAIL;
         JfrEvents.load();
         Backoff retry = new Backoff(config.retryBackoffMs(), config.retryBackoffMaxMs(), config.jitter());
         Backoff fast = new Backoff(config.leaderlessRefreshMs(), config.retryBackoffMaxMs(), config.jitter());
@@ -144,7 +148,8 @@ public final class MetadataManager extends ManagerState implements MetadataClien
         if (partition < 0) {
             throw new IllegalArgumentException("partition must be >= 0: " + partition);
         }
-        return waits.awaitTopic(topic, partition, deadline).leader(topic, partition);
+        return waits.awaitTopic(topic, partition, deadline,
+                failLeaderless).leader(topic, partition);
     }
 
     /**
