@@ -36,9 +36,11 @@ import java.util.Properties;
  * {@value #DEFAULT_GIVE_UP_EARLY_MS} ms before {@code max.block.ms}. See docs/kafka-producer.md.
  *
  * <p>Keys of its own, removed before {@code ProducerConfig} sees them:
- * {@value #SHARED_METADATA} (default true; false gives the producer a private kmeta instance) and
- * {@value #GIVE_UP_EARLY_MS} (0-1000, default {@value #DEFAULT_GIVE_UP_EARLY_MS}). Other {@code kmeta.*} keys
- * configure kmeta (docs/configuration.md).
+ * {@value #SHARED_METADATA} (default true; false gives the producer a private kmeta instance),
+ * {@value #GIVE_UP_EARLY_MS} (0-1000, default {@value #DEFAULT_GIVE_UP_EARLY_MS}), {@value #UNSUPPORTED_VERSION} and
+ * {@value #LEADERLESS_PARTITION} ({@code hold} or {@code fail}). Other {@code kmeta.*} keys configure kmeta
+ * (docs/configuration.md). Kafka's own keys keep Kafka's meaning, {@code bootstrap.resolve.timeout.ms} included
+ * (docs/kafka-producer.md).
  *
  * <p>Supports {@value #SUPPORTED_KAFKA_CLIENTS} (the stand-in is chosen by what the classes on the class path offer, so
  * a newer kafka-clients of the same shape works too, with a WARN). On a kafka-clients it cannot run on, {@code create}

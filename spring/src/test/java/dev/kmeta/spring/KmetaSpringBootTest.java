@@ -194,6 +194,23 @@ class KmetaSpringBootTest {
     }
 
     /** Without Micrometer and Actuator on the class path: kmeta's factory all the same, no meters, no health. */
+    /**
+     * Issue 39: Boot's property {@code kmeta.producer.leaderless-partition} reaches the producers as
+     * {@code kmeta.producer.leaderless.partition}; {@code spring.kafka.properties[...]} given as well wins.
+     */
+    @Test
+    void theLeaderlessPartitionPropertyReachesTheProducersAndTheKafkaPropertyWins() {
+        SpringIt.boot().withPropertyValues("spring.kafka.bootstrap-servers=" + bootstrap(),
+                "kmeta.producer.leaderless-partition=fail").run(context -> assertEquals("fail",
+                ((KmetaProducerFactory<?, ?>) context.getBean(ProducerFactory.class)).getConfigurationProperties()
+                        .get(KmetaProducer.LEADERLESS_PARTITION)));
+        SpringIt.boot().withPropertyValues("spring.kafka.bootstrap-servers=" + bootstrap(),
+                "kmeta.producer.leaderless-partition=fail",
+                "spring.kafka.properties[" + KmetaProducer.LEADERLESS_PARTITION + "]=hold").run(context -> assertEquals(
+                "hold", ((KmetaProducerFactory<?, ?>) context.getBean(ProducerFactory.class))
+                        .getConfigurationProperties().get(KmetaProducer.LEADERLESS_PARTITION)));
+    }
+
     @Test
     void withoutMicrometerOrActuatorTheFactoryIsStillKmetas() {
         SpringIt.boot()

@@ -36,8 +36,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *       producer's accumulator ({@link StaleQueues}): a transactional producer holds, as in HOLD.</li>
  * </ul>
  *
- * <p>The topics looked at are the ones this producer sent to ({@link #onSend}); the partitions are re-read only when
- * kmeta published a new snapshot. Thread-safety: {@link #onSend} on sending threads (a map read on a known topic);
+ * <p>The topics looked at are the ones this producer sent to ({@link #onSend}); a topic's partitions are re-read only
+ * when kmeta published a snapshot in which its entry changed. Thread-safety: {@link #onSend} on sending threads (a map read on a known topic);
  * {@link #onNetworkThread} and {@link #expired} on the producer's network thread.
  */
 final class LeaderlessPartitions {
@@ -87,7 +87,9 @@ final class LeaderlessPartitions {
     private final Map<String, Boolean> topics = new ConcurrentHashMap<>();
     private final Map<TopicPartition, Leaderless> leaderless = new ConcurrentHashMap<>();
     private final AtomicLong failedRecords = new AtomicLong();
+    /** Network thread only: the last snapshot looked at, and each topic's entry in it. */
     private Cluster seen;
+    private final Map<String, TopicMetadata> entries = new java.util.HashMap<>();
 
     LeaderlessPartitions(KafkaMetadata metadata, Mode mode, long maxBlockMs, long deliveryTimeoutMs,
                          String logPrefix) {
@@ -189,18 +191,25 @@ final class LeaderlessPartitions {
     }
 
     private void rescan(Cluster c, long nowMs) {
-        Map<String, Long> seenFor = metadata.leaderlessPartitions(); // the instance handle's view: stats and health
+        Map<String, Long> seenFor = null; // the instance handle's view (stats and health), read when one is new
         for (String topic : topics.keySet()) {
             TopicMetadata t = c.topic(topic);
-            if (t == null) {
-                continue;
+            if (t == null || entries.get(topic) == t) {
+                continue; // unchanged topics are shared between snapshots: nothing to look at again
             }
+            entries.put(topic, t);
             for (int i = 0; i < t.partitionCount(); i++) {
                 PartitionMetadata p = t.partition(i);
                 boolean none = p == null || !p.hasLeader() || c.node(p.leaderId()) == null;
                 if (none) {
-                    leaderless.computeIfAbsent(new TopicPartition(topic, i), tp -> new Leaderless(
-                            nowMs - seenFor.getOrDefault(tp.toString(), 0L), maxBlockMs));
+                    TopicPartition tp = new TopicPartition(topic, i);
+                    if (!leaderless.containsKey(tp)) {
+                        if (seenFor == null) {
+                            seenFor = metadata.leaderlessPartitions();
+                        }
+                        leaderless.put(tp, new Leaderless(nowMs - seenFor.getOrDefault(tp.toString(), 0L),
+                                maxBlockMs));
+                    }
                 } else if (!leaderless.isEmpty()) {
                     Leaderless was = leaderless.remove(new TopicPartition(topic, i));
                     if (was != null && was.nextWarnMs != Long.MIN_VALUE) { // it was named: say it is over
