@@ -109,6 +109,12 @@ final class ClientJars {
             URL own = findResource(name); // kafka/kafka-version.properties: this version's, not the parent's
             return own != null ? own : super.getResource(name);
         }
+
+        @Override
+        public java.util.Enumeration<URL> getResources(String name) throws java.io.IOException {
+            // kafka-clients' marker: this version's alone, as for its classes (kmeta warns of a second kafka-clients)
+            return name.startsWith("kafka/") ? findResources(name) : super.getResources(name);
+        }
     }
 
     /**
