@@ -11,7 +11,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
 
 /**
- * The {@code kmeta} command line: {@code demo}, {@code lookup}, {@code watch}, {@code doctor}.
+ * The {@code kmeta} command line: {@code demo}, {@code broker}, {@code lookup}, {@code watch}, {@code doctor}.
  *
  * <p>Exit codes: {@value #EXIT_OK} success, {@value #EXIT_PROBLEM} the command ran and found a problem (a missing
  * topic, a failed check), {@value #EXIT_USAGE} bad input (an unknown option, a bad value, an unreadable file, no
@@ -21,7 +21,8 @@ import picocli.CommandLine.ParseResult;
  */
 @Command(name = "kmeta", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "A Kafka producer's view of the cluster.",
-        subcommands = {DemoCommand.class, LookupCommand.class, WatchCommand.class, DoctorCommand.class})
+        subcommands = {DemoCommand.class, BrokerCommand.class, LookupCommand.class, WatchCommand.class,
+            DoctorCommand.class})
 public final class KmetaCli implements Callable<Integer> {
     /** The command did what was asked and found nothing wrong. */
     public static final int EXIT_OK = 0;
@@ -47,6 +48,8 @@ public final class KmetaCli implements Callable<Integer> {
         CommandLine commandLine = commandLine();
         WatchCommand watch = commandLine.getSubcommands().get("watch").getCommand();
         watch.stopSignal = StopSignal.ctrlC(); // the real Ctrl-C, only in a process of its own
+        BrokerCommand broker = commandLine.getSubcommands().get("broker").getCommand();
+        broker.stopSignal = StopSignal.ctrlC();
         System.exit(commandLine.execute(args));
     }
 

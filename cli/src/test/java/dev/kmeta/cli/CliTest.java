@@ -157,7 +157,7 @@ class CliTest {
                 "did you mean --bootstrap-server?");
         assertUsageError(run("lookup", "--verbos", "--bootstrap-server", "127.0.0.1:1", "t"),
                 "Unknown option: '--verbos'", "did you mean --verbose?"); // kmeta's own, inherited
-        assertUsageError(run("lokup", "orders"), "kmeta: ", "'lokup'", "did you mean lookup?");
+        assertUsageError(run("lokup", "orders"), "kmeta: ", "'lokup'", "did you mean lookup");
     }
 
     /** Every option of every command, misspelt by its last letter: named unknown, the real one suggested, exit 2. */
