@@ -110,6 +110,45 @@ public class ReadmeAndExampleTest {
         });
     }
 
+    /**
+     * docs/spring.md's {@code application.properties} (its bootstrap servers pointed at the test broker) starts a Boot
+     * context whose producers get its max.block.ms and whose kmeta instance its prefetch topics; a missing topic fails
+     * within that max.block.ms with kmeta's diagnosis. (The management.* lines need Actuator's web endpoints, which
+     * this module does not have: they are only shown to be accepted.)
+     */
+    @Test
+    void theSpringPagesApplicationPropertiesWork() throws Exception {
+        String page = Files.readString(JavaSnippets.readme("spring").resolveSibling("docs").resolve("spring.md"),
+                StandardCharsets.UTF_8);
+        Matcher pm = PROPERTIES_BLOCK.matcher(page);
+        assertTrue(pm.find(), "no ```properties block in docs/spring.md");
+        List<String> properties = new ArrayList<>();
+        for (String line : pm.group(1).split("\\R")) {
+            if (!line.isBlank() && !line.startsWith("#")) {
+                assertFalse(line.contains(" #"), "a comment after a value is part of the value: " + line);
+                properties.add(line.startsWith("spring.kafka.bootstrap-servers=")
+                        ? "spring.kafka.bootstrap-servers=" + KAFKA.bootstrapServers() : line);
+            }
+        }
+        assertTrue(properties.contains("management.endpoint.health.show-details=always"), properties.toString());
+        assertTrue(properties.stream().anyMatch(p -> p.startsWith("management.endpoints.web.exposure.include=health")),
+                properties.toString());
+        SpringIt.boot().withPropertyValues(properties.toArray(String[]::new)).run(context -> {
+            KmetaProducerFactory<?, ?> factory = context.getBean(KmetaProducerFactory.class);
+            assertEquals("5000", String.valueOf(factory.getConfigurationProperties().get("max.block.ms")));
+            @SuppressWarnings("unchecked")
+            KafkaTemplate<String, String> t = context.getBean(KafkaTemplate.class);
+            assertTrue(t.send("orders", "k", "v").get(30, TimeUnit.SECONDS).getRecordMetadata().offset() >= 0);
+            assertEquals(List.of("orders"), factory.kmetaInstances().get(0).config().prefetchTopics());
+            long startNs = System.nanoTime();
+            Exception e = org.junit.jupiter.api.Assertions.assertThrows(Exception.class,
+                    () -> t.send("no-such-topic", "k", "v").get(30, TimeUnit.SECONDS));
+            long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
+            assertTrue(dev.kmeta.metadata.Diagnosis.from(e).isPresent(), "kmeta's diagnosis: " + e);
+            assertTrue(ms < 15_000, "within max.block.ms (5 s), not 60 s: " + ms + " ms");
+        });
+    }
+
     @Test
     void theExampleApplicationPrintsTheMissingTopicsDiagnosis() throws Exception {
         String out = printed(() -> {
