@@ -1,5 +1,6 @@
 package dev.kmeta.producer.internal;
 
+import dev.kmeta.testkit.LogCapture;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -40,11 +41,15 @@ class FallbackNoticeTest {
     private static List<String> stockProducerLines(org.slf4j.ILoggerFactory logging, Map<String, Object> props,
                                                    String[] clientId) {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        try (PrintStream err = new PrintStream(captured, true, StandardCharsets.UTF_8);
-             Producer<String, String> producer = KmetaProducers.stock(props, new StringSerializer(),
-                     new StringSerializer(), WHY, logging, err)) {
-            clientId[0] = producer.metrics().keySet().stream().map(MetricName::tags)
-                    .map(t -> t.get("client-id")).filter(id -> id != null).findFirst().orElseThrow();
+        try (LogCapture log = LogCapture.at("warn", "dev.kmeta.producer")) { // the WARN itself: expected, asserted
+            try (PrintStream err = new PrintStream(captured, true, StandardCharsets.UTF_8);
+                 Producer<String, String> producer = KmetaProducers.stock(props, new StringSerializer(),
+                         new StringSerializer(), WHY, logging, err)) {
+                clientId[0] = producer.metrics().keySet().stream().map(MetricName::tags)
+                        .map(t -> t.get("client-id")).filter(id -> id != null).findFirst().orElseThrow();
+            }
+            assertTrue(log.text().contains("WARN dev.kmeta.producer.internal.KmetaProducers - [Producer clientId="
+                    + clientId[0] + "] A stock KafkaProducer, not on kmeta: " + WHY), log.text());
         }
         return captured.toString(StandardCharsets.UTF_8).lines().collect(Collectors.toList());
     }
