@@ -76,6 +76,18 @@ class TestkitLoggingTest {
         assertEquals("off", System.getProperty(PREFIX + "state.change.logger"));
     }
 
+    /** A Kafka logger first made inside a LogCapture goes back to the level its properties give it, not WARN. */
+    @Test
+    void aLoggerMadeDuringALogCaptureGetsItsConfiguredLevelAfterIt() {
+        System.setProperty(PREFIX + "org.apache.kafka", "error");
+        org.slf4j.Logger made;
+        try (LogCapture log = LogCapture.at("info", "org.apache.kafka.clients")) {
+            made = org.slf4j.LoggerFactory.getLogger("org.apache.kafka.clients.MadeDuringCapture" + System.nanoTime());
+            assertTrue(made.isInfoEnabled(), "at the capture's level meanwhile");
+        }
+        assertTrue(made.isErrorEnabled() && !made.isWarnEnabled(), "ERROR after, from org.apache.kafka=error");
+    }
+
     @Test
     void theSwitchPutsEveryOneAtItsLevel() {
         clearAll();
