@@ -110,7 +110,7 @@ final class DemoKafkaProducers {
         try {
             long requests = metadataRequests();
             long kmetaSent = shared.stats().requestsSent();
-            // Received <= kmeta sent says the producers' own clients sent none (fewer: one died with the stopped broker)
+            // Received <= kmeta sent: the producers' own clients sent none (fewer: one died with the stopped broker)
             print("summary: %d KafkaProducers on one kmeta instance: sent %d, acked %d, failed %d; Metadata requests "
                             + "the brokers received: %d (kmeta sent %d; %s); leader hints applied by kmeta %d",
                     PRODUCERS, sent.get(), acked.get(), failed.get(), requests, kmetaSent,

@@ -144,8 +144,9 @@ public final class KmetaCli implements Callable<Integer> {
 
     /**
      * The known option of {@code cmd} or its parents (the inherited {@code --verbose}) that {@code unknown} most likely
-     * meant, or null (none for a short one, {@code -x}): one it is a start of, or that is a start of it ({@code --bootstrap}, {@code --partition},
-     * {@code --durations}), else the fewest edits away, at most a third of its letters.
+     * meant, or null (none for a short one, {@code -x}): one it is a start of, or that is a start of it
+     * ({@code --bootstrap}, {@code --partition}, {@code --durations}), else the fewest edits away, at most a third of
+     * its letters.
      */
     static String nearestOption(CommandLine cmd, String unknown) {
         String typo = unknown.contains("=") ? unknown.substring(0, unknown.indexOf('=')) : unknown;
@@ -173,7 +174,7 @@ public final class KmetaCli implements Callable<Integer> {
         return best;
     }
 
-    /** Levenshtein's distance: the fewest insertions, deletions and substitutions that make {@code a} into {@code b}. */
+    /** Levenshtein's distance: the fewest insertions, deletions and substitutions making {@code a} {@code b}. */
     static int editDistance(String a, String b) {
         int[] previous = new int[b.length() + 1];
         int[] current = new int[b.length() + 1];

@@ -112,8 +112,10 @@ final class ClientJars {
 
         @Override
         public java.util.Enumeration<URL> getResources(String name) throws java.io.IOException {
-            // kafka-clients' marker: this version's alone, as for its classes (kmeta warns of a second kafka-clients)
-            return name.startsWith("kafka/") ? findResources(name) : super.getResources(name);
+            // kafka-clients' classes and marker: this version's alone, as classes load (kmeta warns of a second
+            // kafka-clients, which it finds by the class files' copies)
+            return name.startsWith("kafka/") || name.startsWith("org/apache/kafka/") ? findResources(name)
+                    : super.getResources(name);
         }
     }
 

@@ -27,9 +27,9 @@ import java.util.List;
 /**
  * What the kafka-clients on the class path has, found once by {@link KafkaClientsCompat} at its class initialisation:
  * its version, commit and jar (read from the jar its classes come from, {@link KafkaClientsJars}; whether another
- * kafka-clients is on the class path too, {@link #twoJars}), the method handles of the calls that differ between versions, and why kmeta cannot run
- * on it ({@link #refusal}) or has not been tested with it ({@link #untested}). Detection never throws: a problem
- * becomes {@link #refusal}.
+ * kafka-clients is on the class path too, {@link #twoJars}), the method handles of the calls that differ between
+ * versions, and why kmeta cannot run on it ({@link #refusal}) or has not been tested with it ({@link #untested}).
+ * Detection never throws: a problem becomes {@link #refusal}.
  *
  * <p>Thread-safe: written only by {@link #detect()}, during {@link KafkaClientsCompat}'s class initialisation, and
  * read-only after it (class initialisation publishes it).
