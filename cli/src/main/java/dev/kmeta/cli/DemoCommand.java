@@ -78,7 +78,7 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     /** The cluster deletes its own storage on close; this removes the (then empty) directory it lived in. */
-    private static void deleteQuietly(Path directory) {
+    static void deleteQuietly(Path directory) {
         try {
             Files.deleteIfExists(directory);
         } catch (IOException e) {

@@ -109,10 +109,13 @@ final class DemoKafkaProducers {
         }
         try {
             long requests = metadataRequests();
+            long kmetaSent = shared.stats().requestsSent();
+            // Received <= kmeta sent: the producers' own clients sent none (fewer: one died with the stopped broker)
             print("summary: %d KafkaProducers on one kmeta instance: sent %d, acked %d, failed %d; Metadata requests "
-                            + "the brokers received: %d (kmeta sent %d; the producers' own clients none); leader hints "
-                            + "applied by kmeta %d", PRODUCERS, sent.get(), acked.get(), failed.get(), requests,
-                    shared.stats().requestsSent(), shared.stats().leaderHintsApplied());
+                            + "the brokers received: %d (kmeta sent %d; %s); leader hints applied by kmeta %d",
+                    PRODUCERS, sent.get(), acked.get(), failed.get(), requests, kmetaSent,
+                    requests <= kmetaSent ? "the producers' own clients none"
+                            : (requests - kmetaSent) + " more than kmeta sent", shared.stats().leaderHintsApplied());
             print("partition 0's leader: broker %d -> broker %d; sends continued after the move: %s",
                     failover.oldLeader(), failover.newLeader(), failover.sendsContinued() ? "yes" : "no");
         } finally {

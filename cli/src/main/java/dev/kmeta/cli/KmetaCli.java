@@ -11,7 +11,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
 
 /**
- * The {@code kmeta} command line: {@code demo}, {@code lookup}, {@code watch}, {@code doctor}.
+ * The {@code kmeta} command line: {@code demo}, {@code broker}, {@code lookup}, {@code watch}, {@code doctor}.
  *
  * <p>Exit codes: {@value #EXIT_OK} success, {@value #EXIT_PROBLEM} the command ran and found a problem (a missing
  * topic, a failed check), {@value #EXIT_USAGE} bad input (an unknown option, a bad value, an unreadable file, no
@@ -21,7 +21,8 @@ import picocli.CommandLine.ParseResult;
  */
 @Command(name = "kmeta", mixinStandardHelpOptions = true, versionProvider = VersionProvider.class,
         description = "A Kafka producer's view of the cluster.",
-        subcommands = {DemoCommand.class, LookupCommand.class, WatchCommand.class, DoctorCommand.class})
+        subcommands = {DemoCommand.class, BrokerCommand.class, LookupCommand.class, WatchCommand.class,
+            DoctorCommand.class})
 public final class KmetaCli implements Callable<Integer> {
     /** The command did what was asked and found nothing wrong. */
     public static final int EXIT_OK = 0;
@@ -47,6 +48,8 @@ public final class KmetaCli implements Callable<Integer> {
         CommandLine commandLine = commandLine();
         WatchCommand watch = commandLine.getSubcommands().get("watch").getCommand();
         watch.stopSignal = StopSignal.ctrlC(); // the real Ctrl-C, only in a process of its own
+        BrokerCommand broker = commandLine.getSubcommands().get("broker").getCommand();
+        broker.stopSignal = StopSignal.ctrlC();
         System.exit(commandLine.execute(args));
     }
 
@@ -79,10 +82,16 @@ public final class KmetaCli implements Callable<Integer> {
     private static int onBadParameter(ParameterException e, String[] args) {
         CommandLine cmd = e.getCommandLine();
         String name = cmd.getCommandSpec().qualifiedName();
+        String unknown = unknownOption(cmd, args);
+        if (unknown != null) { // picocli took what followed the typo as a value, or checked the required ones first
+            String nearest = nearestOption(cmd, unknown);
+            return fail(cmd.getErr(), name + ": Unknown option: '" + unknown + "'"
+                    + (nearest == null ? "" : "; did you mean " + nearest + "?") + " (see " + name + " --help)",
+                    EXIT_USAGE);
+        }
         String message = singleLine(e.getMessage());
-        String unknown = e instanceof CommandLine.MissingParameterException ? unknownOption(cmd, args) : null;
-        if (unknown != null) { // picocli checks required parameters first: name the typo, not what it displaced
-            message = "Unknown option: '" + unknown + "'";
+        if (e instanceof CommandLine.UnmatchedArgumentException unmatched && !unmatched.getSuggestions().isEmpty()) {
+            message += "; did you mean " + String.join(" or ", unmatched.getSuggestions()) + "?"; // a subcommand typo
         }
         Matcher badValue = BAD_VALUE.matcher(message);
         if (badValue.matches()) { // a converter's own words say it all: "--duration: '10x' is not a duration; ..."
@@ -97,7 +106,9 @@ public final class KmetaCli implements Callable<Integer> {
 
     /**
      * The first argument after {@code cmd}'s name that looks like an option and is none of {@code cmd}'s (or of its
-     * parents', {@code --verbose}), or null. Arguments after {@code --} are parameters.
+     * parents', {@code --verbose}), or null. Arguments after {@code --} are parameters, and so is the value after an
+     * option that takes one (a negative duration, {@code --timeout -5s}) unless it starts with {@code --}: picocli
+     * takes an unknown {@code --bootstrap} after {@code --command-config} as the file's name, kmeta names the typo.
      */
     static String unknownOption(CommandLine cmd, String[] args) {
         int start = 0;
@@ -116,15 +127,71 @@ public final class KmetaCli implements Callable<Integer> {
                 continue;
             }
             String option = arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
-            boolean known = false;
-            for (CommandLine c = cmd; c != null && !known; c = c.getParent()) {
-                known = c.getCommandSpec().findOption(option) != null;
+            CommandLine.Model.OptionSpec known = null;
+            for (CommandLine c = cmd; c != null && known == null; c = c.getParent()) {
+                known = c.getCommandSpec().findOption(option);
             }
-            if (!known) {
+            if (known == null) {
                 return arg;
+            }
+            if (!arg.contains("=") && known.arity().min() > 0 && i + 1 < args.length
+                    && !args[i + 1].startsWith("--")) {
+                i++; // the option's value
             }
         }
         return null;
+    }
+
+    /**
+     * The known option of {@code cmd} or its parents (the inherited {@code --verbose}) that {@code unknown} most likely
+     * meant, or null (none for a short one, {@code -x}): one it is a start of, or that is a start of it
+     * ({@code --bootstrap}, {@code --partition}, {@code --durations}), else the fewest edits away, at most a third of
+     * its letters.
+     */
+    static String nearestOption(CommandLine cmd, String unknown) {
+        String typo = unknown.contains("=") ? unknown.substring(0, unknown.indexOf('=')) : unknown;
+        if (typo.length() <= 3) {
+            return null; // -x: any short option is one letter away
+        }
+        String best = null;
+        int bestScore = Integer.MAX_VALUE;
+        for (CommandLine c = cmd; c != null; c = c.getParent()) {
+            for (CommandLine.Model.OptionSpec option : c.getCommandSpec().options()) {
+                if (c != cmd && !option.inherited() && option.scopeType() != CommandLine.ScopeType.INHERIT) {
+                    continue;
+                }
+                for (String known : option.names()) {
+                    int edits = editDistance(typo, known);
+                    boolean prefix = known.startsWith(typo) || typo.startsWith(known);
+                    int score = prefix ? edits : edits + 1000;
+                    if ((prefix || edits <= Math.max(1, typo.length() / 3)) && score < bestScore) {
+                        best = known;
+                        bestScore = score;
+                    }
+                }
+            }
+        }
+        return best;
+    }
+
+    /** Levenshtein's distance: the fewest insertions, deletions and substitutions making {@code a} {@code b}. */
+    static int editDistance(String a, String b) {
+        int[] previous = new int[b.length() + 1];
+        int[] current = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            previous[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            current[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+                current[j] = Math.min(substitution, Math.min(previous[j], current[j - 1]) + 1);
+            }
+            int[] swap = previous;
+            previous = current;
+            current = swap;
+        }
+        return previous[b.length()];
     }
 
     private static int onExecutionException(Exception e, CommandLine cmd, ParseResult parsed) {

@@ -16,9 +16,9 @@ import picocli.CommandLine.IVersionProvider;
  * </pre>
  * kmeta's version is the build's {@code ${project.version}}, filtered into {@code kmeta-version.properties} when the
  * CLI is built (so it is right in tests and in the jar alike); the jar manifest's {@code Implementation-Version} is
- * the fallback, then "unknown". The kafka-clients version is what that jar says of itself ({@code AppInfoParser}, in
- * {@code common.utils} up to 4.3 and {@code common.utils.internals} from 4.4, read by {@code KafkaClientsCompat}; the
- * same version its producers and consumers log at start-up).
+ * the fallback, then "unknown". The kafka-clients version is what the jar its classes come from says of itself
+ * ({@code kafka/kafka-version.properties} there, else {@code AppInfoParser}, in {@code common.utils} up to 4.3 and
+ * {@code common.utils.internals} from 4.4; read by {@code KafkaClientsCompat}).
  *
  * <p>Stateless and thread-safe; picocli makes one per command.
  */

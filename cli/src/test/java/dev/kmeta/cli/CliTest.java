@@ -126,7 +126,55 @@ class CliTest {
                 "kmeta lookup --help");
         assertFalse(r.err().contains("TOPIC"), r.toString());
         assertUsageError(run("lookup", "--bootstrap-server", "127.0.0.1:1", "--bogus=1"), "Unknown option: '--bogus=1'");
-        assertUsageError(run("doctor", "-x"), "kmeta doctor: ", "Unknown option: '-x'");
+        assertFalse(assertUsageError(run("doctor", "-x"), "kmeta doctor: ", "Unknown option: '-x'").err()
+                .contains("did you mean"), "no guess for a one-letter option");
+    }
+
+    /**
+     * An unknown option is reported as one, with the nearest known option, never dropped with its value taken for a
+     * parameter: {@code kmeta lookup --bootstrap 127.0.0.1:1 t} said "TOPIC '127.0.0.1:1' not valid" (issue 40).
+     */
+    @Test
+    void anUnknownOptionIsNamedWithTheNearestOneAndItsValueIsNotTakenForAParameter() {
+        assertEquals(List.of("kmeta lookup: Unknown option: '--bootstrap'; did you mean --bootstrap-server? "
+                + "(see kmeta lookup --help)"), assertUsageError(run("lookup", "--bootstrap", "127.0.0.1:1", "t"))
+                .errLines());
+        assertUsageError(run("lookup", "--bootstrap", "kafka", "orders"), "Unknown option: '--bootstrap'",
+                "did you mean --bootstrap-server?");
+        assertUsageError(run("watch", "--bootstrap", "127.0.0.1:1", "orders"), "kmeta watch: ",
+                "Unknown option: '--bootstrap'", "did you mean --bootstrap-server?");
+        assertUsageError(run("doctor", "--bootstrap=127.0.0.1:1"), "kmeta doctor: ",
+                "Unknown option: '--bootstrap=127.0.0.1:1'", "did you mean --bootstrap-server?");
+        assertUsageError(run("demo", "--partition", "3"), "kmeta demo: ", "Unknown option: '--partition'",
+                "did you mean --partitions?");
+        // an unknown option where a value was expected is the typo, not the value
+        assertUsageError(run("lookup", "--command-config", "--bootstrap", "127.0.0.1:1", "t"),
+                "Unknown option: '--bootstrap'", "did you mean --bootstrap-server?");
+        // a value that starts with '-' is still a value
+        assertUsageError(run("doctor", "--bootstrap-server", "127.0.0.1:1", "--timeout", "-5s"),
+                "kmeta doctor: --timeout: '-5s' is negative");
+        assertUsageError(run("watch", "--bootstarp-server", "127.0.0.1:1"), "Unknown option: '--bootstarp-server'",
+                "did you mean --bootstrap-server?");
+        assertUsageError(run("lookup", "--verbos", "--bootstrap-server", "127.0.0.1:1", "t"),
+                "Unknown option: '--verbos'", "did you mean --verbose?"); // kmeta's own, inherited
+        assertUsageError(run("lokup", "orders"), "kmeta: ", "'lokup'", "did you mean lookup");
+    }
+
+    /** Every option of every command, misspelt by its last letter: named unknown, the real one suggested, exit 2. */
+    @Test
+    void everyCommandSuggestsTheOptionAMisspeltOneMeant() {
+        for (CommandLine sub : KmetaCli.commandLine().getSubcommands().values()) {
+            String command = "kmeta " + sub.getCommandName();
+            for (CommandLine.Model.OptionSpec option : sub.getCommandSpec().options()) {
+                String longName = option.longestName();
+                if (!longName.startsWith("--") || longName.length() < 6) {
+                    continue;
+                }
+                String typo = longName.substring(0, longName.length() - 1);
+                assertUsageError(run(sub.getCommandName(), typo, "1"), command + ": Unknown option: '" + typo + "'",
+                        "did you mean " + longName + "?", "(see " + command + " --help)");
+            }
+        }
     }
 
     @Test

@@ -28,7 +28,6 @@ class DemoCommandTest {
         int exit = cli.execute("demo", "--duration", "10s", "--rate", "300", "--partitions", "3");
 
         String out = output.toString();
-        System.out.println(out); // the demo's output, in the build log
         assertEquals(0, exit, out + errors);
         long statusLines = Pattern.compile("(?m)^\\[ *\\d+s\\] v\\d+ +\\w+ +age +\\d+s \\| leaders .* \\| acked +\\d+ of +\\d+ "
                 + "\\| metadata wait p50 \\d+us p99 \\d+us$").matcher(out).results().count();
@@ -58,7 +57,6 @@ class DemoCommandTest {
         int exit = cli.execute("demo", "--kafka-producer", "--duration", "10s", "--rate", "300", "--partitions", "3");
 
         String out = output.toString();
-        System.out.println(out);
         assertEquals(0, exit, out);
         Matcher summary = Pattern.compile("summary: 3 KafkaProducers on one kmeta instance: sent (\\d+), acked (\\d+), "
                 + "failed 0; Metadata requests the brokers received: (\\d+) \\(kmeta sent (\\d+);").matcher(out);

@@ -2,6 +2,7 @@ package dev.kmeta.cli;
 
 import dev.kmeta.cli.CliTest.Run;
 import dev.kmeta.testkit.KafkaClusterExtension;
+import dev.kmeta.testkit.LogCapture;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -80,8 +81,14 @@ class DoctorListenerTest {
     @Test
     void lookupSaysSaslOrTlsExpectedButThePortSpeaksPlaintextInOneLine() throws IOException {
         String bootstrap = KAFKA.bootstrapServers();
-        Run sasl = run("lookup", "--bootstrap-server", bootstrap, "--command-config", config(SASL), "--timeout", "60s",
-                "t");
+        Run sasl;
+        try (LogCapture log = LogCapture.at("error", "dev.kmeta")) { // expected: kmeta's ERROR, kafka-clients' too
+            sasl = run("lookup", "--bootstrap-server", bootstrap, "--command-config", config(SASL), "--timeout", "60s",
+                    "t");
+            assertTrue(log.text().contains("ERROR dev.kmeta.metadata.internal.MetadataManager - [kmeta-lookup] "
+                    + "metadata unavailable: org.apache.kafka.common.errors.IllegalSaslStateException: the listener "
+                    + "does not speak SASL"), log.text());
+        }
         assertEquals(KmetaCli.EXIT_PROBLEM, sasl.exitCode(), sasl.toString());
         assertEquals(List.of("kmeta lookup: SASL expected but the listener speaks PLAINTEXT: " + bootstrap + " (it "
                 + "answered a clear-text SASL handshake with ILLEGAL_SASL_STATE and no mechanisms: a PLAINTEXT "

@@ -4,6 +4,7 @@ import dev.kmeta.cli.CliTest.Run;
 import dev.kmeta.testkit.ClientSecurity;
 import dev.kmeta.testkit.KafkaCluster;
 import dev.kmeta.testkit.KafkaClusterExtension;
+import dev.kmeta.testkit.LogCapture;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -108,8 +109,14 @@ class DoctorSecurityTest {
     @Test
     void wrongPasswordFailsTheHandshakeWithAFix() throws IOException {
         String wrong = "wrong-" + UUID.randomUUID();
-        Run r = run("doctor", "--bootstrap-server", KAFKA.bootstrapServers(), "--command-config",
-                commandConfig(wrong).toString(), "--topic", TOPIC);
+        Run r;
+        try (LogCapture log = LogCapture.at("error", "dev.kmeta")) { // expected: kmeta's ERROR, kafka-clients' too
+            r = run("doctor", "--bootstrap-server", KAFKA.bootstrapServers(), "--command-config",
+                    commandConfig(wrong).toString(), "--topic", TOPIC);
+            assertTrue(log.text().contains("ERROR dev.kmeta.metadata.internal.MetadataManager - [kmeta-doctor] "
+                    + "metadata unavailable: org.apache.kafka.common.errors.SaslAuthenticationException"), log.text());
+            assertFalse(log.text().contains(wrong), "never the password: " + log.text());
+        }
         assertEquals(KmetaCli.EXIT_PROBLEM, r.exitCode(), r.toString());
         assertTrue(r.out().contains("OK    TCP connect to bootstrap " + KAFKA.bootstrapServers()), r.toString());
         assertTrue(r.out().contains("FAIL  TLS/SASL handshake (SASL_PLAINTEXT): "), r.toString());

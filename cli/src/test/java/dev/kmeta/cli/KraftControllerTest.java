@@ -37,7 +37,6 @@ class KraftControllerTest {
         cluster.createTopic("steady", 3, 3);
         Run r = run("watch", "--bootstrap-server", cluster.bootstrapServers(), "--interval", "200ms",
                 "--duration", "2s", "steady"); // 10 answers at 200 ms: a reported id that churned would show
-        System.out.println("[watch on 3 brokers]\n" + r.out());
         assertEquals(0, r.exitCode(), r.toString());
         assertTrue(r.out().contains(" topic steady: 3 partition(s)"), r.toString());
         List<String> churn = r.outLines().stream().filter(l -> CONTROLLER_CHANGE.matcher(l).matches())
@@ -56,7 +55,6 @@ class KraftControllerTest {
     void doctorNamesTheQuorumLeaderAsTheController() {
         KafkaCluster cluster = KAFKA.cluster();
         Run r = run("doctor", "--bootstrap-server", cluster.bootstrapServers());
-        System.out.println("[doctor on 3 brokers]\n" + r.out());
         assertEquals(0, r.exitCode(), r.toString());
         String metadata = r.outLines().stream().filter(l -> l.startsWith("OK    metadata response: "))
                 .findFirst().orElseThrow(() -> new AssertionError("no metadata line: " + r));

@@ -16,6 +16,7 @@ import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.testkit.ClientSecurity;
 import dev.kmeta.testkit.KafkaCluster;
 import dev.kmeta.testkit.KafkaDistribution;
+import dev.kmeta.testkit.LogCapture;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,6 +44,7 @@ import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
+import org.junit.jupiter.api.parallel.Resources;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -203,17 +205,21 @@ abstract class BrokerCompatibility {
 
     @Execution(ExecutionMode.CONCURRENT)
     @ResourceLock(value = PROXIES, mode = ResourceAccessMode.READ)
+    @ResourceLock(Resources.SYSTEM_ERR) // LogCapture replaces System.err meanwhile
     @Test
     void wrongScramPasswordFailsAtOnceAsAnAuthenticationFailure() {
         Map<String, Object> bad = props();
         bad.putAll(kafka.clientProperties(USER, "not-" + PASSWORD));
-        try (KafkaMetadata m = KafkaMetadata.create(bad)) {
+        try (LogCapture logs = LogCapture.at("warn", "dev.kmeta"); // the failed handshake's ERRORs: expected here
+             KafkaMetadata m = KafkaMetadata.create(bad)) {
             long begin = System.nanoTime();
             AuthenticationException e = assertThrows(AuthenticationException.class,
                     () -> m.awaitTopic("c-fetch", m.newDeadline(Duration.ofSeconds(30))));
             long ms = (System.nanoTime() - begin) / 1_000_000;
             assertTrue(ms < 10_000, "failed after " + ms + " ms: " + e);
             assertEquals(Diagnosis.Cause.AUTHENTICATION_FAILED, Diagnosis.from(e).orElseThrow().cause());
+            assertTrue(logs.text().contains("metadata unavailable: org.apache.kafka.common.errors."
+                    + "SaslAuthenticationException"), logs.text());
         }
     }
 

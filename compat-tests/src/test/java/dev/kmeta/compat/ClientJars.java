@@ -109,6 +109,14 @@ final class ClientJars {
             URL own = findResource(name); // kafka/kafka-version.properties: this version's, not the parent's
             return own != null ? own : super.getResource(name);
         }
+
+        @Override
+        public java.util.Enumeration<URL> getResources(String name) throws java.io.IOException {
+            // kafka-clients' classes and marker: this version's alone, as classes load (kmeta warns of a second
+            // kafka-clients, which it finds by the class files' copies)
+            return name.startsWith("kafka/") || name.startsWith("org/apache/kafka/") ? findResources(name)
+                    : super.getResources(name);
+        }
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.testkit.ClientSecurity;
 import dev.kmeta.testkit.KafkaCluster;
 import dev.kmeta.testkit.KafkaClusterExtension;
+import dev.kmeta.testkit.LogCapture;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -87,8 +88,12 @@ class KmetaProducerSecureClusterTest {
 
     @Test
     void aWrongPasswordIsNamedInKafkasAuthenticationException() {
-        try (Producer<String, String> producer = KmetaProducer.create(props(WRONG_PASSWORD))) {
+        try (LogCapture logs = LogCapture.at("warn", "dev.kmeta"); // the failed handshake's ERRORs: expected here
+             Producer<String, String> producer = KmetaProducer.create(props(WRONG_PASSWORD))) {
             Throwable e = failureOf(producer, "allowed");
+            assertTrue(logs.text().contains("metadata unavailable: org.apache.kafka.common.errors."
+                    + "SaslAuthenticationException"), logs.text());
+            assertFalse(logs.text().contains(WRONG_PASSWORD), "no secret in the log");
             assertInstanceOf(SaslAuthenticationException.class, e, "Kafka's own type");
             Diagnosis d = Diagnosis.from(e).orElseThrow(() -> new AssertionError("no diagnosis in " + e));
             assertEquals(Diagnosis.Cause.AUTHENTICATION_FAILED, d.cause(), d.message());

@@ -91,7 +91,8 @@ class BootstrapResolveTimeoutTest {
 
     @Test
     void aSendStillFailsAsBootstrapDnsWithinItsBudgetAndWithoutTheKeyNothingIsReported() {
-        try (KafkaMetadata bounded = KafkaMetadata.builder(props(200)).hostResolver(dns(new AtomicBoolean()))
+        try (LogCapture log = LogCapture.at("warn", "dev.kmeta"); // the bounded one's ERROR is expected: captured
+             KafkaMetadata bounded = KafkaMetadata.builder(props(200)).hostResolver(dns(new AtomicBoolean()))
                 .build();
              KafkaMetadata unbounded = KafkaMetadata.builder(props(0)).hostResolver(dns(new AtomicBoolean()))
                      .build()) {
@@ -105,6 +106,8 @@ class BootstrapResolveTimeoutTest {
             assertEquals(Diagnosis.Cause.BOOTSTRAP_DNS, u.diagnosis().cause(), u.getMessage());
             assertNull(unbounded.bootstrapResolutionFailure(), "0: no bound, as before");
             assertEquals(0, unbounded.stats().bootstrapResolveTimeouts());
+            assertTrue(log.text().contains("ERROR dev.kmeta.sender.internal.BootstrapResolutionWatch - ")
+                    && log.text().contains("resolved within bootstrap.resolve.timeout.ms=200"), log.text());
         }
     }
 }

@@ -109,10 +109,14 @@ class DiagnosisTest {
         props.put("sasl.mechanism", "SCRAM-SHA-256");
         props.put("sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required "
                 + "username=\"u\" password=\"s3cret\";");
-        try (KafkaMetadata m = KafkaMetadata.create(props)) {
+        try (LogCapture logs = LogCapture.at("warn", "dev.kmeta"); // the handshake's ERROR lines: expected, captured
+             KafkaMetadata m = KafkaMetadata.create(props)) {
             org.apache.kafka.common.errors.AuthenticationException e = assertThrows(
                     org.apache.kafka.common.errors.AuthenticationException.class,
                     () -> m.awaitTopic("any", m.newDeadline(Duration.ofSeconds(30))));
+            assertTrue(logs.text().contains("metadata unavailable: org.apache.kafka.common.errors."
+                    + "IllegalSaslStateException: the listener does not speak SASL"), logs.text());
+            assertTrue(!logs.text().contains("s3cret"), "never the password in the log");
             Diagnosis d = Diagnosis.from(e).orElseThrow();
             report("%s: %s", d.cause(), d.message());
             assertEquals(Cause.AUTHENTICATION_FAILED, d.cause());

@@ -236,9 +236,12 @@ class JmxTest {
         HostResolverHook noName = host -> {
             throw new java.net.UnknownHostException(host);
         };
-        try (KafkaMetadata m = KafkaMetadata.builder(p).hostResolver(noName).build()) {
+        try (LogCapture logs = LogCapture.at("warn", "dev.kmeta"); // its ERROR line is expected: captured, asserted
+             KafkaMetadata m = KafkaMetadata.builder(p).hostResolver(noName).build()) {
             KafkaMetadataMXBean bean = proxy(m.mbeanName());
             await().atMost(WAIT).until(() -> m.bootstrapResolutionFailure() != null);
+            await().atMost(WAIT).until(() -> logs.text().contains("ERROR dev.kmeta.sender.internal."
+                    + "BootstrapResolutionWatch - [jmx-dns] no name of bootstrap.servers=[kafka.unresolvable.test:1]"));
             assertEquals(1, bean.getBootstrapResolveTimeouts());
             assertEquals(m.stats().bootstrapResolveTimeouts(), bean.getBootstrapResolveTimeouts());
             assertEquals(1L, SERVER.getAttribute(m.mbeanName(), "BootstrapResolveTimeouts"));

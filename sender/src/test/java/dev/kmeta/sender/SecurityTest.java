@@ -256,7 +256,9 @@ class SecurityTest {
         Diagnosis.Cause expectedCause = expected == ConnectionEvidence.Problem.TLS_HANDSHAKE
                 ? Diagnosis.Cause.TLS_HANDSHAKE_FAILED : Diagnosis.Cause.AUTHENTICATION_FAILED;
         ExecutorService pool = Executors.newFixedThreadPool(WAITERS);
-        try (FaultProxy proxy = FaultProxy.to(broker).refuse();
+        // The failed handshakes' ERROR lines (kafka-clients', kmeta's "metadata unavailable") are expected: captured
+        try (LogCapture logs = LogCapture.at("warn", "dev.kmeta");
+             FaultProxy proxy = FaultProxy.to(broker).refuse();
              KafkaMetadata m = open.apply(proxy)) {
             List<Future<long[]>> waits = new ArrayList<>();
             List<Throwable[]> errors = new ArrayList<>();
@@ -316,6 +318,8 @@ class SecurityTest {
             ConnectionEvidence.Record record = m.evidence().get("-1");
             assertEquals(expected, record.lastProblem(), record.toString());
             assertNoRetryStorm(m, proxy);
+            assertTrue(logs.text().contains("ERROR dev.kmeta.metadata.internal.MetadataManager - ")
+                    && logs.text().contains("metadata unavailable: "), "kmeta logged the fatal error:\n" + logs.text());
             return new Failure(causes, fatals);
         } finally {
             pool.shutdownNow();

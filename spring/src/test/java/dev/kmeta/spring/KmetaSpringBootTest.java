@@ -268,6 +268,10 @@ class KmetaSpringBootTest {
             Diagnosis d = Diagnosis.from(e).orElseThrow(() -> new AssertionError("no diagnosis in " + e, e));
             assertEquals(Diagnosis.Cause.TOPIC_NOT_FOUND, d.cause(), d.message());
             assertTrue(tookMs <= maxBlockMs + 1_000, "failed after " + tookMs + " ms");
+            // Spring's producer listener got it too, with the diagnosis (Boot's logs it; the tests' records it)
+            List<Exception> failures = context.getBean(SpringIt.SendFailures.class).seen;
+            assertEquals(1, failures.size(), failures.toString());
+            assertEquals(Diagnosis.Cause.TOPIC_NOT_FOUND, Diagnosis.from(failures.get(0)).orElseThrow().cause());
         });
     }
 

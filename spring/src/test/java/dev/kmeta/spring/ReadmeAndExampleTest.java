@@ -100,13 +100,55 @@ public class ReadmeAndExampleTest {
                     return null;
                 });
                 assertTrue(out.contains("TOPIC_NOT_FOUND: "), "the README snippet printed no diagnosis: " + out);
+                assertEquals(1, context.getBean(SpringIt.SendFailures.class).seen.size(), "Spring's listener saw it");
             } finally {
                 template = null;
             }
             // the section's kmeta.* key reached kmeta through spring.kafka.producer.properties
-            List<KafkaMetadata> instances = context.getBean(KmetaProducerFactory.class).kmetaInstances();
+            KmetaProducerFactory<?, ?> factory = context.getBean(KmetaProducerFactory.class);
+            List<KafkaMetadata> instances = factory.kmetaInstances();
             assertEquals(1, instances.size());
             assertEquals(List.of("orders"), instances.get(0).config().prefetchTopics());
+        });
+    }
+
+    /**
+     * docs/spring.md's {@code application.properties} (its bootstrap servers pointed at the test broker) starts a Boot
+     * context whose producers get its max.block.ms and whose kmeta instance its prefetch topics; a missing topic fails
+     * within that max.block.ms with kmeta's diagnosis. (The management.* lines need Actuator's web endpoints, which
+     * this module does not have: they are only shown to be accepted.)
+     */
+    @Test
+    void theSpringPagesApplicationPropertiesWork() throws Exception {
+        String page = Files.readString(JavaSnippets.readme("spring").resolveSibling("docs").resolve("spring.md"),
+                StandardCharsets.UTF_8);
+        Matcher pm = PROPERTIES_BLOCK.matcher(page);
+        assertTrue(pm.find(), "no ```properties block in docs/spring.md");
+        List<String> properties = new ArrayList<>();
+        for (String line : pm.group(1).split("\\R")) {
+            if (!line.isBlank() && !line.startsWith("#")) {
+                assertFalse(line.contains(" #"), "a comment after a value is part of the value: " + line);
+                properties.add(line.startsWith("spring.kafka.bootstrap-servers=")
+                        ? "spring.kafka.bootstrap-servers=" + KAFKA.bootstrapServers() : line);
+            }
+        }
+        assertTrue(properties.contains("management.endpoint.health.show-details=always"), properties.toString());
+        assertTrue(properties.stream().anyMatch(p -> p.startsWith("management.endpoints.web.exposure.include=health")),
+                properties.toString());
+        SpringIt.boot().withPropertyValues(properties.toArray(String[]::new)).run(context -> {
+            KmetaProducerFactory<?, ?> factory = context.getBean(KmetaProducerFactory.class);
+            assertEquals("5000", String.valueOf(factory.getConfigurationProperties().get("max.block.ms")));
+            @SuppressWarnings("unchecked")
+            KafkaTemplate<String, String> t = context.getBean(KafkaTemplate.class);
+            assertTrue(t.send("orders", "k", "v").get(30, TimeUnit.SECONDS).getRecordMetadata().offset() >= 0);
+            assertEquals(List.of("orders"), factory.kmetaInstances().get(0).config().prefetchTopics());
+            long startNs = System.nanoTime();
+            Exception e = org.junit.jupiter.api.Assertions.assertThrows(Exception.class,
+                    () -> t.send("no-such-topic", "k", "v").get(30, TimeUnit.SECONDS));
+            long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
+            assertTrue(dev.kmeta.metadata.Diagnosis.from(e).isPresent(), "kmeta's diagnosis: " + e);
+            assertEquals(1, context.getBean(SpringIt.SendFailures.class).seen.size(), "Spring's listener saw it");
+            assertTrue(ms < 15_000, "within max.block.ms (5 s), not 60 s: " + ms + " ms");
         });
     }
 
@@ -114,7 +156,11 @@ public class ReadmeAndExampleTest {
     void theExampleApplicationPrintsTheMissingTopicsDiagnosis() throws Exception {
         String out = printed(() -> {
             OrdersApplication.main(new String[] {"--spring.kafka.bootstrap-servers=" + KAFKA.bootstrapServers(),
-                    "--spring.kafka.producer.properties[max.block.ms]=" + MAX_BLOCK_MS, "--spring.main.banner-mode=off"});
+                    "--spring.kafka.producer.properties[max.block.ms]=" + MAX_BLOCK_MS, "--spring.main.banner-mode=off",
+                    // the application prints order-2's failure (asserted below); Spring's listener would log it
+                    // again with its stack trace, and Boot its start-up lines
+                    "--logging.level.org.springframework.kafka.support.LoggingProducerListener=off",
+                    "--spring.main.log-startup-info=false"});
             return null;
         });
         assertTrue(out.contains("order-1 sent to orders-0@"), out);
@@ -123,24 +169,11 @@ public class ReadmeAndExampleTest {
                 assertEquals(List.of(), SpringIt.kmetaThreads(""), "the closed application left kmeta threads"));
     }
 
-    /** What {@code work} printed on System.out (printed there too). */
+    /** What {@code work} printed on System.out (kept out of the build log: the assertions show it). */
     private static String printed(Callable<Void> work) throws Exception {
         PrintStream original = System.out;
         ByteArrayOutputStream copy = new ByteArrayOutputStream();
-        PrintStream tee = new PrintStream(new java.io.OutputStream() {
-            @Override
-            public void write(int b) {
-                copy.write(b);
-                original.write(b);
-            }
-
-            @Override
-            public void write(byte[] b, int off, int len) {
-                copy.write(b, off, len);
-                original.write(b, off, len);
-            }
-        }, true, StandardCharsets.UTF_8);
-        System.setOut(tee);
+        System.setOut(new PrintStream(copy, true, StandardCharsets.UTF_8));
         try {
             work.call();
         } finally {

@@ -4,6 +4,8 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -13,6 +15,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.kafka.core.DefaultKafkaProducerFactory;
+import org.springframework.kafka.support.ProducerListener;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -48,11 +51,29 @@ final class SpringIt {
         final List<ClassLoader> contextClassLoaders = new CopyOnWriteArrayList<>();
     }
 
+    /**
+     * The contexts' {@code ProducerListener} in place of Boot's {@code LoggingProducerListener}: records each failed
+     * send instead of logging it with its stack trace, for the tests that fail sends on purpose to assert on.
+     */
+    static final class SendFailures implements ProducerListener<Object, Object> {
+        final List<Exception> seen = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void onError(ProducerRecord<Object, Object> record, RecordMetadata metadata, Exception exception) {
+            seen.add(exception);
+        }
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class RawProducersConfig {
         @Bean
         RawProducers rawProducers() {
             return new RawProducers();
+        }
+
+        @Bean
+        SendFailures sendFailures() {
+            return new SendFailures();
         }
 
         @Bean

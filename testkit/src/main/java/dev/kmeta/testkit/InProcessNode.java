@@ -29,6 +29,13 @@ final class InProcessNode extends KafkaNode {
 
     @Override
     void start(Map<String, String> config, Duration timeout) {
+        KafkaExit.expectedDuring(() -> {
+            startNow(config);
+            return null;
+        });
+    }
+
+    private void startNow(Map<String, String> config) {
         writeConfig(config);
         Properties props = new Properties();
         props.putAll(config);
@@ -48,6 +55,13 @@ final class InProcessNode extends KafkaNode {
 
     @Override
     void stop() {
+        KafkaExit.expectedDuring(() -> {
+            stopNow();
+            return null;
+        });
+    }
+
+    private void stopNow() {
         KafkaRaftServer running = server;
         if (running == null) {
             return;
@@ -55,6 +69,8 @@ final class InProcessNode extends KafkaNode {
         try {
             running.shutdown();
             running.awaitShutdown();
+        } catch (KafkaExit.Called e) {
+            LOG.debug("node {}: its shutdown halted (a fault handler's Exit call)", id, e);
         } catch (RuntimeException e) {
             LOG.warn("node {}: shutdown failed", id, e);
         } finally {

@@ -103,6 +103,14 @@ public final class KafkaCluster implements AutoCloseable {
         this.operations = new AdminOperations(this::admin, readiness);
     }
 
+    /**
+     * A loopback port, free a moment ago, outside the kernel's ephemeral range and not handed out before by this JVM:
+     * for {@link Builder#clientPort(int)} in a test.
+     */
+    public static int freePort() {
+        return FreePorts.next();
+    }
+
     /** A builder with the defaults: 1 combined node, auto topic creation off, brokers in this JVM. */
     public static Builder builder() {
         return new Builder();
@@ -605,6 +613,21 @@ public final class KafkaCluster implements AutoCloseable {
         /** How long start and broker (re)starts may take; default 60 s. */
         public Builder startTimeout(Duration timeout) {
             this.startTimeout = Objects.requireNonNull(timeout);
+            return this;
+        }
+
+        /**
+         * Broker 0's CLIENT listener - what {@link KafkaCluster#bootstrapServers()} names - on this port of
+         * 127.0.0.1, not on a free one picked at start: a cluster a program of one's own connects to at a known
+         * address ({@code kmeta broker}). A port taken fails the start, naming it. Default: a free port.
+         */
+        public Builder clientPort(int port) {
+            if (port < 1 || port > 65535) {
+                throw new IllegalArgumentException("clientPort must be 1..65535: " + port);
+            }
+            PortPicker others = this.portPicker;
+            this.portPicker = (nodeId, listener) -> nodeId == 0 && CLIENT_LISTENER.equals(listener) ? port
+                    : others.pick(nodeId, listener);
             return this;
         }
 

@@ -96,12 +96,28 @@ public final class LogCapture implements AutoCloseable {
                 System.setProperty(PROPERTY_PREFIX + prefix, value);
             }
         });
-        int defaultLevel = defaultLevel();
         for (Logger logger : loggers.values()) {
             if (matches(logger.getName())) {
                 Integer saved = savedLevels.get(logger);
-                setLevel(logger, saved != null ? saved : defaultLevel);
+                setLevel(logger, saved != null ? saved : configuredLevel(logger));
             }
+        }
+    }
+
+    /**
+     * The level slf4j-simple gives a logger when it makes it - from the {@code org.slf4j.simpleLogger.log.*}
+     * properties of its name and its parents' (TestkitLogging's, a module's file), else the default: for a logger
+     * made during the capture. (The default alone put a Kafka client's logger made meanwhile at WARN for good, above
+     * the ERROR TestkitLogging gives it.)
+     */
+    private static int configuredLevel(Logger logger) {
+        try {
+            java.lang.reflect.Method compute = logger.getClass().getDeclaredMethod("recursivelyComputeLevelString");
+            compute.setAccessible(true);
+            Object level = compute.invoke(logger);
+            return level == null ? defaultLevel() : levelOf(level.toString());
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return defaultLevel();
         }
     }
 

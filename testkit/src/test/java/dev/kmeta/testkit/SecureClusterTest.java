@@ -91,10 +91,14 @@ class SecureClusterTest {
         try (Admin admin = admin(props)) {
             assertEquals(kafka.clusterId(), admin.describeCluster().clusterId().get(10, TimeUnit.SECONDS));
         }
-        try (Admin admin = admin(kafka.clientProperties("alice", "not-her-password"))) {
+        try (LogCapture log = LogCapture.at("error", "org.apache.kafka.clients.NetworkClient");
+             Admin admin = admin(kafka.clientProperties("alice", "not-her-password"))) {
             ExecutionException e = assertThrows(ExecutionException.class,
                     () -> admin.describeCluster().clusterId().get(10, TimeUnit.SECONDS));
             assertInstanceOf(SaslAuthenticationException.class, e.getCause());
+            // expected: the admin client's ERROR line, captured, not in the build log
+            assertTrue(log.text().contains("failed authentication due to: Authentication failed during "
+                    + "authentication due to invalid credentials"), log.text());
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.kmeta.producer.internal;
 
 import dev.kmeta.sender.internal.KafkaClientsCompat;
+import dev.kmeta.sender.internal.KafkaClientsJars;
 import org.apache.kafka.clients.ApiVersions;
 import org.apache.kafka.clients.KafkaClient;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -323,8 +324,15 @@ public final class KafkaClientsAbi {
                 + found + " on the class path (" + why + ")", cause);
     }
 
-    /** kafka-clients' own record of its version, or null. */
+    /**
+     * kafka-clients' own record of its version, or null: the one in the jar its classes come from (not the first the
+     * class loader finds: with two kafka-clients on the class path that can be the other's, {@link KafkaClientsJars}).
+     */
     static String kafkaClientsVersion() {
+        KafkaClientsJars.Jar loaded = KafkaClientsJars.of(ProducerMetadata.class).loaded();
+        if (loaded != null && !"unknown".equals(loaded.version())) {
+            return loaded.version();
+        }
         try (InputStream in = ProducerMetadata.class.getResourceAsStream("/kafka/kafka-version.properties")) {
             if (in == null) {
                 return null;

@@ -11,12 +11,16 @@ import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.internals.ProducerMetadata;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.serialization.Serializer;
+import org.slf4j.ILoggerFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.helpers.NOPLoggerFactory;
 
+import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -32,7 +36,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * identity, or private), and constructs the producer through {@link KafkaClientsAbi} with kmeta's
  * {@code ProducerMetadata} stand-in and {@link DiagnosingInterceptor} appended to {@code interceptor.classes}. On a
  * kafka-clients the route does not support ({@link KafkaClientsAbi#unsupportedReason()}) it returns a stock
- * KafkaProducer instead, logs one WARN and counts it ({@link #fallbacks()}), unless
+ * KafkaProducer instead, logs one WARN (also on stderr when SLF4J has no provider) and counts it
+ * ({@link #fallbacks()}, the route MBean's {@code Fallbacks}), unless
  * {@value #UNSUPPORTED_VERSION}={@value #UNSUPPORTED_FAIL}.
  *
  * <p>Thread-safe; its only state is the fallback count.
@@ -216,6 +221,17 @@ public final class KmetaProducers {
      */
     private static <K, V> Producer<K, V> stock(Map<String, Object> all, Serializer<K> keySerializer,
                                                Serializer<V> valueSerializer, String why) {
+        return stock(all, keySerializer, valueSerializer, why, LoggerFactory.getILoggerFactory(), System.err);
+    }
+
+    /**
+     * {@link #stock}, saying so in the log - and, when SLF4J has no provider ({@code slf4j-api} alone: SLF4J then
+     * drops every line), in one line on {@code err} too, as SLF4J says it has none. The WARN names the producer by the
+     * client id KafkaProducer uses, the one it generated ({@code producer-1}) when none was set.
+     */
+    static <K, V> Producer<K, V> stock(Map<String, Object> all, Serializer<K> keySerializer,
+                                       Serializer<V> valueSerializer, String why, ILoggerFactory logging,
+                                       PrintStream err) {
         Map<String, Object> producerProps = new HashMap<>();
         all.forEach((k, v) -> {
             if (!k.startsWith(MetadataConfig.KMETA_PREFIX)) {
@@ -224,12 +240,32 @@ public final class KmetaProducers {
         });
         KafkaProducer<K, V> producer = new KafkaProducer<>(producerProps, keySerializer, valueSerializer);
         long n = FALLBACKS.incrementAndGet();
-        log.warn("[Producer clientId={}] A stock KafkaProducer, not on kmeta: {}. Lost: kmeta's shared metadata (this "
-                        + "producer sends its own Metadata requests) and kmeta's diagnosis of metadata timeouts. "
-                        + "Fallbacks so far: {}. {}={} refuses instead; docs/kafka-producer.md, Upgrading kafka-clients",
-                producerProps.getOrDefault(ProducerConfig.CLIENT_ID_CONFIG, ""), why, n, UNSUPPORTED_VERSION,
-                UNSUPPORTED_FAIL);
+        String warning = "[Producer clientId=" + clientIdOf(producer, producerProps) + "] A stock KafkaProducer, not "
+                + "on kmeta: " + why + ". Lost: kmeta's shared metadata (this producer sends its own Metadata "
+                + "requests) and kmeta's diagnosis of metadata timeouts. Fallbacks so far: " + n + ". "
+                + UNSUPPORTED_VERSION + "=" + UNSUPPORTED_FAIL + " refuses instead; docs/kafka-producer.md, Upgrading "
+                + "kafka-clients";
+        log.warn(warning);
+        if (logging instanceof NOPLoggerFactory) {
+            err.println("kmeta(W): " + warning);
+            err.flush();
+        }
         return producer;
+    }
+
+    /** The client id a producer uses: the one set, or the one KafkaProducer generated (in its metrics' tags). */
+    static String clientIdOf(Producer<?, ?> producer, Map<String, Object> props) {
+        Object set = props.get(ProducerConfig.CLIENT_ID_CONFIG);
+        if (set != null && !set.toString().isEmpty()) {
+            return set.toString();
+        }
+        for (MetricName metric : producer.metrics().keySet()) {
+            String id = metric.tags().get("client-id");
+            if (id != null && !id.isEmpty()) {
+                return id;
+            }
+        }
+        return "";
     }
 
     /** How many producers {@link #create} made stock (not on kmeta) because kafka-clients is not supported. */

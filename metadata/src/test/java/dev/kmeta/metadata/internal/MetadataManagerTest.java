@@ -233,7 +233,18 @@ class MetadataManagerTest {
             }
             h.manager.poll(h.now());
             RefreshRequest r = h.manager.beginRefresh(h.now());
-            h.manager.onFatal(r, new IllegalStateException("SASL authentication failed"), h.now());
+            // its ERROR line is expected: taken from System.err, where slf4j-simple writes at each line, and asserted
+            java.io.PrintStream err = System.err;
+            java.io.ByteArrayOutputStream logged = new java.io.ByteArrayOutputStream();
+            System.setErr(new java.io.PrintStream(logged, true, java.nio.charset.StandardCharsets.UTF_8));
+            try {
+                h.manager.onFatal(r, new IllegalStateException("SASL authentication failed"), h.now());
+            } finally {
+                System.setErr(err);
+            }
+            assertTrue(logged.toString(java.nio.charset.StandardCharsets.UTF_8).contains("ERROR dev.kmeta.metadata."
+                    + "internal.MetadataManager - [test] metadata unavailable: java.lang.IllegalStateException: SASL "
+                    + "authentication failed"), logged.toString(java.nio.charset.StandardCharsets.UTF_8));
             for (CompletableFuture<?> w : waits) {
                 Throwable t = failure(w);
                 assertInstanceOf(MetadataFatalException.class, t);

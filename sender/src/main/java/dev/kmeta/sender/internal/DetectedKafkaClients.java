@@ -26,9 +26,10 @@ import java.util.List;
 
 /**
  * What the kafka-clients on the class path has, found once by {@link KafkaClientsCompat} at its class initialisation:
- * its version, commit and jar, the method handles of the calls that differ between versions, and why kmeta cannot run
- * on it ({@link #refusal}) or has not been tested with it ({@link #untested}). Detection never throws: a problem
- * becomes {@link #refusal}.
+ * its version, commit and jar (read from the jar its classes come from, {@link KafkaClientsJars}; whether another
+ * kafka-clients is on the class path too, {@link #twoJars}), the method handles of the calls that differ between
+ * versions, and why kmeta cannot run on it ({@link #refusal}) or has not been tested with it ({@link #untested}).
+ * Detection never throws: a problem becomes {@link #refusal}.
  *
  * <p>Thread-safe: written only by {@link #detect()}, during {@link KafkaClientsCompat}'s class initialisation, and
  * read-only after it (class initialisation publishes it).
@@ -43,6 +44,7 @@ final class DetectedKafkaClients {
     String location = "unknown location";
     String refusal;
     String untested;
+    String twoJars;
     MethodHandle newLogContext;
     MethodHandle createNetworkClient4_4;
     MethodHandle createNetworkClient4_0;
@@ -58,8 +60,15 @@ final class DetectedKafkaClients {
     static DetectedKafkaClients detect() {
         DetectedKafkaClients abi = new DetectedKafkaClients();
         try {
-            abi.version = appInfo("getVersion");
-            abi.commitId = appInfo("getCommitId");
+            KafkaClientsJars jars = KafkaClientsJars.of(KafkaException.class);
+            abi.twoJars = jars.warning();
+            if (jars.loaded() != null && !"unknown".equals(jars.loaded().version())) {
+                abi.version = jars.loaded().version(); // the jar the classes come from, not the first marker found
+                abi.commitId = jars.loaded().commitId();
+            } else {
+                abi.version = appInfo("getVersion");
+                abi.commitId = appInfo("getCommitId");
+            }
             if ("unknown".equals(abi.version)) {
                 String manifest = KafkaException.class.getPackage().getImplementationVersion();
                 abi.version = manifest != null ? manifest : "unknown";

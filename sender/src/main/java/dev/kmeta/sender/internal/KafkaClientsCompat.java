@@ -46,7 +46,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Versions: {@link #OLDEST} to {@link #NEWEST} are supported and tested. Below, {@link #requireSupported()}
  * refuses with a {@link KafkaException} naming the version found. A newer version (or one that does not say, e.g. a
  * shaded jar) gets a WARN once and a try: it works as long as the shapes above are found, and fails at creation, naming
- * the version and what is missing, if not.
+ * the version and what is missing, if not. The version is the one of the jar kafka-clients' classes come from
+ * ({@link KafkaClientsJars}); a second kafka-clients on the class path gets a WARN once too.
  *
  * <p>What was found (version, jar, method handles, refusal) is a {@link DetectedKafkaClients}, made once here.
  *
@@ -74,7 +75,10 @@ public final class KafkaClientsCompat {
     private KafkaClientsCompat() {
     }
 
-    /** The kafka-clients version on the class path, as it says of itself ({@code AppInfoParser}), or "unknown". */
+    /**
+     * The version of the kafka-clients whose classes are loaded, as its jar says ({@code kafka-version.properties}
+     * there, else {@code AppInfoParser}), or "unknown".
+     */
     public static String version() {
         return ABI.version;
     }
@@ -84,6 +88,11 @@ public final class KafkaClientsCompat {
         return ABI.commitId;
     }
 
+    /** The WARN of more than one kafka-clients on the class path, or null when there is one. */
+    public static String twoJars() {
+        return ABI.twoJars;
+    }
+
     /** Where kafka-clients was loaded from (its jar), for messages; "unknown location" if it cannot be told. */
     public static String location() {
         return ABI.location;
@@ -91,7 +100,8 @@ public final class KafkaClientsCompat {
 
     /**
      * Fails unless kmeta can run on the kafka-clients it finds; called when an instance is created (and first in
-     * the example producer). Logs a WARN once on a version newer than the newest tested one (or an unknown one).
+     * the example producer). Logs a WARN once on a version newer than the newest tested one (or an unknown one), and
+     * once when more than one kafka-clients is on the class path.
      *
      * @throws KafkaException on a version below 4.0, or when a needed kafka-clients method is missing
      */
@@ -99,8 +109,13 @@ public final class KafkaClientsCompat {
         if (ABI.refusal != null) {
             throw new KafkaException(ABI.refusal);
         }
-        if (ABI.untested != null && WARNED.compareAndSet(false, true)) {
-            log.warn(ABI.untested);
+        if ((ABI.untested != null || ABI.twoJars != null) && WARNED.compareAndSet(false, true)) {
+            if (ABI.twoJars != null) {
+                log.warn(ABI.twoJars);
+            }
+            if (ABI.untested != null) {
+                log.warn(ABI.untested);
+            }
         }
     }
 
