@@ -92,7 +92,9 @@ public final class KafkaClientsAbi {
             "org/apache/kafka/clients/producer/internals/ProducerBatch#abort(Ljava/lang/RuntimeException;)V",
             "org/apache/kafka/common/protocol/Errors#UNKNOWN_TOPIC_ID:Lorg/apache/kafka/common/protocol/Errors;",
             // ProducerBridge: the producer's network thread waits for kmeta's first answer while its Sender runs
-            "org/apache/kafka/clients/producer/internals/Sender#isRunning()Z");
+            "org/apache/kafka/clients/producer/internals/Sender#isRunning()Z",
+            // ProducerBridge: kmeta's answer wakes the producer's network thread when it waits for one
+            "org/apache/kafka/clients/producer/internals/Sender#wakeup()V");
 
     /** The stand-ins, newest first: the first whose members all resolve is used. */
     private static final List<Shape> SHAPES = List.of(
