@@ -4,6 +4,7 @@ import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.producer.internal.KafkaClientsAbi;
 import dev.kmeta.sender.KafkaMetadataTimeoutException;
 import dev.kmeta.sender.HostResolverHook;
+import dev.kmeta.testkit.LogCapture;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -156,8 +157,11 @@ class KmetaProducerNoClusterTest {
         }
         long stockMs = millisSince(start);
         start = System.nanoTime();
-        try (Producer<String, String> kmeta = KmetaProducer.builder(p).hostResolver(noName(lookups)).build()) {
+        try (LogCapture log = LogCapture.at("warn", "dev.kmeta");
+             Producer<String, String> kmeta = KmetaProducer.builder(p).hostResolver(noName(lookups)).build()) {
             Throwable kmetaError = sendError(kmeta);
+            await().atMost(Duration.ofSeconds(10)).until(() -> log.text().contains(
+                    "resolved within bootstrap.resolve.timeout.ms=" + boundMs)); // kmeta's ERROR, expected here
             long kmetaMs = millisSince(start);
             report("bootstrap.resolve.timeout.ms=%d, no name resolves: stock's send fails %d ms after construction "
                     + "(%s), kmeta's after %d ms (%s)", boundMs, stockMs, stockError, kmetaMs, kmetaError);
