@@ -99,9 +99,28 @@ public final class TestClients {
         return f;
     }
 
-    /** A measured number, on the test's output (the build logs at WARN): {@code [measured] ...}. */
+    /**
+     * A measured number: one {@code [measured] ...} entry appended to {@code target/measured.txt} of the module whose
+     * tests run (surefire's working directory), so that a green build's log stays short (issue 40: fewer than 200
+     * lines beside Maven's own) while every number a test measured is kept; {@code -Dkmeta.test.measured=stdout}
+     * prints them on the test's output instead. Any thread.
+     */
     public static void report(String format, Object... args) {
-        System.out.println("[measured] " + String.format(format, args));
+        String line = "[measured] " + String.format(format, args);
+        if ("stdout".equals(System.getProperty("kmeta.test.measured"))) {
+            System.out.println(line);
+            return;
+        }
+        synchronized (TestClients.class) {
+            try {
+                java.nio.file.Path file = java.nio.file.Path.of("target", "measured.txt");
+                java.nio.file.Files.createDirectories(file.getParent());
+                java.nio.file.Files.writeString(file, line + System.lineSeparator(),
+                        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+            } catch (java.io.IOException e) {
+                System.out.println(line); // not lost: where the file cannot be written, the output has it
+            }
+        }
     }
 
     /** Milliseconds since {@code startNanos} ({@link System#nanoTime()}). */
