@@ -1,5 +1,6 @@
 package dev.kmeta.compat;
 
+import dev.kmeta.testkit.TestClients;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -81,7 +82,7 @@ abstract class BrokerCompatibility {
         kafka = KafkaCluster.builder().brokers(2).withProxies().clientSecurity(ClientSecurity.saslPlaintext())
                 .distribution(distribution()).build().start();
         kafka.createScramUser(USER, PASSWORD);
-        System.out.println("[measured] Kafka " + kafka.kafkaVersion() + ": cluster of 2 brokers started in "
+        TestClients.report("%s", "Kafka " + kafka.kafkaVersion() + ": cluster of 2 brokers started in "
                 + (System.nanoTime() - begin) / 1_000_000 + " ms");
     }
 
@@ -134,7 +135,7 @@ abstract class BrokerCompatibility {
             m.awaitUpdate(m.requestUpdate(), m.newDeadline(Duration.ofSeconds(10)));
             m.awaitUpdate(m.requestUpdate(), m.newDeadline(Duration.ofSeconds(10)));
             short negotiated = maxVersionThroughProxies(METADATA);
-            System.out.println("[measured] Kafka " + kafka.kafkaVersion() + ": kmeta's Metadata requests v"
+            TestClients.report("%s", "Kafka " + kafka.kafkaVersion() + ": kmeta's Metadata requests v"
                     + negotiated + ", ApiVersions v" + maxVersionThroughProxies(API_VERSIONS));
             assertEquals(expectedMetadataVersion(), negotiated, "the newest Metadata version both sides speak");
         }
@@ -278,7 +279,7 @@ abstract class BrokerCompatibility {
             }
             ExampleProducer.Stats stats = producer.stats();
             short produceVersion = maxVersionThroughProxies(PRODUCE);
-            System.out.println("[measured] Kafka " + kafka.kafkaVersion() + ": " + acks.size()
+            TestClients.report("%s", "Kafka " + kafka.kafkaVersion() + ": " + acks.size()
                     + " records acked across the leader move " + oldLeader + " -> " + newLeader + ", hints fed "
                     + stats.leaderHintsFed() + ", hints applied by kmeta " + m.stats().leaderHintsApplied()
                     + ", invalidations " + stats.invalidations()

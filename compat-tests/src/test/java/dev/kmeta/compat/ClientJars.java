@@ -1,5 +1,6 @@
 package dev.kmeta.compat;
 
+import dev.kmeta.testkit.TestClients;
 import dev.kmeta.cluster.Cluster;
 import dev.kmeta.examples.ExampleProducer;
 import dev.kmeta.metadata.MetadataClient;
@@ -135,7 +136,7 @@ final class ClientJars {
     static Map<String, Object> run(String version, Class<?> probeClass, Map<String, Object> props, String topic)
             throws Exception {
         Map<String, Object> seen = runWith(version, probeClass, Map.of("props", Map.copyOf(props), "topic", topic));
-        System.out.println("[measured] " + probeClass.getSimpleName() + ", kafka-clients " + version + ": " + seen);
+        TestClients.report("%s", probeClass.getSimpleName() + ", kafka-clients " + version + ": " + seen);
         return seen;
     }
 

@@ -1,5 +1,6 @@
 package dev.kmeta.compat;
 
+import dev.kmeta.testkit.TestClients;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -120,7 +121,7 @@ class ClientsLinkageTest {
                 }
             }
         }
-        System.out.println("[measured] kafka-clients " + version + ": " + checked + " references checked, "
+        TestClients.report("%s", "kafka-clients " + version + ": " + checked + " references checked, "
                 + unresolved.size() + " unresolved");
         assertEquals(List.of(), unresolved, "references that do not link on kafka-clients " + version);
     }
@@ -141,7 +142,7 @@ class ClientsLinkageTest {
         List<String> unresolved = REFS.get("kafka-producer").stream().filter(r -> r.from().equals(other))
                 .map(r -> resolve(r, loader) == null ? null : r.toString()).filter(java.util.Objects::nonNull)
                 .collect(Collectors.toList());
-        System.out.println("[measured] kafka-clients " + version + ": " + other + " has " + unresolved.size()
+        TestClients.report("%s", "kafka-clients " + version + ": " + other + " has " + unresolved.size()
                 + " unresolved references, e.g. " + unresolved.stream().limit(2).collect(Collectors.toList()));
         assertFalse(unresolved.isEmpty(), other + " should not link on kafka-clients " + version);
     }

@@ -1,5 +1,6 @@
 package dev.kmeta.compat;
 
+import dev.kmeta.testkit.TestClients;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -108,10 +109,10 @@ class KafkaInternalApiTest {
                 }
             }
         }
-        System.out.println("[measured] Kafka classes referenced: " + publicApi.size() + ", of which internal: "
+        TestClients.report("%s", "Kafka classes referenced: " + publicApi.size() + ", of which internal: "
                 + publicApi.values().stream().filter(p -> !p).count() + "; kmeta classes referring to internals: "
                 + INTERNAL.size());
-        System.out.println("[measured] kmeta's references to Kafka internals (what a kafka-clients upgrade can "
+        TestClients.report("%s", "kmeta's references to Kafka internals (what a kafka-clients upgrade can "
                 + "break):\n" + docsList());
     }
 
@@ -200,7 +201,7 @@ class KafkaInternalApiTest {
             }
         }
         Set<String> checked = KafkaClientsAbi.requiredMembers();
-        System.out.println("[measured] internal Kafka members the route links to: " + linked.size()
+        TestClients.report("%s", "internal Kafka members the route links to: " + linked.size()
                 + "; resolved by KafkaClientsAbi before it picks a stand-in: " + checked.size());
         assertFalse(linked.isEmpty(), "the scan finds the route's links");
         Set<String> unchecked = new TreeSet<>(linked);
@@ -236,7 +237,7 @@ class KafkaInternalApiTest {
                 }
             }
         }
-        System.out.println("[measured] exported kmeta types: " + types + "; internal Kafka types named by "
+        TestClients.report("%s", "exported kmeta types: " + types + "; internal Kafka types named by "
                 + DRIVEN + ": " + drivenNames);
         assertTrue(types > 20, "the scan finds kmeta's exported types: " + types);
         assertEquals(List.of(), named, "exported signatures naming Kafka internals (only " + DRIVEN + " may)");

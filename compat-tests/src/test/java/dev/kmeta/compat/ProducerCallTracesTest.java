@@ -1,5 +1,6 @@
 package dev.kmeta.compat;
 
+import dev.kmeta.testkit.TestClients;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -67,7 +68,7 @@ class ProducerCallTracesTest {
                         "hintTopic", hintTopic, "moveLeader", moveLeader));
         List<String> actual = ProducerCallTraces.render(version, seen);
         ProducerCallTraces.writeRaw(version, seen);
-        System.out.println("[measured] ProducerCallTracesTest, kafka-clients " + version + ": "
+        TestClients.report("%s", "ProducerCallTracesTest, kafka-clients " + version + ": "
                 + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs) + " ms (" + ProducerCallsProbe.SCENARIOS
                 .stream().map(s -> s + " " + seen.get(s + ".ms") + " ms").collect(java.util.stream.Collectors
                         .joining(", ")) + ")");

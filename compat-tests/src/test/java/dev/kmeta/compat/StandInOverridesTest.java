@@ -1,5 +1,6 @@
 package dev.kmeta.compat;
 
+import dev.kmeta.testkit.TestClients;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -91,7 +92,7 @@ class StandInOverridesTest {
                         ? " (final in kafka-clients)" : "") + ", called by " + call.getValue());
             }
         }
-        System.out.println("[measured] kafka-clients " + version + ": " + calls.size() + " metadata methods called by "
+        TestClients.report("%s", "kafka-clients " + version + ": " + calls.size() + " metadata methods called by "
                 + "the producer, " + checked + " checked on " + standIn.getSimpleName() + ": " + calls.keySet());
         assertTrue(checked >= 10, "the scan finds the producer's metadata calls: " + calls);
         assertEquals(List.of(), missing, "ProducerMetadata/Metadata methods kafka-clients " + version

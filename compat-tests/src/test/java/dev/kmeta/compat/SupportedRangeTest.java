@@ -1,5 +1,6 @@
 package dev.kmeta.compat;
 
+import dev.kmeta.testkit.TestClients;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -92,7 +93,7 @@ class SupportedRangeTest {
                 }
             }
         }
-        System.out.println("[measured] supported-range statements in README.md and docs/*.md: " + statements);
+        TestClients.report("%s", "supported-range statements in README.md and docs/*.md: " + statements);
         assertEquals(List.of(), wrong, "docs that disagree with KafkaClientsCompat.OLDEST/NEWEST");
         assertTrue(statements >= 2, "README.md and docs/kafka-producer.md state the range: " + statements);
     }

@@ -114,7 +114,7 @@ class ExampleProducerDiagnosisTest {
 
             Throwable e = failure(f);
             long tookMs = millisSince(start);
-            System.out.println("[measured] advertised listener at a closed port: failed after " + tookMs + " ms: "
+            TestClients.report("%s", "advertised listener at a closed port: failed after " + tookMs + " ms: "
                     + e.getMessage());
             assertWithin(tookMs, 3_000, span, "the record's failure");
             KafkaMetadataTimeoutException timeout = assertInstanceOf(KafkaMetadataTimeoutException.class, e);
@@ -195,13 +195,13 @@ class ExampleProducerDiagnosisTest {
                 var p = producer.metadata().fetch().partition("lonely", 0);
                 return p != null && !p.hasLeader();
             });
-            System.out.println("[measured] leaderless partition: seen without a leader " + millisSince(start)
+            TestClients.report("%s", "leaderless partition: seen without a leader " + millisSince(start)
                     + " ms after the send");
             assertFalse(f.isDone(), "the record waits for a leader");
 
             Throwable e = failure(f);
             long tookMs = millisSince(start);
-            System.out.println("[measured] leaderless partition: failed after " + tookMs + " ms: " + e.getMessage());
+            TestClients.report("%s", "leaderless partition: failed after " + tookMs + " ms: " + e.getMessage());
             assertWithin(tookMs, 8_000, span, "the record's expiry");
             assertInstanceOf(TimeoutException.class, e);
             assertTrue(e.getMessage().startsWith("Expiring 1 record(s) for lonely-0: not acknowledged within "
@@ -232,7 +232,7 @@ class ExampleProducerDiagnosisTest {
 
             Throwable e = failure(f);
             long tookMs = millisSince(start);
-            System.out.println("[measured] leader blackholed after it answered: failed after " + tookMs + " ms: "
+            TestClients.report("%s", "leader blackholed after it answered: failed after " + tookMs + " ms: "
                     + e.getMessage());
             assertWithin(tookMs, 6_000, span, "the record's expiry (not max.block.ms: ordinary retries)");
             KafkaMetadataTimeoutException timeout = assertInstanceOf(KafkaMetadataTimeoutException.class, e);
@@ -263,7 +263,7 @@ class ExampleProducerDiagnosisTest {
         long start = System.nanoTime();
         timed.close(Duration.ofSeconds(2));
         long closeMs = millisSince(start);
-        System.out.println("[measured] close(2 s) with a stuck record returned after " + closeMs + " ms");
+        TestClients.report("%s", "close(2 s) with a stuck record returned after " + closeMs + " ms");
         assertWithin(closeMs, 2_000, span, "close(Duration.ofSeconds(2))");
         Throwable e = failure(first);
         assertInstanceOf(KafkaException.class, e);
@@ -277,7 +277,7 @@ class ExampleProducerDiagnosisTest {
         start = System.nanoTime();
         plain.close();
         closeMs = millisSince(start);
-        System.out.println("[measured] close() (max.block.ms=2500) with a stuck record returned after " + closeMs
+        TestClients.report("%s", "close() (max.block.ms=2500) with a stuck record returned after " + closeMs
                 + " ms");
         assertWithin(closeMs, 2_500, span, "close()");
         assertTrue(failure(second).getMessage().contains("close waited 2500 ms"));
@@ -317,7 +317,7 @@ class ExampleProducerDiagnosisTest {
             long start = System.nanoTime();
             producer.close(Duration.ofSeconds(30));
             long closeMs = millisSince(start);
-            System.out.println("[measured] close(30 s) with a record for a deleted topic returned after " + closeMs
+            TestClients.report("%s", "close(30 s) with a record for a deleted topic returned after " + closeMs
                     + " ms");
             MachineTime.assertAtMost(closeMs, 0, 2_000, span, "close did not wait for what cannot go out: it");
             Throwable e = failure(f);

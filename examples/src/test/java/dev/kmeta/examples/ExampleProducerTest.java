@@ -172,7 +172,7 @@ class ExampleProducerTest {
             // covers the hint deterministically.
             assertTrue(stats.leaderHintsFed() + stats.invalidations() >= 1, stats.toString());
             assertTrue(endOffset("failover", 0) >= stats.recordsAcked() - countOn(futures, 1));
-            System.out.println("[measured] failover: " + futures.size() + " records, " + stats);
+            TestClients.report("%s", "failover: " + futures.size() + " records, " + stats);
         }
     }
 
@@ -479,7 +479,7 @@ class ExampleProducerTest {
                         assertTrue(Diagnosis.from(ex.getCause()).isPresent(), "failed with a diagnosis: " + ex);
                     }
                 }
-                System.out.println("[measured] ExampleProducer, topic re-created 6 -> 3: of the 6 records sent while "
+                TestClients.report("%s", "ExampleProducer, topic re-created 6 -> 3: of the 6 records sent while "
                         + "it was gone " + acked + " acked, " + (6 - acked) + " failed with a diagnosis; partition 5 "
                         + "after: " + Diagnosis.from(e).orElseThrow().cause() + " in " + failedMs + " ms");
             } finally {

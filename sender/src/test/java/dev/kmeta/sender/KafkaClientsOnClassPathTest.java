@@ -1,5 +1,6 @@
 package dev.kmeta.sender;
 
+import dev.kmeta.testkit.TestClients;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -26,7 +27,7 @@ class KafkaClientsOnClassPathTest {
             // the compat run: no Kafka server classes here, so every broker runs in a child JVM of its own
             assertThrows(ClassNotFoundException.class, () -> Class.forName("kafka.server.KafkaRaftServer"));
         }
-        System.out.println("[measured] sender tests on kafka-clients " + KafkaClientsCompat.version() + " ("
+        TestClients.report("%s", "sender tests on kafka-clients " + KafkaClientsCompat.version() + " ("
                 + KafkaClientsCompat.location() + ")");
     }
 }

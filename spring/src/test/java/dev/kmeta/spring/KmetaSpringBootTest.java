@@ -158,7 +158,7 @@ class KmetaSpringBootTest {
         } finally {
             plain.forEach(DefaultKafkaProducerFactory::destroy);
         }
-        System.out.println("[measured] Metadata requests for " + FACTORIES + " factories' first sends: kmeta-backed "
+        TestClients.report("%s", "Metadata requests for " + FACTORIES + " factories' first sends: kmeta-backed "
                 + counts.get(0) + ", Spring's own " + counts.get(1));
         assertTrue(counts.get(0) < counts.get(1), "kmeta-backed factories made " + counts.get(0)
                 + " Metadata requests, Spring's own " + counts.get(1));
