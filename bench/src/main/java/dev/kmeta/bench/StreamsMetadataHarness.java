@@ -25,6 +25,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -108,10 +109,16 @@ public final class StreamsMetadataHarness {
                 KafkaStreams streams = new KafkaStreams(topology(), streamsProps(state));
                 streams.setUncaughtExceptionHandler(e ->
                         StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD);
+                CountDownLatch running = new CountDownLatch(1);
+                streams.setStateListener((now, before) -> {
+                    if (now == KafkaStreams.State.RUNNING) {
+                        running.countDown();
+                    }
+                });
                 long start = System.nanoTime();
                 streams.start();
-                while (streams.state() != KafkaStreams.State.RUNNING) {
-                    TimeUnit.MILLISECONDS.sleep(10); // a benchmark's sampling, not a test's synchronisation
+                if (!running.await(120, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException(name + ": not RUNNING after 120 s but " + streams.state());
                 }
                 long runningMs = (System.nanoTime() - start) / 1_000_000;
                 Map<String, Long> startup = byKind();
@@ -154,19 +161,16 @@ public final class StreamsMetadataHarness {
             }
         }
 
-        private StreamsBuilder builderWithTopology() {
+        /** The input, grouped by value and counted (a repartition and a store), by key reduced (a store), re-keyed out. */
+        private org.apache.kafka.streams.Topology topology() {
+            cluster.createTopic("out-" + name, PARTITIONS, 1);
             StreamsBuilder builder = new StreamsBuilder();
             KStream<String, String> in = builder.stream(input);
             in.groupBy((k, v) -> v, Grouped.with(Serdes.String(), Serdes.String()))
                     .count(Materialized.as(Stores.inMemoryKeyValueStore("by-value-" + name)));
             in.groupByKey().reduce((a, b) -> b, Materialized.as(Stores.inMemoryKeyValueStore("last-" + name)));
             in.map((k, v) -> KeyValue.pair(v, k)).to("out-" + name);
-            return builder;
-        }
-
-        private org.apache.kafka.streams.Topology topology() {
-            cluster.createTopic("out-" + name, PARTITIONS, 1);
-            return builderWithTopology().build();
+            return builder.build();
         }
 
         private Properties streamsProps(Path state) {

@@ -6,13 +6,8 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.LongDeserializer;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
@@ -96,15 +91,9 @@ class ExactlyOnceRecreatedInputTest {
                             .withKeySerde(Serdes.String()).withValueSerde(Serdes.Long()))
                     .toStream()
                     .to(output, Produced.with(Serdes.String(), Serdes.Long()));
-            Properties p = new Properties();
-            p.put(StreamsConfig.APPLICATION_ID_CONFIG, "eos-" + name);
-            p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.cluster().bootstrapServers());
-            p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-            p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, THREADS);
-            p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
-            p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.resolve(name).toString());
-            p.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
-            p.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
+            String bootstrap = KAFKA.cluster().bootstrapServers();
+            Properties p = StreamsIt.streamsProps(bootstrap, "eos-" + name, StreamsConfig.EXACTLY_ONCE_V2, THREADS,
+                    stateDir.resolve(name));
             // both applications' consumers notice the re-created input sooner (5 min by default), and a dead
             // thread's member leaves the group after 6 s, not 45: a shorter test, the same for both routes
             p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.METADATA_MAX_AGE_CONFIG), 2_000);
@@ -120,12 +109,7 @@ class ExactlyOnceRecreatedInputTest {
                         : " <- " + e.getCause().getClass().getSimpleName()));
                 return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.REPLACE_THREAD;
             });
-            Map<String, Object> c = new HashMap<>();
-            c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.cluster().bootstrapServers());
-            c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-            c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-            this.reader = new KafkaConsumer<>(c, new StringDeserializer(), new LongDeserializer());
-            reader.assign(List.of(new TopicPartition(output, 0)));
+            this.reader = StreamsIt.countsReader(bootstrap, output);
         }
 
         /** Reads what the output committed since the last look; true when every key's count is {@code expected}. */
@@ -149,7 +133,7 @@ class ExactlyOnceRecreatedInputTest {
     @Test
     void anExactlyOnceApplicationResumesAfterItsInputTopicIsRecreated() throws Exception {
         Map<Route, App> apps = new EnumMap<>(Route.class);
-        try (KafkaProducer<String, String> feed = new KafkaProducer<>(feedProps())) {
+        try (KafkaProducer<String, String> feed = StreamsIt.feeder(KAFKA.cluster().bootstrapServers())) {
             for (Route route : Route.values()) {
                 apps.put(route, new App(route));
             }
@@ -214,12 +198,4 @@ class ExactlyOnceRecreatedInputTest {
         feed.flush();
     }
 
-    private static Map<String, Object> feedProps() {
-        Map<String, Object> p = new HashMap<>();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.cluster().bootstrapServers());
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        return p;
-    }
 }

@@ -3,17 +3,11 @@ package dev.kmeta.streams;
 import dev.kmeta.testkit.KafkaCluster;
 import dev.kmeta.testkit.KafkaClusterExtension;
 import dev.kmeta.testkit.TestClients;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.LongDeserializer;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
@@ -29,7 +23,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -97,21 +90,14 @@ class StreamsParityTest {
                 .count(Materialized.as(Stores.inMemoryKeyValueStore("by-value")))
                 .toStream().to(output, Produced.with(Serdes.String(), Serdes.Long()));
         in.groupByKey().reduce((a, b) -> b, Materialized.as(Stores.inMemoryKeyValueStore("last-by-key")));
-        Properties p = new Properties();
-        p.put(StreamsConfig.APPLICATION_ID_CONFIG, "parity-" + name);
-        p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.cluster().bootstrapServers());
-        p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, guarantee);
-        p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, THREADS);
-        p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, 100);
-        p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.resolve(name).toString());
-        p.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
-        p.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.StringSerde.class);
+        Properties p = StreamsIt.streamsProps(KAFKA.cluster().bootstrapServers(), "parity-" + name, guarantee,
+                THREADS, stateDir.resolve(name));
         p.put(StreamsConfig.GROUP_PROTOCOL_CONFIG, protocol);
         KafkaStreams streams = kmeta ? new KafkaStreams(builder.build(), p, new KmetaClientSupplier())
                 : new KafkaStreams(builder.build(), p);
         Map<String, Long> counts = new TreeMap<>();
         long start = System.nanoTime();
-        try (KafkaConsumer<String, Long> reader = reader(output)) {
+        try (KafkaConsumer<String, Long> reader = StreamsIt.countsReader(KAFKA.cluster().bootstrapServers(), output)) {
             streams.start();
             feed(input);
             Map<String, Long> expected = expectedCounts();
@@ -149,26 +135,12 @@ class StreamsParityTest {
         return expected;
     }
 
-    private static void feed(String input) throws Exception {
-        Map<String, Object> p = new HashMap<>();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.cluster().bootstrapServers());
-        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class);
-        try (KafkaProducer<String, String> feed = new KafkaProducer<>(p)) {
+    private static void feed(String input) {
+        try (KafkaProducer<String, String> feed = StreamsIt.feeder(KAFKA.cluster().bootstrapServers())) {
             for (int i = 0; i < RECORDS; i++) {
                 feed.send(new ProducerRecord<>(input, "k" + (i % KEYS), "v" + (i % VALUES)));
             }
             feed.flush();
         }
-    }
-
-    private static KafkaConsumer<String, Long> reader(String output) {
-        Map<String, Object> c = new HashMap<>();
-        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.cluster().bootstrapServers());
-        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        KafkaConsumer<String, Long> reader = new KafkaConsumer<>(c, new StringDeserializer(), new LongDeserializer());
-        reader.assign(List.of(new TopicPartition(output, 0)));
-        reader.seekToBeginning(List.of(new TopicPartition(output, 0)));
-        return reader;
     }
 }

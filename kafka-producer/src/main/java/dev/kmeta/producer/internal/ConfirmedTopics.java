@@ -119,9 +119,10 @@ final class ConfirmedTopics {
 
     private List<String> stillUnconfirmed(List<String> topics) {
         long nowMs = metadata.ticker().milliTime();
+        dev.kmeta.cluster.Cluster snapshot = metadata.fetch();
         List<String> left = new ArrayList<>(topics.size());
         for (String topic : topics) {
-            if (metadata.fetch().topic(topic) != null && !isConfirmed(topic, nowMs)) {
+            if (snapshot.topic(topic) != null && !isConfirmed(topic, nowMs)) {
                 left.add(topic);
             }
         }
