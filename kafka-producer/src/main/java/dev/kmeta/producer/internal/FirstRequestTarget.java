@@ -1,6 +1,7 @@
 package dev.kmeta.producer.internal;
 
 import dev.kmeta.metadata.ConnectionEvidence;
+import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.RefreshState;
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.sender.internal.Handles;
@@ -8,12 +9,12 @@ import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 
@@ -47,9 +48,6 @@ import java.util.function.BooleanSupplier;
 final class FirstRequestTarget {
     /** The longest the network thread waits for kmeta's probe to find a leader accepting. */
     static final long MAX_WAIT_MS = 50;
-    /** The intervals between looks: as a send held for the same leaders looks ({@link LeaderHold}). */
-    private static final long FIRST_SLICE_NS = TimeUnit.MICROSECONDS.toNanos(LeaderHold.SETTLE_CHECK_US);
-    private static final long MAX_SLICE_NS = TimeUnit.MICROSECONDS.toNanos(LeaderHold.SETTLE_CHECK_MAX_US);
 
     private final KafkaMetadata metadata;
     private final LongAdder steered = new LongAdder();
@@ -65,7 +63,9 @@ final class FirstRequestTarget {
 
     /**
      * {@code view}, or a view of only those of its partitions' leaders whose address accepted kmeta's probe (no
-     * partitions: the caller reads its brokers). Waits (system clock, bounded) while a leader is untried.
+     * partitions: the caller reads its brokers). Waits while a leader is untried, at most {@value #MAX_WAIT_MS} ms of
+     * the instance's ticker, woken by what can end the wait: a connection outcome kmeta records, a new snapshot,
+     * close.
      *
      * @param stop true when the wait is to end now (the producer closing, the bridge closed)
      */
@@ -74,37 +74,47 @@ final class FirstRequestTarget {
         if (leaders.isEmpty()) {
             return view;
         }
-        long startNs = System.nanoTime();
-        long sliceNs = FIRST_SLICE_NS;
+        Deadline deadline = metadata.newDeadline(Duration.ofMillis(MAX_WAIT_MS));
         for (;;) {
-            ConnectionEvidence evidence = metadata.evidence();
             List<Node> accepting = new ArrayList<>(leaders.size());
-            boolean untried = false;
-            for (Node n : leaders.values()) {
-                ConnectionEvidence.Record r = evidence.broker(n.id());
-                if (r == null || !r.isAt(n.host(), n.port())) {
-                    untried = true;
-                } else if (r.failingNow()) {
-                    continue; // refused, unanswered, or dropped since: not where a first request should wait
-                } else if (r.everAccepted()) {
-                    accepting.add(n);
-                } else {
-                    untried = true; // being tried
-                }
-            }
+            boolean untried = look(leaders, accepting);
             if (!accepting.isEmpty()) {
                 steered.increment();
                 return new Cluster(view.clusterResource().clusterId(), accepting, List.of(), Set.of(), Set.of());
             }
-            long leftNs = TimeUnit.MILLISECONDS.toNanos(MAX_WAIT_MS) - (System.nanoTime() - startNs);
+            long leftNs = deadline.remainingNs();
             if (!untried || leftNs <= 0 || stop.getAsBoolean() || metadata.state() == RefreshState.CLOSED
                     || Thread.currentThread().isInterrupted()) {
                 return view;
             }
-            // a park of at most sliceNs on the system's clock (a new version wakes it early: harmless, it looks again)
-            Handles.parkUntilNewVersion(metadata, metadata.fetch().version(), Math.min(leftNs, sliceNs));
-            sliceNs = Math.min(MAX_SLICE_NS, sliceNs * 2);
+            Handles.parkUntilChange(metadata, leftNs, () -> !stop.getAsBoolean() && look(leaders, null));
         }
+    }
+
+    /**
+     * Reads kmeta's evidence of the leaders: adds those accepting to {@code accepting} (when given); returns true
+     * while none accepts and one is untried or being tried (a wait may still end well).
+     */
+    private boolean look(Map<Integer, Node> leaders, List<Node> accepting) {
+        ConnectionEvidence evidence = metadata.evidence();
+        boolean untried = false;
+        boolean anyAccepting = false;
+        for (Node n : leaders.values()) {
+            ConnectionEvidence.Record r = evidence.broker(n.id());
+            if (r == null || !r.isAt(n.host(), n.port())) {
+                untried = true;
+            } else if (r.failingNow()) {
+                continue; // refused, unanswered, or dropped since: not where a first request should wait
+            } else if (r.everAccepted()) {
+                anyAccepting = true;
+                if (accepting != null) {
+                    accepting.add(n);
+                }
+            } else {
+                untried = true; // being tried
+            }
+        }
+        return untried && !anyAccepting;
     }
 
     /** The distinct leaders of the view's partitions, by id (in partition order). */

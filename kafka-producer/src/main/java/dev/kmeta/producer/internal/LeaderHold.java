@@ -11,6 +11,7 @@ import dev.kmeta.metadata.MetadataClient;
 import dev.kmeta.metadata.Ticker;
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.sender.KafkaMetadataTimeoutException;
+import dev.kmeta.sender.internal.Handles;
 import org.apache.kafka.common.errors.TimeoutException;
 
 import java.util.concurrent.TimeUnit;
@@ -40,20 +41,6 @@ import java.time.Duration;
  * and the leaders' evidence records).
  */
 final class LeaderHold implements SendProtocol.Leaders {
-    /** How often a held send looks again: reachability shows in the evidence, which wakes nobody. */
-    static final long CHECK_MS = 20;
-    /**
-     * How soon a send held with settling first looks again while its leader is being tried, doubling up to
-     * {@link #SETTLE_CHECK_MAX_US}: the probe's connection is accepted well under a millisecond after kmeta's answer on
-     * a reachable leader (tens on a loaded machine), and a fresh producer's first send waits for it (issue 28: a fixed
-     * 20 ms added up to 20 ms; looks at 1, 2, 4 ms added up to 2).
-     */
-    static final long SETTLE_CHECK_US = 250;
-    /** The longest interval between looks while settling, for its first {@link #SETTLE_FAST_MS} ms. */
-    static final long SETTLE_CHECK_MAX_US = 1_000;
-    /** How long a settling send looks often: past it the leader's first attempt is slow anyway (a dropped SYN). */
-    static final long SETTLE_FAST_MS = 250;
-
     /** What the evidence says of the leaders a record may go to. */
     enum Verdict {
         /** A leader that accepted a connection, or none (no leader: the producer's ordinary wait): send. */
@@ -76,25 +63,18 @@ final class LeaderHold implements SendProtocol.Leaders {
 
     private final KafkaMetadata metadata;
     private final long maxBlockMs;
-    /** The kmeta instance's clock: the hold's deadline and re-checks read and park on it. */
+    /** The kmeta instance's clock: the hold's deadline reads it, and the hold parks on it. */
     private final Ticker ticker;
     /** Sends that were held (parked at least once) in {@code send()}. */
     private final LongAdder held = new LongAdder();
-    /** The producer's network thread (callbacks run there: a send from one is never held). */
-    private volatile Thread networkThread;
+    /** True on the producer's network thread (callbacks run there: a send from one is never held). */
+    private final java.util.function.BooleanSupplier onNetworkThread;
 
-    LeaderHold(KafkaMetadata metadata, long maxBlockMs) {
+    LeaderHold(KafkaMetadata metadata, long maxBlockMs, java.util.function.BooleanSupplier onNetworkThread) {
         this.metadata = metadata;
         this.ticker = metadata.ticker();
         this.maxBlockMs = maxBlockMs;
-    }
-
-    /** Called by the producer's network thread (its NetworkClient's poll), so that its sends are never held. */
-    void onNetworkThread() {
-        Thread t = Thread.currentThread();
-        if (networkThread != t) {
-            networkThread = t;
-        }
+        this.onNetworkThread = onNetworkThread;
     }
 
     /** How many sends were held in {@code send()} (parked at least once, settling or on an unreachable leader). */
@@ -102,10 +82,10 @@ final class LeaderHold implements SendProtocol.Leaders {
         return held.sum();
     }
 
-    /** True on the producer's network thread (once its NetworkClient polled). */
+    /** True on the producer's network thread. */
     @Override
     public boolean isNetworkThread() {
-        return Thread.currentThread() == networkThread;
+        return onNetworkThread.getAsBoolean();
     }
 
     @Override
@@ -179,9 +159,6 @@ final class LeaderHold implements SendProtocol.Leaders {
      */
     private static TimeoutException hold(KafkaMetadata metadata, String topic, int partition, Deadline deadline,
                                  boolean settle, long sinceNs, LongAdder held) throws InterruptedException {
-        Ticker ticker = deadline.ticker();
-        long settleCheckUs = SETTLE_CHECK_US;
-        long heldSinceNs = ticker.nanoTime();
         for (boolean first = true; ; first = false) {
             Verdict v = verdict(metadata, topic, partition);
             if (v.isSendable() || v == Verdict.UNSETTLED && !settle) {
@@ -189,19 +166,14 @@ final class LeaderHold implements SendProtocol.Leaders {
             }
             long leftNs = deadline.remainingNs();
             if (leftNs <= 0) {
-                return v == Verdict.UNREACHABLE ? timeout(metadata, topic, partition, ticker.nanoTime() - sinceNs)
-                        : null;
+                return v == Verdict.UNREACHABLE
+                        ? timeout(metadata, topic, partition, deadline.ticker().nanoTime() - sinceNs) : null;
             }
             if (first) {
                 held.increment();
             }
-            long checkNs = TimeUnit.MILLISECONDS.toNanos(CHECK_MS);
-            if (v == Verdict.UNSETTLED
-                    && ticker.nanoTime() - heldSinceNs < TimeUnit.MILLISECONDS.toNanos(SETTLE_FAST_MS)) {
-                checkNs = TimeUnit.MICROSECONDS.toNanos(settleCheckUs);
-                settleCheckUs = Math.min(SETTLE_CHECK_MAX_US, settleCheckUs * 2);
-            }
-            ticker.park(LeaderHold.class, Math.min(leftNs, checkNs));
+            // woken by what changes the verdict: a connection outcome kmeta records, a new snapshot, close
+            Handles.parkUntilChange(metadata, leftNs, () -> verdict(metadata, topic, partition) == v);
             if (Thread.interrupted()) {
                 throw new InterruptedException("interrupted while waiting for a reachable leader of " + topic);
             }

@@ -5,7 +5,6 @@ import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.MetadataClient;
 import dev.kmeta.sender.KafkaMetadata;
-import dev.kmeta.sender.internal.Handles;
 import org.apache.kafka.clients.Metadata;
 import org.apache.kafka.clients.MetadataSnapshot;
 import org.apache.kafka.common.Cluster;
@@ -22,14 +21,11 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.LongAdder;
 import java.time.Duration;
 
 /**
@@ -54,29 +50,17 @@ import java.time.Duration;
  *   does it connect anywhere before kmeta's first answer: its first {@link #fetch()} waits for it.</li>
  * </ul>
  *
- * <p>Thread-safe; no method takes a lock (the views' lazy parts excepted, built once per snapshot, off the send
- * path). What a send is doing (the topic and partition of the send in progress, a hold, kmeta's timeout waiting to
- * be thrown) is {@link SendProtocol}'s, kept per thread, as KafkaProducer calls these methods in sequence on the
- * sending thread; this class asks it at each call.
+ * <p>A dispatcher: what a sending thread's send is doing (its topic and partition, a hold, kmeta's timeout waiting
+ * to be thrown) is {@link SendProtocol}'s, kept per thread, as KafkaProducer calls these methods in sequence on the
+ * sending thread; what the producer's network thread does (its first request, the updates it asks for, the leader
+ * hints, how kmeta's answers wake it) is {@link NetworkThreadProtocol}'s; this class routes each call to the one of
+ * the calling thread. Thread-safe; no method takes a lock (the views' lazy parts excepted, built once per snapshot,
+ * off the send path).
  */
 @SuppressKafkaInternalApiUsage("answers KafkaProducer's and Sender's ProducerMetadata calls (MetadataSnapshot, "
         + "Metadata.LeaderIdAndEpoch, Errors) for every stand-in")
 public final class ProducerBridge {
     private static final Logger log = LoggerFactory.getLogger(ProducerBridge.class);
-    /**
-     * How often the producer's network thread looks at the snapshot again while it waits for news it asked for
-     * ({@link #requestUpdate()}) when its Sender could not be read to be woken ({@link #attach}); otherwise kmeta's
-     * answer wakes it.
-     */
-    static final long SENDER_POLL_MS = 10;
-    /**
-     * Before kmeta's first answer the producer's network thread waits in {@link #fetch()}, woken by that answer; this
-     * is the longest it goes without looking at whether its producer began closing.
-     */
-    static final long FIRST_ANSWER_SLICE_MS = 10;
-    /** The name KafkaProducer gives its network thread, before {@link #attach} tells which thread it is. */
-    private static final String NETWORK_THREAD_PREFIX = "kafka-producer-network-thread | ";
-
     /**
      * The producer's network thread, whether its Sender still runs, and how to wake it
      * ({@link KafkaClientsAbi#senderOf}).
@@ -92,51 +76,15 @@ public final class ProducerBridge {
     private final ProducerViews views;
     private final long giveUpEarlyMs;
     private final String logPrefix;
-    /** The name of the producer's network thread ({@code kafka-producer-network-thread | clientId}). */
-    private final String networkThreadName;
-    /** The producer's network thread and Sender, once the producer is made ({@link #attach}); null before. */
-    private volatile SenderRef sender;
-    /** How many times the producer's network thread waited for kmeta's first answer in {@link #fetch()}. */
-    private final LongAdder firstAnswerWaits = new LongAdder();
-    /** Where the producer's first request goes, once kmeta's first answer ends the network thread's wait. */
-    private final FirstRequestTarget firstRequest;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final LeaderHold holds;
     /** What each sending thread's send is doing: every per-send state ({@link SendProtocol}). */
     private final SendProtocol protocol;
-    /**
-     * The kmeta version the producer's network thread waits to see passed ({@link #requestUpdate}, a newer leader hint),
-     * or {@link #NOTHING_WANTED}: set on the network thread, cleared by whoever sees it passed first - kmeta's thread
-     * ({@link #onNewVersion}, which then wakes the network thread) or the network thread's own next poll.
-     */
-    private final java.util.concurrent.atomic.AtomicInteger wantedVersion =
-            new java.util.concurrent.atomic.AtomicInteger(NOTHING_WANTED);
-    private static final int NOTHING_WANTED = Integer.MIN_VALUE;
-    /** Removes {@link #onNewVersion} from kmeta's version listeners; set by {@link #attach}. */
-    private volatile Runnable stopListening;
-    /** How many times kmeta's answer woke the producer's network thread (or its own poll found it arrived). */
-    private final LongAdder networkThreadWakeups = new LongAdder();
-    /**
-     * The topics the Sender named as having no leader in its view: in its loop, between its
-     * {@link #fetchMetadataSnapshot()} and its {@link #requestUpdate()}, it adds each such topic. Network thread only.
-     */
-    private final Set<String> unknownLeaderTopics = new LinkedHashSet<>();
-    /** More topics than {@link #MAX_UNKNOWN_LEADER_TOPICS} were added: the next update is a full one. Network thread. */
-    private boolean unknownLeaderOverflow;
-    /**
-     * True from the Sender's {@link #fetchMetadataSnapshot()} to its requestUpdate or the NetworkClient's next
-     * {@link #timeToNextUpdate()} (its poll, where callbacks run and disconnects ask for updates). Network thread.
-     */
-    private boolean senderReadyCheck;
-    /** Past this many unknown-leader topics one full refresh is asked for instead of one targeted refresh each. */
-    static final int MAX_UNKNOWN_LEADER_TOPICS = 64;
-    private final LongAdder updateRequests = new LongAdder();
-    private final LongAdder targetedUpdates = new LongAdder();
-    private final LongAdder leaderHints = new LongAdder();
-    private final LongAdder staleLeaderHints = new LongAdder();
-    /** Issue 27: the topics this producer saw deleted and re-created ({@link Recreations}). */
+    /** What the producer's network thread does ({@link NetworkThreadProtocol}). */
+    private final NetworkThreadProtocol network;
+    /** The topics this producer saw deleted and re-created ({@link Recreations}). */
     final Recreations recreations;
-    /** Issue 37: the topics this producer saw described since it first asked, for requests never rebuilt. */
+    /** The topics this producer saw described since it first asked, for requests never rebuilt. */
     private final ConfirmedTopics confirmed;
 
     ProducerBridge(KafkaMetadata metadata, long metadataIdleMs, long giveUpEarlyMs, long maxBlockMs,
@@ -146,13 +94,12 @@ public final class ProducerBridge {
 
     ProducerBridge(KafkaMetadata metadata, long metadataIdleMs, long giveUpEarlyMs, long maxBlockMs,
                    String logPrefix, String clientId) {
-        this.networkThreadName = clientId == null ? null : NETWORK_THREAD_PREFIX + clientId;
         this.metadata = metadata;
         this.views = new ProducerViews(metadata, metadataIdleMs);
         this.giveUpEarlyMs = giveUpEarlyMs;
-        this.holds = new LeaderHold(metadata, maxBlockMs);
-        this.firstRequest = new FirstRequestTarget(metadata);
-        this.recreations = new Recreations(metadata, logPrefix); // issue 27
+        this.recreations = new Recreations(metadata, logPrefix);
+        this.network = new NetworkThreadProtocol(metadata, closed::get, recreations::onNetworkThread, clientId);
+        this.holds = new LeaderHold(metadata, maxBlockMs, network::isCurrent);
         this.confirmed = new ConfirmedTopics(metadata, metadataIdleMs, views::firstUsedMs);
         this.protocol = new SendProtocol(new Waits(metadata, recreations, confirmed), holds, giveUpEarlyMs,
                 metadata.ticker());
@@ -190,103 +137,22 @@ public final class ProducerBridge {
         if (protocol.fetchHidesTopic()) { // or throws the kept timeout: fetch() comes right after awaitUpdate
             return Cluster.empty(); // waitOnMetadata's first look: the topic is not sendable yet
         }
-        if (holds.isNetworkThread()) {
-            return views.current().cluster;
-        }
-        if (metadata.fetch().nodes().isEmpty() && isProducerNetworkThread()) {
-            awaitFirstAnswer();
-            // the Sender's leastLoadedNode for its first request: the broker the pending sends go to, if proven
-            return firstRequest.steer(views.current().cluster, this::producerStopping);
+        Cluster networkView = network.fetch(() -> views.current().cluster);
+        if (networkView != null) {
+            return networkView;
         }
         Cluster view = views.forSend(protocol.viewTopic());
         return protocol.hidesArrivedTopic() ? Cluster.empty() : view; // the verdict read after the view
     }
 
-    /**
-     * The producer is made: its network thread and Sender (null when they cannot be read). With a Sender to wake,
-     * kmeta's new versions wake the producer's network thread when it waits for one ({@link #onNewVersion}).
-     */
+    /** The producer is made: its network thread and Sender (null when they cannot be read). */
     void attach(SenderRef ref) {
-        sender = ref;
-        if (ref != null && ref.wakeup() != null) {
-            Runnable stop = Handles.onNewVersion(metadata, this::onNewVersion);
-            stopListening = stop;
-            if (closed.get()) { // closed meanwhile: close() may have missed it
-                stop.run();
-            }
-        }
-    }
-
-    /**
-     * kmeta published a new version (kmeta's sender thread): when the producer's network thread waits for a version
-     * this one passes, it is woken - as a stock producer's network thread is woken by its own Metadata answer - instead
-     * of looking every few ms.
-     */
-    private void onNewVersion() {
-        int wanted = wantedVersion.get();
-        if (wanted != NOTHING_WANTED && (closed.get() || metadata.fetch().version() > wanted)
-                && wantedVersion.compareAndSet(wanted, NOTHING_WANTED)) {
-            wakeNetworkThread();
-        }
-    }
-
-    private void wakeNetworkThread() {
-        SenderRef ref = sender;
-        if (ref != null && ref.wakeup() != null) {
-            networkThreadWakeups.increment();
-            ref.wakeup().run();
-        }
-    }
-
-    /** True when the producer's network thread can be woken by kmeta's answers (its Sender was read). */
-    private boolean wakeable() {
-        SenderRef ref = sender;
-        return ref != null && ref.wakeup() != null && stopListening != null;
+        network.attach(ref);
     }
 
     /** How many times kmeta's answers woke the producer's network thread (it waited for them). */
     public long networkThreadWakeups() {
-        return networkThreadWakeups.sum();
-    }
-
-    /**
-     * True on this producer's network thread: the one {@link #attach} named; before it, the thread KafkaProducer's
-     * constructor started under its network thread's name (no other thread has the producer yet).
-     */
-    private boolean isProducerNetworkThread() {
-        SenderRef ref = sender;
-        Thread t = Thread.currentThread();
-        return ref != null ? ref.thread() == t : networkThreadName != null && networkThreadName.equals(t.getName());
-    }
-
-    /**
-     * Before kmeta's first answer (no broker known) the producer's network thread has nothing to send and must not
-     * connect anywhere on its own: its first {@code fetch()} (the Sender's {@code leastLoadedNode}, for an idempotent
-     * producer's InitProducerId) would otherwise connect to the bootstrap addresses kmeta's thread is already trying,
-     * and log every failure a second time. So it waits here until kmeta knows a broker, the producer begins closing
-     * (its Sender stops running) or this bridge closes: parked where kmeta's answer wakes it at once (its InitProducerId
-     * goes out as soon as kmeta knows a broker - to a leader of its pending sends once kmeta's probe found it
-     * accepting: {@link FirstRequestTarget}), looking at its producer every {@value #FIRST_ANSWER_SLICE_MS} ms.
-     */
-    private void awaitFirstAnswer() {
-        firstAnswerWaits.increment();
-        while (!closed.get()) {
-            dev.kmeta.cluster.Cluster now = metadata.fetch();
-            if (!now.nodes().isEmpty() || producerStopping()
-                    || Thread.currentThread().isInterrupted()) { // an interrupt is KafkaProducer's to see
-                return;
-            }
-            // on the system's clock, as KafkaProducer's own (lastSuccessfulUpdate, the idle expiry): not the
-            // instance's Ticker, whose fake would stop a thread no test drives; not kmeta's awaitUpdate, which would
-            // count as an application's metadata wait
-            Handles.parkUntilNewVersion(metadata, now.version(), TimeUnit.MILLISECONDS.toNanos(FIRST_ANSWER_SLICE_MS));
-        }
-    }
-
-    /** True once this bridge closed or its producer began closing (its Sender stops running). */
-    private boolean producerStopping() {
-        SenderRef ref = sender;
-        return closed.get() || ref != null && !ref.running().getAsBoolean();
+        return network.wakeups();
     }
 
     /**
@@ -294,12 +160,12 @@ public final class ProducerBridge {
      * of its pending sends that accepted kmeta's connection ({@link FirstRequestTarget}): 0 or 1.
      */
     public long firstRequestsToLeader() {
-        return firstRequest.steered();
+        return network.firstRequestsToLeader();
     }
 
     /** How many times the producer's network thread waited for kmeta's first answer (at most once, normally). */
     public long firstAnswerWaits() {
-        return firstAnswerWaits.sum();
+        return network.firstAnswerWaits();
     }
 
     /**
@@ -315,19 +181,10 @@ public final class ProducerBridge {
         }
         views.add(topic, nowMs);
         metadata.subscribe(topic);
-        if (holds.isNetworkThread() && senderReadyCheck) { // the field is the network thread's alone
-            noteUnknownLeader(topic);
+        if (network.isCurrent()) {
+            network.add(topic); // in the Sender's ready check: a topic whose leader its view lacks
         }
         protocol.add(topic);
-    }
-
-    /** The Sender's add of a topic whose leader its view lacks; its requestUpdate follows. Network thread only. */
-    private void noteUnknownLeader(String topic) {
-        if (unknownLeaderTopics.size() < MAX_UNKNOWN_LEADER_TOPICS) {
-            unknownLeaderTopics.add(topic);
-        } else {
-            unknownLeaderOverflow = true;
-        }
     }
 
     /**
@@ -414,12 +271,15 @@ public final class ProducerBridge {
      * the producer's network thread. Allocation-free.
      */
     void onSend(String topic, Integer partition) {
+        if (network.isCurrent()) {
+            network.onSend();
+        }
         protocol.onSend(topic, partition == null ? MetadataClient.ANY_PARTITION : partition, !closed.get());
     }
 
     /** The interceptor's onAcknowledgement with an exception: on a sending thread, its send failed in send(). */
     void sendFailed() {
-        if (!holds.isNetworkThread()) {
+        if (!network.isCurrent()) {
             protocol.sendFailed();
         }
     }
@@ -433,9 +293,8 @@ public final class ProducerBridge {
 
     /** {@code fetchMetadataSnapshot()}: this producer's topics, rebuilt only when one of them or the brokers changed. */
     public MetadataSnapshot fetchMetadataSnapshot() {
-        if (holds.isNetworkThread()) { // the Sender's loop: its ready check follows
-            endReadyCheck();
-            senderReadyCheck = true;
+        if (network.isCurrent()) {
+            network.loopStarts(); // the Sender's loop: its ready check follows
         }
         return views.current().snapshot;
     }
@@ -462,52 +321,24 @@ public final class ProducerBridge {
         if (closed.get()) {
             return metadata.fetch().version();
         }
-        updateRequests.increment();
         try {
-            int version = holds.isNetworkThread() ? requestFromNetworkThread() : metadata.requestUpdate();
-            want(version);
-            return version;
+            return network.isCurrent() ? network.requestUpdate() : network.requestUpdateElsewhere();
         } catch (KafkaException e) {
             log.debug("{}metadata update request refused: {}", logPrefix, e.getMessage());
             return metadata.fetch().version();
         }
     }
 
-    /** The network thread's request: targeted at the Sender's unknown-leader topics when it named some. */
-    private int requestFromNetworkThread() {
-        boolean targeted = senderReadyCheck && !unknownLeaderTopics.isEmpty() && !unknownLeaderOverflow;
-        endReadyCheck();
-        if (!targeted) {
-            return metadata.requestUpdate();
-        }
-        // read before asking, as kmeta's requestUpdate does: the answer may land before this returns
-        int version = metadata.fetch().version();
-        for (String topic : unknownLeaderTopics) {
-            metadata.invalidate(topic, 0);
-        }
-        unknownLeaderTopics.clear();
-        targetedUpdates.increment();
-        return version;
-    }
-
-    /** The Sender's ready check is over: what it noted is dropped. Network thread only. */
-    private void endReadyCheck() {
-        senderReadyCheck = false;
-        unknownLeaderOverflow = false;
-        unknownLeaderTopics.clear();
-    }
-
     /** How many times the producer's Sender or NetworkClient asked for a metadata update. */
     public long updateRequests() {
-        return updateRequests.sum();
+        return network.updateRequests();
     }
 
     /** How many of {@link #updateRequests()} asked kmeta for the Sender's unknown-leader topics only. */
     public long targetedUpdates() {
-        return targetedUpdates.sum();
+        return network.targetedUpdates();
     }
 
-    // issue 28 (wt-worse): one accessor, for tests and the first-send harness
     /** How many of this producer's sends were held in {@code send()} for their leader ({@link LeaderHold}). */
     public long leaderHolds() {
         return holds.held();
@@ -515,96 +346,26 @@ public final class ProducerBridge {
 
     /** How many KIP-951 leader hints (a leader and an epoch) this producer's produce answers carried. */
     public long leaderHints() {
-        return leaderHints.sum();
+        return network.leaderHints();
     }
 
     /** How many of {@link #leaderHints()} were older than kmeta's snapshot, so dropped before they reached kmeta. */
     public long staleLeaderHints() {
-        return staleLeaderHints.sum();
+        return network.staleLeaderHints();
     }
 
-    /**
-     * {@code timeToNextUpdate(now)}: never 0, so the producer's NetworkClient never sends a Metadata request. While its
-     * network thread waits for a version kmeta has not published, kmeta's answer wakes it ({@link #onNewVersion}): it
-     * sleeps on its own timers, as a stock producer's does while its Metadata request is out. A version that passed
-     * before this poll wakes the poll at once (the Sender looks again). Only when the Sender could not be read does
-     * the thread look every {@value #SENDER_POLL_MS} ms instead.
-     */
+    /** {@code timeToNextUpdate(now)}: a query ({@link NetworkThreadProtocol#timeToNextUpdate}). */
     public long timeToNextUpdate() {
-        holds.onNetworkThread(); // only the producer's NetworkClient asks
-        endReadyCheck(); // its poll: what follows (callbacks, disconnects) is not the Sender's ready check
-        recreations.onNetworkThread(); // issue 27: fail what is queued for a re-created topic's vanished partitions
-        int wanted = wantedVersion.get();
-        if (closed.get() || wanted == NOTHING_WANTED) {
-            return Long.MAX_VALUE;
-        }
-        if (metadata.fetch().version() > wanted) { // published between the request and this poll
-            if (wantedVersion.compareAndSet(wanted, NOTHING_WANTED)) {
-                wakeNetworkThread(); // the poll that follows returns at once: the Sender looks at the new view
-            }
-            return Long.MAX_VALUE;
-        }
-        return wakeable() ? Long.MAX_VALUE : SENDER_POLL_MS;
+        return network.timeToNextUpdate();
     }
 
-    /** The network thread waits to see {@code version} passed (the larger of what it waits for). */
-    private void want(int version) {
-        wantedVersion.accumulateAndGet(version, (w, v) -> w == NOTHING_WANTED ? v : Math.max(w, v));
-    }
-
-    /**
-     * KIP-951: the leaders a produce answer named feed kmeta's {@code onLeaderHint} (a hint without a leader asks
-     * kmeta to refresh the partition). Returns the partitions hinted; kmeta applies them on its own thread. A hint
-     * whose epoch kmeta's snapshot already has is dropped here, as kmeta would drop it, without waking kmeta's thread
-     * (every batch of a partition whose leader moved answers with the same hint, and kmeta's refresh may be first).
-     * Only a hint newer than the snapshot is waited for (kmeta's publishing it wakes the network thread): a stale one
-     * would be waited for until some other change.
-     */
+    /** KIP-951 leader hints of a produce answer ({@link NetworkThreadProtocol#updatePartitionLeadership}). */
     public Set<TopicPartition> updatePartitionLeadership(Map<TopicPartition, Metadata.LeaderIdAndEpoch> leaders,
                                                          List<Node> nodes) {
         if (closed.get() || leaders.isEmpty()) {
             return Set.of();
         }
-        dev.kmeta.cluster.Cluster before = metadata.fetch(); // before posting: kmeta may apply a hint meanwhile
-        List<TopicPartition> hinted = new ArrayList<>(leaders.size());
-        for (Map.Entry<TopicPartition, Metadata.LeaderIdAndEpoch> e : leaders.entrySet()) {
-            TopicPartition tp = e.getKey();
-            Metadata.LeaderIdAndEpoch hint = e.getValue();
-            if (hint.leaderId.isEmpty() || hint.epoch.isEmpty()) {
-                metadata.invalidate(tp.topic(), tp.partition()); // the Sender's requestUpdate before it is waited for
-            } else {
-                leaderHints.increment();
-                if (isStale(before, tp, hint.epoch.get())) {
-                    staleLeaderHints.increment();
-                    continue;
-                }
-                int leader = hint.leaderId.get();
-                metadata.onLeaderHint(tp.topic(), tp.partition(), leader, hint.epoch.get(), endpoint(leader, nodes));
-                hinted.add(tp);
-            }
-        }
-        if (!hinted.isEmpty()) {
-            want(before.version());
-        }
-        return Set.copyOf(hinted);
-    }
-
-    /**
-     * kmeta's rule for a stale hint: the partition is known with an epoch at least the hint's. An unknown partition
-     * is not stale (kmeta refreshes its topic); nor is one without an epoch.
-     */
-    private static boolean isStale(dev.kmeta.cluster.Cluster snapshot, TopicPartition tp, int epoch) {
-        dev.kmeta.cluster.PartitionMetadata p = snapshot.partition(tp.topic(), tp.partition());
-        return p != null && p.hasLeaderEpochAtLeast(epoch);
-    }
-
-    private static dev.kmeta.cluster.Node endpoint(int id, List<Node> nodes) {
-        for (Node n : nodes) {
-            if (n.id() == id) {
-                return new dev.kmeta.cluster.Node(n.id(), n.host(), n.port(), n.rack());
-            }
-        }
-        return null; // kmeta takes the endpoint from its snapshot
+        return network.updatePartitionLeadership(leaders, nodes);
     }
 
     /**
@@ -631,10 +392,7 @@ public final class ProducerBridge {
      */
     public void close() {
         if (closed.compareAndSet(false, true)) {
-            Runnable stop = stopListening;
-            if (stop != null) {
-                stop.run(); // before the handle goes: kmeta's thread keeps no reference to this producer
-            }
+            network.close(); // before the handle goes: kmeta's thread keeps no reference to this producer
             try {
                 metadata.close();
             } finally {

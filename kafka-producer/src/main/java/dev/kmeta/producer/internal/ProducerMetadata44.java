@@ -1,5 +1,6 @@
 package dev.kmeta.producer.internal;
 
+import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.sender.KafkaMetadataTimeoutException;
@@ -21,6 +22,7 @@ import org.apache.kafka.common.utils.Timer;
 import org.apache.kafka.common.utils.internals.LogContext;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -43,8 +45,6 @@ import java.util.concurrent.TimeUnit;
 @SuppressKafkaInternalApiUsage("the ProducerMetadata stand-in for the 4.4 ABI: overrides the internal class that "
         + "KafkaProducer, Sender and TransactionManager ask for metadata")
 public final class ProducerMetadata44 extends ProducerMetadata implements StandIn {
-    /** How often a send looks for the bootstrap bound's report while no broker ever answered. */
-    static final long BOOTSTRAP_LOOK_MS = 10;
     private final ProducerBridge bridge;
     /** The test hook's listener when one was installed as this was made ({@link StandInCalls}); else null. */
     private final StandInCalls.Listener calls = StandInCalls.installed();
@@ -111,31 +111,29 @@ public final class ProducerMetadata44 extends ProducerMetadata implements StandI
      * ever answered, a send waits until the bound passed with no bootstrap name resolving and then fails as a stock
      * producer's does, with a {@link BootstrapResolutionException} carrying kmeta's BOOTSTRAP_DNS diagnosis (in its
      * message, and in a suppressed {@code KafkaMetadataTimeoutException} for {@code Diagnosis.from}); so does every
-     * send after it, until a name resolves (kmeta keeps resolving; stock's producer must be re-created). The
-     * instance's report wakes no waiter, so the send looks every {@value #BOOTSTRAP_LOOK_MS} ms, and only while no
-     * broker ever answered and a bound is set; a budget ending first goes on to kmeta's ordinary timeout.
+     * send after it, until a name resolves (kmeta keeps resolving; stock's producer must be re-created). The send is
+     * woken by the instance's report of the failure; a budget ending first (on the instance's ticker) goes on to
+     * kmeta's ordinary timeout.
      */
     private long awaitBootstrapResolution(long budgetMs) throws InterruptedException {
         KafkaMetadata m = bridge.metadata();
         throwIfBootstrapFailed(m);
-        if (m.config().bootstrapResolveTimeoutMs() <= 0) {
+        if (m.config().bootstrapResolveTimeoutMs() <= 0 || !m.fetch().nodes().isEmpty()) {
             return 0;
         }
-        long startNs = System.nanoTime(); // KafkaProducer's clock is the system's (its Timer, not linked here)
-        for (dev.kmeta.cluster.Cluster c = m.fetch(); c.nodes().isEmpty(); c = m.fetch()) {
-            long leftMs = budgetMs - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs)
-                    - bridge.giveUpEarlyMs();
-            if (leftMs <= 0) {
-                break;
-            }
-            Handles.parkUntilNewVersion(m, c.version(), TimeUnit.MILLISECONDS.toNanos(Math.min(leftMs,
-                    BOOTSTRAP_LOOK_MS)));
+        Deadline deadline = m.newDeadline(Duration.ofMillis(Math.max(0, budgetMs - bridge.giveUpEarlyMs())));
+        long startNs = deadline.ticker().nanoTime();
+        for (long leftNs = deadline.remainingNs(); leftNs > 0 && m.fetch().nodes().isEmpty();
+                leftNs = deadline.remainingNs()) {
+            // woken by the instance's report of the failure (a change of its evidence), a first answer, close
+            Handles.parkUntilChange(m, leftNs, () -> m.fetch().nodes().isEmpty()
+                    && m.bootstrapResolutionFailure() == null);
             if (Thread.interrupted()) {
                 throw new InterruptedException("interrupted while waiting for the bootstrap names to resolve");
             }
             throwIfBootstrapFailed(m);
         }
-        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNs);
+        return TimeUnit.NANOSECONDS.toMillis(deadline.ticker().nanoTime() - startNs);
     }
 
     private static void throwIfBootstrapFailed(KafkaMetadata m) {

@@ -103,7 +103,7 @@ class ProducerBridgeLeaderHintTest {
         produceErrorWithHint(leader, epoch, true);
         long first = bridge.timeToNextUpdate();
         if (metadata.fetch().partition(TOPIC, 0).leaderEpoch() != epoch) { // not published before that call either
-            assertEquals(ProducerBridge.SENDER_POLL_MS, first, "looks again while kmeta applies the hint");
+            assertEquals(NetworkThreadProtocol.UNWAKEABLE_LOOK_MS, first, "looks again while kmeta applies the hint");
         }
         await().atMost(Duration.ofSeconds(30)).until(() -> {
             var p = metadata.fetch().partition(TOPIC, 0);

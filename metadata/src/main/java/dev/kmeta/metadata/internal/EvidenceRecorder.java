@@ -183,6 +183,12 @@ public final class EvidenceRecorder implements ConnectionEvidence {
     }
 
     private final ConcurrentHashMap<String, Entry> records = new ConcurrentHashMap<>();
+    /**
+     * Run by the writer after an outcome that may change what a reader decides from the evidence (a connection
+     * accepted or ready, a problem, a bootstrap resolution failure): the manager wakes the threads parked for a
+     * change. Set once, before the writer starts.
+     */
+    private volatile Runnable onChange = () -> { };
     /** Learned brokers (ids >= 0), by id: sorted ids and their records, replaced whole by the one writer. */
     private volatile BrokerIndex brokers = BrokerIndex.EMPTY;
 
@@ -220,6 +226,19 @@ public final class EvidenceRecorder implements ConnectionEvidence {
             System.arraycopy(records, at, newRecords, at + 1, ids.length - at);
             return new BrokerIndex(newIds, newRecords);
         }
+    }
+
+    /** What runs after each outcome that may change a reader's decision (the manager's wake of change waiters). */
+    void onChange(Runnable hook) {
+        this.onChange = java.util.Objects.requireNonNull(hook, "hook");
+    }
+
+    /**
+     * Something the evidence's readers decide from changed outside the records (a bootstrap name that did not resolve
+     * within its bound): wakes the threads parked for a change. The writer's thread.
+     */
+    public void changed() {
+        onChange.run();
     }
 
     // The writers below are for the sender (the one writer).
@@ -274,10 +293,14 @@ public final class EvidenceRecorder implements ConnectionEvidence {
      */
     public void connected(Record record, long nowMs) {
         Entry r = (Entry) record;
-        if (!r.connected) {
+        boolean fresh = !r.connected;
+        if (fresh) {
             r.lastConnectedMs = nowMs;
         }
         r.connected = true;
+        if (fresh) {
+            changed();
+        }
     }
 
     /**
@@ -285,15 +308,23 @@ public final class EvidenceRecorder implements ConnectionEvidence {
      * address. Says nothing of whether a connection becomes ready ({@link #connected}).
      */
     public void accepted(Record record) {
-        ((Entry) record).accepted = true;
+        Entry r = (Entry) record;
+        if (!r.accepted) {
+            r.accepted = true;
+            changed();
+        }
     }
 
     /** An answer came through it now (so it is connected). */
     public void answer(Record record, long nowMs) {
         Entry r = (Entry) record;
+        boolean fresh = !r.connected;
         r.answers++;
         r.lastAnswerMs = nowMs;
         r.connected = true;
+        if (fresh) {
+            changed();
+        }
     }
 
     /** A problem of kind {@code p} now ({@code DISCONNECTED} of a never-ready connection counts as a connect failure). */
@@ -307,6 +338,7 @@ public final class EvidenceRecorder implements ConnectionEvidence {
         r.lastProblem = p;
         r.lastDetail = detail;
         r.lastProblemMs = nowMs;
+        changed();
     }
 
     /** Every address seen so far. */

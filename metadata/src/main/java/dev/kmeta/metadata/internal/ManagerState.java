@@ -43,6 +43,12 @@ abstract class ManagerState {
     /** Threads waiting for a version past theirs ({@code awaitUpdate}); a lock-free queue, see {@link WaitQueue}. */
     private final WaitQueue versionWaiters = new WaitQueue();
     /**
+     * Threads waiting for any change of what they read - a new version, a connection outcome the evidence recorded,
+     * close ({@link MetadataManager#parkUntilChange}): the KafkaProducer route's holds and first-request steer, whose
+     * conditions read the evidence as well as the snapshot. Woken by the writer after it wrote what changed.
+     */
+    private final WaitQueue changeWaiters = new WaitQueue();
+    /**
      * Run on the sender thread after the version waiters were woken ({@link MetadataManager#onNewVersion}): threads
      * that cannot park among them (the KafkaProducer route's network thread sleeps in its own selector). Any thread
      * adds and removes; the sender reads.
@@ -100,6 +106,22 @@ abstract class ManagerState {
         this.startedMs = ticker.milliTime();
         this.publisher = new Publisher(this);
         this.view = new View(this);
+        connections.onChange(this::wakeChangeWaiters);
+    }
+
+    /** Wakes the threads parked for any change (the evidence's writer, the version waiters' waker, close). */
+    final void wakeChangeWaiters() {
+        if (!changeWaiters.isEmpty()) {
+            changeWaiters.wakeAll(ticker);
+        }
+    }
+
+    /**
+     * Parks the calling thread for at most {@code nanos} on the manager's ticker until a change wakes it, unless
+     * {@code stillWaiting} - checked once queued - says no.
+     */
+    final void parkForChange(long nanos, BooleanSupplier stillWaiting) {
+        changeWaiters.park(ticker, this, nanos, stillWaiting);
     }
 
     // ---------------------------------------------------------------- the facade's (MetadataManager's)
@@ -163,6 +185,7 @@ abstract class ManagerState {
     final void releaseEveryWaiter() {
         versionWaiters.wakeAll(ticker);
         subscriptions.wakeAll(ticker);
+        wakeChangeWaiters();
         runVersionListeners();
     }
 
@@ -256,6 +279,7 @@ abstract class ManagerState {
          */
         void wakeWaiters(Set<String> topics) {
             int woken = s.versionWaiters.wakeAll(s.ticker);
+            s.wakeChangeWaiters();
             s.runVersionListeners();
             for (String name : topics) {
                 TopicEntry e = s.subscriptions.get(name);

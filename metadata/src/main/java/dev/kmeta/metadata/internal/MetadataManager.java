@@ -18,6 +18,7 @@ import dev.kmeta.metadata.TooManyTopicsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.function.BooleanSupplier;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Objects;
@@ -109,6 +110,18 @@ public final class MetadataManager extends ManagerState implements MetadataClien
      */
     public void parkUntilNewVersion(int lastVersion, long maxNanos) {
         view().parkForVersion(Ticker.system(), maxNanos, () -> snapshot().version() <= lastVersion && !isClosed());
+    }
+
+    /**
+     * Parks the calling thread on the manager's ticker for at most {@code maxNanos}, until any change of what the
+     * KafkaProducer route's waits read: a new version, a connection outcome the evidence recorded (accepted, ready,
+     * a problem, a bootstrap name not resolving within its bound), close, or an interrupt (status kept); it may also
+     * return for no reason. Unless {@code stillWaiting}, checked once the thread is queued (after the writer's last
+     * write, so no wake-up is lost), says there is no need. Not an application's wait: nothing is counted or
+     * diagnosed. Callers re-check their condition and deadline after every return.
+     */
+    public void parkUntilChange(long maxNanos, BooleanSupplier stillWaiting) {
+        parkForChange(maxNanos, () -> !isClosed() && stillWaiting.getAsBoolean());
     }
 
     /**

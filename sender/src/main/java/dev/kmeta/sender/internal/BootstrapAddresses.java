@@ -37,7 +37,7 @@ final class BootstrapAddresses {
         this.evidence = evidence;
         this.clusterId = clusterId;
         this.nodes = List.copyOf(Transport.bootstrapNodes(config));
-        this.watch = new BootstrapResolutionWatch(config, resolver, nodes, this::diagnosis);
+        this.watch = new BootstrapResolutionWatch(config, resolver, nodes, this::diagnosis, evidence::changed);
     }
 
     /** The bootstrap nodes, an immutable list. */

@@ -30,6 +30,8 @@ final class BootstrapResolutionWatch {
     private final List<String> servers;
     private final RecordingResolver resolver;
     private final Function<String, Diagnosis> diagnosis;
+    /** Wakes the threads parked for a change of the evidence (a send waiting for the bound to pass). */
+    private final Runnable onFailure;
     private final Set<String> hosts = new LinkedHashSet<>();
     private final AtomicLong timeouts = new AtomicLong();
     private volatile Diagnosis failure;
@@ -37,10 +39,14 @@ final class BootstrapResolutionWatch {
     private long sinceMs = -1;
     private long resolvedAtStart;
 
-    /** @param diagnosis makes the instance's BOOTSTRAP_DNS diagnosis from the line of what was seen */
+    /**
+     * @param diagnosis makes the instance's BOOTSTRAP_DNS diagnosis from the line of what was seen
+     * @param onFailure run once the failure is recorded: wakes whoever waits for it
+     */
     BootstrapResolutionWatch(MetadataConfig config, RecordingResolver resolver, List<Node> bootstrapNodes,
-                             Function<String, Diagnosis> diagnosis) {
+                             Function<String, Diagnosis> diagnosis, Runnable onFailure) {
         this.diagnosis = diagnosis;
+        this.onFailure = onFailure;
         this.clientId = config.clientId();
         this.boundMs = config.bootstrapResolveTimeoutMs();
         this.servers = config.bootstrapServers();
@@ -95,6 +101,7 @@ final class BootstrapResolutionWatch {
                 + boundMs + " (" + dns + ")";
         failure = diagnosis.apply(seen);
         timeouts.incrementAndGet();
+        onFailure.run();
         log.error("[{}] {}: sends waiting for metadata time out until one resolves; kmeta keeps resolving "
                 + "them. Check the host names in bootstrap.servers and this host's DNS", clientId, seen);
         return Long.MAX_VALUE;

@@ -54,6 +54,15 @@ public final class Handles {
     }
 
     /**
+     * Parks on {@code handle}'s instance's ticker for at most {@code maxNanos}, until a new version, a connection
+     * outcome, close or an interrupt, unless {@code stillWaiting} (checked once queued) says no; uncounted
+     * ({@code MetadataManager.parkUntilChange}): the KafkaProducer route's holds and first-request steer.
+     */
+    public static void parkUntilChange(KafkaMetadata handle, long maxNanos, java.util.function.BooleanSupplier stillWaiting) {
+        lens.core(handle).manager().parkUntilChange(maxNanos, stillWaiting);
+    }
+
+    /**
      * Runs {@code listener} on {@code handle}'s instance's sender thread after each new version it publishes to
      * waiters (and at close); returns what removes it ({@code MetadataManager.onNewVersion}): how kmeta's answer wakes
      * the KafkaProducer route's network thread, which sleeps in its producer's selector.
