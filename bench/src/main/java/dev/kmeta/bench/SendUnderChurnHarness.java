@@ -48,7 +48,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * }</pre>
  * Options: {@code --rounds N} (3), {@code --seconds N} (25), {@code --warmup-seconds N} (3), {@code --rate N} (400),
  * {@code --threads N} (4), {@code --topics N} (100), {@code --partitions N} (100), {@code --churn-ms N} (250),
- * {@code --value-bytes N} (1024), {@code --impl both|stock|kmeta}, {@code --sync-after-warm true|false} (true: the
+ * {@code --value-bytes N} (1024), {@code --impl both|stock|kmeta}, {@code --idempotence true|false} (true), {@code --sync-after-warm true|false} (true: the
  * warm-up's dirty pages are written back before the measured phases, see {@code pair}), {@code --broker-jvm} (the child broker's JVM
  * options, {@code "-Xmx1g -XX:+UseG1GC"}; the testkit's test defaults, 256 MB, Serial GC and C1 only, spend their
  * time in full GCs with 10,000 partitions, and with 1 GB still stall sends for seconds on this machine). About 1.5-4
@@ -61,6 +61,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  */
 public final class SendUnderChurnHarness {
     private static final long SLOW_NS = TimeUnit.MILLISECONDS.toNanos(10);
+    /** The producer settings of {@code --idempotence} over Kafka's defaults, both routes. */
+    private static Map<String, Object> producerExtra = Map.of();
 
     private SendUnderChurnHarness() {
     }
@@ -73,13 +75,15 @@ public final class SendUnderChurnHarness {
     /** One run's outcome. The percentiles are in ns, -1 when nothing was measured. */
     record Run(int round, String impl, boolean churn, int sends, long p50Ns, long p99Ns, long p999Ns, long maxNs,
                int over10ms, long acked, long failed, long snapshotChanges, int churnTopics, long churnSendMedianNs,
-               long churnSendMaxNs, long gcMs, String load, long senderPolls, long bufferWaitMs, long networkCpuMs) {
+               long churnSendMaxNs, long gcMs, String load, long senderPolls, long bufferWaitMs, long networkCpuMs,
+               long requests) {
         String line() {
             return String.format(Locale.ROOT, "round %d %s %s: %d sends, send() p50 %s / p99 %s / p99.9 %s / max %s ms,"
-                    + " %d over 10 ms; kmeta snapshot changes %s; GC %d ms; Sender polls %d, buffer-pool wait %d ms,"
-                    + " network thread CPU %d ms; load %s%s", round, impl,
+                    + " %d over 10 ms; kmeta snapshot changes %s; GC %d ms; Sender polls %d, requests %d, buffer-pool wait"
+                    + " %d ms, network thread CPU %d ms; load %s%s", round, impl,
                     churn ? "churn" : "no churn", sends, ms(p50Ns), ms(p99Ns), ms(p999Ns), ms(maxNs), over10ms,
-                    snapshotChanges < 0 ? "-" : Long.toString(snapshotChanges), gcMs, senderPolls, bufferWaitMs,
+                    snapshotChanges < 0 ? "-" : Long.toString(snapshotChanges), gcMs, senderPolls, requests,
+                    bufferWaitMs,
                     networkCpuMs, load, !churn ? ""
                             : String.format(Locale.ROOT, "; churn topics %d (first send median %s ms, max %s ms);"
                             + " both phases: acked %d, failed %d", churnTopics, ms(churnSendMedianNs),
@@ -100,6 +104,7 @@ public final class SendUnderChurnHarness {
         defaults.put("value-bytes", "1024");
         defaults.put("impl", "both");
         defaults.put("sync-after-warm", "true");
+        defaults.put("idempotence", "true");
         defaults.put("broker-jvm", BROKER_JVM);
         // the broker's log dirs: on tmpfs where there is one, so that the kernel's write-back of dirty pages (other
         // builds', the warm-up's 10,000 files) does not stall the broker inside a measured window
@@ -112,6 +117,7 @@ public final class SendUnderChurnHarness {
                 Args.intOpt(opts, "partitions"), Args.intOpt(opts, "churn-ms"), Args.intOpt(opts, "value-bytes"),
                 Boolean.parseBoolean(opts.get("sync-after-warm")));
         String impl = opts.get("impl");
+        producerExtra = Map.of("enable.idempotence", opts.get("idempotence"));
         RealBroker.impls(impl, 1); // checks the option
         if (s.rate() < s.threads() || s.seconds() < 1 || s.threads() < 1 || s.churnMs() < 1) {
             throw new IllegalArgumentException("--rate must be >= --threads, --seconds, --threads, --churn-ms >= 1");
@@ -160,7 +166,7 @@ public final class SendUnderChurnHarness {
         System.gc(); // each pair starts from a collected heap, whatever the one before left
         String clientId = "p2k-" + impl + "-r" + round;
         Producer<byte[], byte[]> producer = RealBroker.producer(impl, RealBroker.producerProps(
-                cluster.bootstrapServers(), clientId, Map.of()));
+                cluster.bootstrapServers(), clientId, producerExtra));
         AtomicLong acked = new AtomicLong();
         AtomicLong failed = new AtomicLong();
         AtomicReference<Exception> firstError = new AtomicReference<>();
@@ -287,6 +293,7 @@ public final class SendUnderChurnHarness {
             long[] versions = new long[4];
             long[] gcs = new long[4];
             long[] polls = new long[4];
+            long[] requests = new long[4];
             long[] bufferWaitNs = new long[4];
             long[] networkCpuNs = new long[4];
             String[] loads = new String[2];
@@ -296,6 +303,7 @@ public final class SendUnderChurnHarness {
                 versions[i] = RealBroker.kmetaVersion();
                 gcs[i] = RealBroker.gcMs();
                 polls[i] = (long) metric(producer, "select-total");
+                requests[i] = (long) metric(producer, "request-total");
                 bufferWaitNs[i] = (long) metric(producer, "bufferpool-wait-time-ns-total");
                 networkCpuNs[i] = networkThreadCpuNs(clientId);
                 if (i == 1 || i == 3) {
@@ -305,6 +313,8 @@ public final class SendUnderChurnHarness {
             if (diag != null) {
                 diag.interrupt();
             }
+            dev.kmeta.producer.KmetaProducer.metadataOf(producer).ifPresent(m -> System.out.println("  " + clientId
+                    + " " + dev.kmeta.producer.KmetaProducer.routeStats(m)));
             if (!RealBroker.joinAll(threads, 60_000)) {
                 System.out.println("  a sending thread was still running 60 s after the end (interrupted)");
             }
@@ -345,7 +355,8 @@ public final class SendUnderChurnHarness {
                         churn && churnSorted.length > 0 ? churnSorted[churnSorted.length - 1] : -1,
                         gcs[2 * phase + 1] - gcs[2 * phase], loads[phase], polls[2 * phase + 1] - polls[2 * phase],
                         (bufferWaitNs[2 * phase + 1] - bufferWaitNs[2 * phase]) / 1_000_000,
-                        (networkCpuNs[2 * phase + 1] - networkCpuNs[2 * phase]) / 1_000_000));
+                        (networkCpuNs[2 * phase + 1] - networkCpuNs[2 * phase]) / 1_000_000,
+                        requests[2 * phase + 1] - requests[2 * phase]));
             }
             return out;
         } finally {

@@ -117,6 +117,22 @@ public final class KmetaProducer {
     }
 
     /**
+     * What the KafkaProducer route did for the producers of {@code metadata}'s instance (the handle of any of them,
+     * from {@link #metadataOf}): views built, sends held and how each hold ended, first requests steered, updates asked
+     * for, re-created topics seen... ({@link RouteStats}). {@link RouteStats#empty()} when no producer made here is
+     * open on that instance.
+     */
+    public static RouteStats routeStats(KafkaMetadata metadata) {
+        long[] counts = KmetaProducers.routeCounts(Objects.requireNonNull(metadata, "metadata"));
+        if (counts == null) {
+            long[] none = new long[RouteStats.Counter.values().length];
+            none[RouteStats.Counter.FALLBACKS.ordinal()] = KmetaProducers.fallbacks();
+            return RouteStats.of(none);
+        }
+        return RouteStats.of(counts);
+    }
+
+    /**
      * How many producers {@code create} returned as stock KafkaProducers (not on kmeta) in this JVM, because the
      * kafka-clients on the class path is not supported. 0 on a supported kafka-clients.
      */

@@ -145,6 +145,9 @@ class KmetaProducerFakeTimeTest {
         KafkaMetadataTimeoutException e = assertInstanceOf(KafkaMetadataTimeoutException.class, send.outcome());
         assertEquals(Diagnosis.Cause.ADVERTISED_LISTENER_UNREACHABLE, e.diagnosis().cause(), e.getMessage());
         assertTrue(e.getMessage().contains("not sendable after " + MAX_BLOCK_MS + " ms"), e.getMessage());
+        RouteStats stats = KmetaProducer.routeStats(kmeta);
+        assertEquals(1, stats.holdsTimedOut(), stats.toString());
+        assertEquals(0, stats.holdsReleased(), stats.toString());
     }
 
     /**
@@ -167,6 +170,10 @@ class KmetaProducerFakeTimeTest {
         assertEquals(0, m.partition());
         assertEquals(sentAtNs, ticker.nanoTime(), "the instance's clock never moved after the send began");
         assertEquals(0, kmeta.fetch().partition(TOPIC, 0).leaderId());
+        RouteStats stats = KmetaProducer.routeStats(kmeta);
+        assertEquals(1, stats.sendsHeld(), stats.toString());
+        assertEquals(1, stats.holdsReleased(), "released by the event: " + stats);
+        assertEquals(0, stats.holdsTimedOut(), stats.toString());
     }
 
     /** A send held for an unreachable leader ends at once when its thread is interrupted, its status set. */

@@ -113,4 +113,28 @@ class KmetaMetricsTest {
         assertDoesNotThrow(() -> later.getMeters().forEach(meter -> meter.measure().forEach(ms -> ms.getValue())));
         assertEquals(m.stats().requestsSent(), count(later, "kmeta.metadata.requests"), "the last counts stay");
     }
+
+    /** The route's binder reads the producers' counts of the instance, and 0 once the last one closed. */
+    @Test
+    void theRouteMetersReadTheKafkaProducerRoutesCounts() throws Exception {
+        KAFKA.cluster().createTopic("route-meters", 1, 1);
+        Map<String, Object> p = props("route-meters");
+        p.put("key.serializer", org.apache.kafka.common.serialization.StringSerializer.class);
+        p.put("value.serializer", org.apache.kafka.common.serialization.StringSerializer.class);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (org.apache.kafka.clients.producer.Producer<String, String> producer =
+                     dev.kmeta.producer.KmetaProducer.create(p)) {
+            KafkaMetadata instance = dev.kmeta.producer.KmetaProducer.metadataOf(producer).orElseThrow();
+            KmetaRouteMetrics.of(instance).bindTo(registry);
+            producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>("route-meters", "v"))
+                    .get(30, TimeUnit.SECONDS);
+            assertEquals(1.0, registry.find("kmeta.route.producers.open").tags("client.id", "route-meters").gauge()
+                    .value());
+            assertTrue(count(registry, "kmeta.route.producer.views.built", "client.id", "route-meters") >= 1,
+                    "the producer's network thread built its view");
+            assertEquals(dev.kmeta.producer.RouteStats.Counter.values().length, registry.getMeters().stream()
+                    .filter(m -> m.getId().getName().startsWith("kmeta.route.")).count(), "one meter per counter");
+        }
+        assertEquals(0.0, registry.find("kmeta.route.producers.open").gauge().value(), "closed: none open");
+    }
 }

@@ -18,7 +18,8 @@ class PublicApiTest {
     @Test
     void micrometer() {
         ApiSurface api = ApiSurface.of(KmetaMetrics.class)
-                .allowing(KmetaMetrics.class, MeterBinder.class, MeterRegistry.class, Tag.class);
+                .allowing(KmetaMetrics.class, MeterBinder.class, MeterRegistry.class, Tag.class)
+                .allowing(KmetaRouteMetrics.class, MeterBinder.class, MeterRegistry.class, Tag.class);
         assertEquals("kmeta.micrometer", api.moduleName());
         assertEquals(Set.of("dev.kmeta.micrometer"), api.exportedPackages());
         assertEquals(Set.of(), Set.copyOf(api.leaks()), "leaks");

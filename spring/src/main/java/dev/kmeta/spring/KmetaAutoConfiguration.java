@@ -3,6 +3,7 @@ package dev.kmeta.spring;
 import dev.kmeta.sender.internal.Handles;
 import dev.kmeta.metadata.RefreshState;
 import dev.kmeta.micrometer.KmetaMetrics;
+import dev.kmeta.micrometer.KmetaRouteMetrics;
 import dev.kmeta.producer.KmetaProducer;
 import dev.kmeta.sender.KafkaMetadata;
 import io.micrometer.core.instrument.Meter;
@@ -43,7 +44,8 @@ import java.util.Map;
  * <ul>
  *   <li>{@code kmeta.enabled=false} turns all of it off (Boot's stock factory);</li>
  *   <li>an application's own {@link ProducerFactory} bean is left alone (Boot's rule);</li>
- *   <li>with Micrometer and a {@link MeterRegistry} bean, each kmeta instance's {@link KmetaMetrics} are bound to it;
+ *   <li>with Micrometer and a {@link MeterRegistry} bean, each kmeta instance's {@link KmetaMetrics} and
+ *   {@link KmetaRouteMetrics} are bound to it;
  *   </li>
  *   <li>with spring-boot-health (Actuator), a health contributor {@code kmeta} reports each kmeta instance
  *       ({@code management.health.kmeta.enabled=false} turns it off);</li>
@@ -187,6 +189,7 @@ public final class KmetaAutoConfiguration {
             }
             bound.put(clientId, instance);
             KmetaMetrics.of(instance).bindTo(registry);
+            KmetaRouteMetrics.of(instance).bindTo(registry); // the KafkaProducer route's counts beside them
         }
     }
 }

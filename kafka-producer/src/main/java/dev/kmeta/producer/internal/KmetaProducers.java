@@ -170,6 +170,7 @@ public final class KmetaProducers {
                     config.getLong(ProducerConfig.METADATA_MAX_IDLE_CONFIG));
             KafkaProducer<K, V> producer = abi.newProducer(config, keySerializer, valueSerializer, standIn);
             bridge.attach(abi.senderOf(producer));
+            RouteInstances.join(metadata, bridge);
             bridge.recreations.attach(StaleQueues.of(abi, producer, // issue 27
                     config.getString(ProducerConfig.TRANSACTIONAL_ID_CONFIG) != null));
             bridge.recreations.attach(new LeaderlessPartitions(metadata, leaderlessMode, // issue 39
@@ -266,6 +267,14 @@ public final class KmetaProducers {
             }
         }
         return "";
+    }
+
+    /**
+     * The route's counts of {@code metadata}'s instance, indexed by {@code RouteStats.Counter}'s ordinals; null when
+     * no producer made by {@code KmetaProducer.create} is open on it.
+     */
+    public static long[] routeCounts(KafkaMetadata metadata) {
+        return RouteInstances.counts(metadata);
     }
 
     /** How many producers {@link #create} made stock (not on kmeta) because kafka-clients is not supported. */

@@ -67,6 +67,10 @@ final class LeaderHold implements SendProtocol.Leaders {
     private final Ticker ticker;
     /** Sends that were held (parked at least once) in {@code send()}. */
     private final LongAdder held = new LongAdder();
+    /** Held sends let through before their deadline: what kmeta records changed. */
+    private final LongAdder released = new LongAdder();
+    /** Held sends that reached their deadline (failed with kmeta's diagnosis, or let through unsettled). */
+    private final LongAdder timedOut = new LongAdder();
     /** True on the producer's network thread (callbacks run there: a send from one is never held). */
     private final java.util.function.BooleanSupplier onNetworkThread;
 
@@ -80,6 +84,16 @@ final class LeaderHold implements SendProtocol.Leaders {
     /** How many sends were held in {@code send()} (parked at least once, settling or on an unreachable leader). */
     long held() {
         return held.sum();
+    }
+
+    /** How many held sends were let through before {@code max.block.ms}, by a change kmeta recorded. */
+    long released() {
+        return released.sum();
+    }
+
+    /** How many held sends reached {@code max.block.ms}. */
+    long timedOut() {
+        return timedOut.sum();
     }
 
     /** True on the producer's network thread. */
@@ -104,8 +118,8 @@ final class LeaderHold implements SendProtocol.Leaders {
     public TimeoutException hold(String topic, int partition, boolean settle, long sendStartNs)
             throws InterruptedException {
         long leftMs = maxBlockMs - TimeUnit.NANOSECONDS.toMillis(ticker.nanoTime() - sendStartNs);
-        return hold(metadata, topic, partition, Deadline.after(Duration.ofMillis(Math.max(0, leftMs)), ticker), settle, sendStartNs,
-                held);
+        return hold(metadata, topic, partition, Deadline.after(Duration.ofMillis(Math.max(0, leftMs)), ticker), settle,
+                sendStartNs, this);
     }
 
     /** The verdict for a record to {@code partition} ({@link MetadataClient#ANY_PARTITION}: any of the topic's). */
@@ -158,19 +172,25 @@ final class LeaderHold implements SendProtocol.Leaders {
      * @throws InterruptedException if the thread is interrupted while held (its interrupt status cleared)
      */
     private static TimeoutException hold(KafkaMetadata metadata, String topic, int partition, Deadline deadline,
-                                 boolean settle, long sinceNs, LongAdder held) throws InterruptedException {
+                                 boolean settle, long sinceNs, LeaderHold counts) throws InterruptedException {
         for (boolean first = true; ; first = false) {
             Verdict v = verdict(metadata, topic, partition);
             if (v.isSendable() || v == Verdict.UNSETTLED && !settle) {
+                if (!first) {
+                    counts.released.increment();
+                }
                 return null;
             }
             long leftNs = deadline.remainingNs();
             if (leftNs <= 0) {
+                if (!first) {
+                    counts.timedOut.increment();
+                }
                 return v == Verdict.UNREACHABLE
                         ? timeout(metadata, topic, partition, deadline.ticker().nanoTime() - sinceNs) : null;
             }
             if (first) {
-                held.increment();
+                counts.held.increment();
             }
             // woken by what changes the verdict: a connection outcome kmeta records, a new snapshot, close
             Handles.parkUntilChange(metadata, leftNs, () -> verdict(metadata, topic, partition) == v);

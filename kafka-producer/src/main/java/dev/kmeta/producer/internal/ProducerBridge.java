@@ -4,6 +4,7 @@ import dev.kmeta.cluster.TopicMetadata;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.MetadataClient;
+import dev.kmeta.producer.RouteStats.Counter;
 import dev.kmeta.sender.KafkaMetadata;
 import org.apache.kafka.clients.Metadata;
 import org.apache.kafka.clients.MetadataSnapshot;
@@ -354,6 +355,33 @@ public final class ProducerBridge {
         return network.staleLeaderHints();
     }
 
+    /**
+     * Adds this producer's route counts to {@code out} (indexed by {@code RouteStats.Counter}'s ordinals): what
+     * {@code RouteStats} sums over an instance's producers. Any thread.
+     */
+    void addCountsTo(long[] out) {
+        ViewStats v = views.stats();
+        add(out, Counter.PRODUCER_VIEWS_BUILT, v.producerViewsBuilt());
+        add(out, Counter.PRODUCER_VIEWS_REUSED, v.producerViewsReused());
+        add(out, Counter.TOPIC_VIEWS_BUILT, v.topicViewsBuilt());
+        add(out, Counter.SENDS_HELD, holds.held());
+        add(out, Counter.HOLDS_RELEASED, holds.released());
+        add(out, Counter.HOLDS_TIMED_OUT, holds.timedOut());
+        add(out, Counter.FIRST_REQUESTS_STEERED, network.firstRequestsToLeader());
+        add(out, Counter.FIRST_ANSWER_WAITS, network.firstAnswerWaits());
+        add(out, Counter.UPDATE_REQUESTS, network.updateRequests());
+        add(out, Counter.TARGETED_UPDATES, network.targetedUpdates());
+        add(out, Counter.NETWORK_THREAD_WAKEUPS, network.wakeups());
+        add(out, Counter.LEADER_HINTS, network.leaderHints());
+        add(out, Counter.STALE_LEADER_HINTS, network.staleLeaderHints());
+        add(out, Counter.RECREATIONS_SEEN, recreations.recreationsSeen());
+        add(out, Counter.CONFIRMATION_REFRESHES, confirmed.refreshesAsked());
+    }
+
+    private static void add(long[] out, Counter c, long value) {
+        out[c.ordinal()] += value;
+    }
+
     /** {@code timeToNextUpdate(now)}: a query ({@link NetworkThreadProtocol#timeToNextUpdate}). */
     public long timeToNextUpdate() {
         return network.timeToNextUpdate();
@@ -393,6 +421,7 @@ public final class ProducerBridge {
     public void close() {
         if (closed.compareAndSet(false, true)) {
             network.close(); // before the handle goes: kmeta's thread keeps no reference to this producer
+            RouteInstances.leave(metadata, this); // its counts stay in the instance's totals
             try {
                 metadata.close();
             } finally {

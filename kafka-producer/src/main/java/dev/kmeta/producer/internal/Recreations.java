@@ -49,6 +49,13 @@ final class Recreations {
     private static final Logger log = LoggerFactory.getLogger(Recreations.class);
     /** A record's size when its value is neither bytes nor text (kmeta does not serialize it here). */
     static final int UNKNOWN_RECORD_BYTES = 64;
+    /** Topics this producer saw deleted and re-created (a new id where it knew another). */
+    private final java.util.concurrent.atomic.LongAdder recreationsSeen = new java.util.concurrent.atomic.LongAdder();
+
+    /** How many topics this producer saw deleted and re-created. */
+    long recreationsSeen() {
+        return recreationsSeen.sum();
+    }
 
     /** A topic's re-creation as this producer saw it. Immutable. */
     static final class Recreation {
@@ -267,6 +274,7 @@ final class Recreations {
                     s.steeredBytes);
         }
         Recreation r = new Recreation(topic, s.id, id, s.count, count);
+        recreationsSeen.increment();
         log.info("{}{}: records queued for the old topic's partitions {} and up fail with TOPIC_RECREATED; records "
                 + "without key go to the new topic's partitions", logPrefix, r, count);
         return new Seen(t, id, count, Math.max(count, s.widest), r, s.steeredBytes);

@@ -39,6 +39,14 @@ public final class Handles {
         lens = Objects.requireNonNull(l, "lens");
     }
 
+    /**
+     * The identity of {@code handle}'s instance: the same object for every handle of one instance, another for any
+     * other instance. Opaque; for keying what a module keeps per instance (drop it when the instance closes).
+     */
+    public static Object instanceOf(KafkaMetadata handle) {
+        return lens.core(handle);
+    }
+
     /** True when both handles share one instance (false for a null {@code b}). */
     public static boolean sameInstance(KafkaMetadata a, KafkaMetadata b) {
         return b != null && lens.core(a) == lens.core(b);
