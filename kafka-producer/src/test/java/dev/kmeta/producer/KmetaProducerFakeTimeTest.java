@@ -82,6 +82,9 @@ class KmetaProducerFakeTimeTest {
         props.put("key.serializer", StringSerializer.class);
         props.put("value.serializer", StringSerializer.class);
         props.put("kmeta.metadata.jitter", 0);
+        // KIP-714 telemetry has a timer of its own on the network thread (kafka-clients, as on a stock producer): off,
+        // so that an idle network thread is idle (anIdleProducersNetworkThread...: one loop in 2 s with it on)
+        props.put("enable.metrics.push", false);
         HostResolverHook dns = host -> UNREACHABLE.equals(host)
                 ? new InetAddress[] {InetAddress.getByAddress(UNREACHABLE, new byte[] {127, 0, 0, 2})}
                 : InetAddress.getAllByName(host);
@@ -174,6 +177,45 @@ class KmetaProducerFakeTimeTest {
         assertEquals(1, stats.sendsHeld(), stats.toString());
         assertEquals(1, stats.holdsReleased(), "released by the event: " + stats);
         assertEquals(0, stats.holdsTimedOut(), stats.toString());
+    }
+
+    /**
+     * An idle producer's network thread sleeps through kmeta's new versions it does not wait for, as a stock one
+     * sleeps through Metadata it did not ask for: no kmeta wake-up, no loop of its Sender (kafka-clients' own
+     * {@code select-total}), and nothing of it parked on the instance's clock - no timer of kmeta's drives it.
+     */
+    @Test
+    void anIdleProducersNetworkThreadSleepsThroughVersionsItDoesNotWaitFor() throws Exception {
+        KafkaMetadata kmeta = start(0);
+        producer.send(new ProducerRecord<>(TOPIC, 0, null, "v")).get(30, TimeUnit.SECONDS);
+        double[] loops = {selectTotal()};
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(30)).until(() -> { // the ack's loops end
+            double now = selectTotal();
+            boolean still = now == loops[0];
+            loops[0] = now;
+            return still;
+        });
+        long wakeups = KmetaProducer.routeStats(kmeta).get(RouteStats.Counter.NETWORK_THREAD_WAKEUPS);
+        for (int i = 0; i < 3; i++) {
+            int before = kmeta.fetch().version();
+            broker.bumpLeaderEpoch(TOPIC);
+            ticker.advanceMs(1_000); // past kmeta's backoff
+            kmeta.requestUpdate();
+            await().atMost(Duration.ofSeconds(30)).until(() -> kmeta.fetch().version() > before);
+        }
+        assertEquals(loops[0], selectTotal(), "the Sender did not loop for kmeta's versions");
+        assertEquals(wakeups, KmetaProducer.routeStats(kmeta).get(RouteStats.Counter.NETWORK_THREAD_WAKEUPS));
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith("kafka-producer-network-thread")) {
+                assertFalse(ticker.isParked(t), "the network thread never parks on the instance's clock");
+            }
+        }
+    }
+
+    private double selectTotal() {
+        return producer.metrics().entrySet().stream()
+                .filter(e -> e.getKey().name().equals("select-total") && e.getKey().group().equals("producer-metrics"))
+                .mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue()).findFirst().orElseThrow();
     }
 
     /** A send held for an unreachable leader ends at once when its thread is interrupted, its status set. */
