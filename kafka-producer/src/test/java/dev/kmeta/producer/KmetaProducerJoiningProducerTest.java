@@ -25,6 +25,7 @@ import dev.kmeta.producer.ProducerIt.Kind;
 
 import static dev.kmeta.producer.ProducerIt.bridge;
 import static dev.kmeta.testkit.TestClients.report;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -170,9 +171,11 @@ class KmetaProducerJoiningProducerTest {
         } finally {
             first.close(Duration.ofMillis(CLOSE_TIMEOUT_MS));
         }
-        long committed = cluster.admin().listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()
-                .get(30, TimeUnit.SECONDS).get(new TopicPartition(topic, 0)).offset();
-        assertEquals(12, committed, "the joining producer's last offset is the group's");
+        // the coordinator shows a transaction's offsets once its markers are written, after commitTransaction
+        // returned (a loaded run read 11, the one before): wait for the last one, bounded
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertEquals(12, cluster.admin()
+                .listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS)
+                .get(new TopicPartition(topic, 0)).offset(), "the joining producer's last offset is the group's"));
     }
 
     private static UUID toUuid(KafkaCluster cluster, String topic) throws Exception {
