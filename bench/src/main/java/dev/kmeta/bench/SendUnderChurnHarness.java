@@ -48,7 +48,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * }</pre>
  * Options: {@code --rounds N} (3), {@code --seconds N} (25), {@code --warmup-seconds N} (3), {@code --rate N} (400),
  * {@code --threads N} (4), {@code --topics N} (100), {@code --partitions N} (100), {@code --churn-ms N} (250),
- * {@code --value-bytes N} (1024), {@code --impl both|stock|kmeta}, {@code --idempotence true|false} (true), {@code --sync-after-warm true|false} (true: the
+ * {@code --value-bytes N} (1024), {@code --impl both|stock|kmeta}, {@code --idempotence true|false} (true), {@code --linger-ms N} (5, Kafka's default), {@code --sync-after-warm true|false} (true: the
  * warm-up's dirty pages are written back before the measured phases, see {@code pair}), {@code --broker-jvm} (the child broker's JVM
  * options, {@code "-Xmx1g -XX:+UseG1GC"}; the testkit's test defaults, 256 MB, Serial GC and C1 only, spend their
  * time in full GCs with 10,000 partitions, and with 1 GB still stall sends for seconds on this machine). About 1.5-4
@@ -105,6 +105,7 @@ public final class SendUnderChurnHarness {
         defaults.put("impl", "both");
         defaults.put("sync-after-warm", "true");
         defaults.put("idempotence", "true");
+        defaults.put("linger-ms", "5");
         defaults.put("broker-jvm", BROKER_JVM);
         // the broker's log dirs: on tmpfs where there is one, so that the kernel's write-back of dirty pages (other
         // builds', the warm-up's 10,000 files) does not stall the broker inside a measured window
@@ -117,7 +118,7 @@ public final class SendUnderChurnHarness {
                 Args.intOpt(opts, "partitions"), Args.intOpt(opts, "churn-ms"), Args.intOpt(opts, "value-bytes"),
                 Boolean.parseBoolean(opts.get("sync-after-warm")));
         String impl = opts.get("impl");
-        producerExtra = Map.of("enable.idempotence", opts.get("idempotence"));
+        producerExtra = Map.of("enable.idempotence", opts.get("idempotence"), "linger.ms", opts.get("linger-ms"));
         RealBroker.impls(impl, 1); // checks the option
         if (s.rate() < s.threads() || s.seconds() < 1 || s.threads() < 1 || s.churnMs() < 1) {
             throw new IllegalArgumentException("--rate must be >= --threads, --seconds, --threads, --churn-ms >= 1");
