@@ -181,14 +181,11 @@ final class NetworkThreadProtocol {
     // ------------------------------------------------------------ the first request
 
     /**
-     * The network thread's {@code fetch()}: its producer's view; before kmeta's first answer it waits for it, then
-     * names only the pending sends' leaders that accepted kmeta's probe ({@link FirstRequestTarget}). Null on any
-     * other thread (the caller shows that thread its send's view).
+     * The network thread's {@code fetch()} (the caller checked {@link #isCurrent}): its producer's view; before kmeta's
+     * first answer it waits for it, then names only the pending sends' leaders that accepted kmeta's probe
+     * ({@link FirstRequestTarget}).
      */
     Cluster fetch(Supplier<Cluster> producerView) {
-        if (!isCurrent()) {
-            return null;
-        }
         if (metadata.fetch().nodes().isEmpty()) {
             awaitFirstAnswer();
             return firstRequest.steer(producerView.get(), this::producerStopping);

@@ -83,6 +83,8 @@ public final class ProducerBridge {
     private final SendProtocol protocol;
     /** What the producer's network thread does ({@link NetworkThreadProtocol}). */
     private final NetworkThreadProtocol network;
+    /** The network thread's view of this producer's topics (made once: fetch() allocates nothing). */
+    private final java.util.function.Supplier<Cluster> producerView;
     /** The topics this producer saw deleted and re-created ({@link Recreations}). */
     final Recreations recreations;
     /** The topics this producer saw described since it first asked, for requests never rebuilt. */
@@ -101,6 +103,7 @@ public final class ProducerBridge {
         this.recreations = new Recreations(metadata, logPrefix);
         this.network = new NetworkThreadProtocol(metadata, closed::get, recreations::onNetworkThread, clientId);
         this.holds = new LeaderHold(metadata, maxBlockMs, network::isCurrent);
+        this.producerView = () -> views.current().cluster;
         this.confirmed = new ConfirmedTopics(metadata, metadataIdleMs, views::firstUsedMs);
         this.protocol = new SendProtocol(new Waits(metadata, recreations, confirmed), holds, giveUpEarlyMs,
                 metadata.ticker());
@@ -138,9 +141,8 @@ public final class ProducerBridge {
         if (protocol.fetchHidesTopic()) { // or throws the kept timeout: fetch() comes right after awaitUpdate
             return Cluster.empty(); // waitOnMetadata's first look: the topic is not sendable yet
         }
-        Cluster networkView = network.fetch(() -> views.current().cluster);
-        if (networkView != null) {
-            return networkView;
+        if (network.isCurrent()) {
+            return network.fetch(producerView);
         }
         Cluster view = views.forSend(protocol.viewTopic());
         return protocol.hidesArrivedTopic() ? Cluster.empty() : view; // the verdict read after the view
