@@ -5,26 +5,22 @@ import org.slf4j.LoggerFactory;
 
 import java.lang.management.ManagementFactory;
 import java.util.concurrent.atomic.AtomicBoolean;
-import javax.management.Attribute;
-import javax.management.AttributeList;
 import javax.management.AttributeNotFoundException;
-import javax.management.DynamicMBean;
 import javax.management.JMException;
 import javax.management.MBeanAttributeInfo;
 import javax.management.MBeanInfo;
 import javax.management.ObjectName;
-import javax.management.ReflectionException;
 
 /**
  * The KafkaProducer route of this JVM (of this class loader) in JMX, {@code dev.kmeta:type=kafka-producer-route,
  * kafka-clients=<version>}: {@code Fallbacks} (producers made stock because kafka-clients is not supported),
  * {@code KafkaClientsVersion}, {@code StandIn} (empty when unsupported) and {@code UnsupportedReason} (empty when
  * supported). Registered at the first {@code KmetaProducer.create}; a name already taken (another class loader with
- * the same kafka-clients) is left alone. A {@link DynamicMBean}, so no interface of kmeta's needs exporting.
+ * the same kafka-clients) is left alone. A {@link ReadOnlyMBean}, so no interface of kmeta's needs exporting.
  *
  * <p>Thread-safe: every attribute is read from thread-safe state on each call.
  */
-final class RouteMBean implements DynamicMBean {
+final class RouteMBean extends ReadOnlyMBean {
     private static final Logger log = LoggerFactory.getLogger(RouteMBean.class);
     private static final AtomicBoolean REGISTERED = new AtomicBoolean();
     private static final String[] NAMES = {"Fallbacks", "KafkaClientsVersion", "StandIn", "UnsupportedReason"};
@@ -67,34 +63,6 @@ final class RouteMBean implements DynamicMBean {
             default:
                 throw new AttributeNotFoundException(attribute);
         }
-    }
-
-    @Override
-    public AttributeList getAttributes(String[] attributes) {
-        AttributeList out = new AttributeList();
-        for (String a : attributes) {
-            try {
-                out.add(new Attribute(a, getAttribute(a)));
-            } catch (AttributeNotFoundException e) {
-                // left out, as the contract says
-            }
-        }
-        return out;
-    }
-
-    @Override
-    public void setAttribute(Attribute attribute) throws AttributeNotFoundException {
-        throw new AttributeNotFoundException(attribute.getName() + " is read-only");
-    }
-
-    @Override
-    public AttributeList setAttributes(AttributeList attributes) {
-        return new AttributeList();
-    }
-
-    @Override
-    public Object invoke(String actionName, Object[] params, String[] signature) throws ReflectionException {
-        throw new ReflectionException(new NoSuchMethodException(actionName));
     }
 
     @Override

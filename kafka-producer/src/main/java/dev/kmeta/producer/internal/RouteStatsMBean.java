@@ -9,24 +9,22 @@ import java.util.regex.Pattern;
 import javax.management.Attribute;
 import javax.management.AttributeList;
 import javax.management.AttributeNotFoundException;
-import javax.management.DynamicMBean;
 import javax.management.InstanceAlreadyExistsException;
 import javax.management.JMException;
 import javax.management.MBeanAttributeInfo;
 import javax.management.MBeanInfo;
 import javax.management.ObjectName;
-import javax.management.ReflectionException;
 
 /**
  * One kmeta instance's route counts in JMX, {@code dev.kmeta:type=kafka-producer-route-stats,client-id=<id>} (a
  * second instance with the same client id: {@code ,instance=<n>}), beside the instance's own
  * {@code dev.kmeta:type=metadata,client-id=<id>}: one {@code long} attribute per {@code RouteStats.Counter}.
- * Registered with the instance's first producer, unregistered with its last. A {@link DynamicMBean}, so no interface
+ * Registered with the instance's first producer, unregistered with its last. A {@link ReadOnlyMBean}, so no interface
  * of kmeta's needs exporting; JMX is never a reason to fail (a failure is logged at DEBUG).
  *
  * <p>Thread-safe: each read asks the instance's entry for its counts now.
  */
-final class RouteStatsMBean implements DynamicMBean {
+final class RouteStatsMBean extends ReadOnlyMBean {
     private static final Logger log = LoggerFactory.getLogger(RouteStatsMBean.class);
     private static final Pattern PLAIN = Pattern.compile("[A-Za-z0-9._-]+");
     private static final int MAX_INSTANCES = 10_000;
@@ -99,21 +97,6 @@ final class RouteStatsMBean implements DynamicMBean {
             }
         }
         return out;
-    }
-
-    @Override
-    public void setAttribute(Attribute attribute) throws AttributeNotFoundException {
-        throw new AttributeNotFoundException(attribute.getName() + " is read-only");
-    }
-
-    @Override
-    public AttributeList setAttributes(AttributeList attributes) {
-        return new AttributeList();
-    }
-
-    @Override
-    public Object invoke(String actionName, Object[] params, String[] signature) throws ReflectionException {
-        throw new ReflectionException(new NoSuchMethodException(actionName));
     }
 
     @Override
