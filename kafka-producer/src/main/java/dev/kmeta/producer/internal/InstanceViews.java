@@ -5,6 +5,7 @@ import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.sender.internal.Handles;
 import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import org.apache.kafka.common.utils.Utils;
 
 import java.util.ArrayList;
@@ -29,6 +30,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * monitor, which only producers' network threads take (when their view is stale), and producers joining or leaving;
  * a view is built outside it.
  */
+@SuppressKafkaInternalApiUsage("parses the bootstrap addresses with Utils as kafka-clients does")
 final class InstanceViews {
     private final List<String> bootstrapServers;
     private volatile KafkaNodes nodes;
