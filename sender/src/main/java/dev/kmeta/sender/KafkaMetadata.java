@@ -410,7 +410,8 @@ public sealed class KafkaMetadata implements MetadataClient permits DrivenKafkaM
 
     /**
      * Closes this handle; the instance stops (sender thread ended, sockets closed, every waiter released) when its
-     * last handle closes. Returns within a bounded time.
+     * last handle closes, and drops its snapshot: {@link #fetch()} on a closed instance's handle is empty, so a handle
+     * still referenced after close pins nothing of the cluster. Returns within a bounded time.
      */
     @Override
     public void close() {

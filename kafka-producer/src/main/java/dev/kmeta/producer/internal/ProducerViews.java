@@ -4,16 +4,9 @@ import dev.kmeta.cluster.TopicMetadata;
 import dev.kmeta.sender.KafkaMetadata;
 import org.apache.kafka.clients.MetadataSnapshot;
 import org.apache.kafka.common.Cluster;
-import org.apache.kafka.common.Node;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
-import org.apache.kafka.common.utils.Utils;
 
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -30,33 +23,39 @@ import java.util.Set;
  *   {@link #current}) sees the topics this producer uses ({@link ProducerTopics}, with idle expiry), as a
  *   {@code Cluster} and a {@code MetadataSnapshot} rebuilt only when one of those topics or the broker set changed -
  *   never for another producer's topic, never for a refresh that changed nothing - from the {@link TopicParts} of
- *   unchanged topics, so a rebuild costs hashing, not making PartitionInfos again.</li>
+ *   unchanged topics, so a rebuild costs hashing, not making PartitionInfos again. Producers of one kmeta instance that
+ *   use the same topics read one such view ({@link InstanceViews}): what the route makes for kafka-clients exists once
+ *   per instance, not once per producer.</li>
  * </ul>
  * Before kmeta's first answer both see the bootstrap addresses as brokers (ids -1, -2, ...), as kafka-clients' own
  * bootstrap cluster does (the network thread only once its producer began closing: until then it waits for kmeta's
- * answer in {@link ProducerBridge#fetch()}, so that it never tries an address kmeta's thread is trying). After {@link #close()} nothing is retained: the views are dropped, and the Kafka objects
- * of topics live in kmeta's topic objects, which go with the instance's snapshots.
+ * answer in {@link ProducerBridge#fetch()}, so that it never tries an address kmeta's thread is trying). After {@link #close()} nothing is retained: this producer's view is dropped, and the last producer of the instance
+ * to close drops the shared ones and the Kafka objects kept on the topics ({@link InstanceViews#leave}).
  *
  * <p>Thread-safe. Views are immutable once published; two threads building at once build equal views, and the last
- * one published is kept.
+ * one published is kept. The per-producer part of a network-thread view is a small {@link ProducerView} around the
+ * shared {@link TopicsView}.
  */
-@SuppressKafkaInternalApiUsage("builds the MetadataSnapshot views the producer's Sender reads, and parses addresses "
-        + "with Utils as kafka-clients does")
+@SuppressKafkaInternalApiUsage("hands the producer's Sender the MetadataSnapshot views it reads")
 public final class ProducerViews {
     private static final MetadataSnapshot CLOSED = new MetadataSnapshot(null, Map.of(), List.of(), Set.of(), Set.of(),
             Set.of(), null, Map.of(), Cluster.empty());
 
     private final KafkaMetadata metadata;
     private final ProducerTopics topics;
+    private final InstanceViews shared;
     private final ViewStats stats = new ViewStats();
-    private volatile KafkaNodes nodes;
     private volatile ProducerView built;
-    private volatile ProducerView bootstrap;
+    /** The bootstrap view, before kmeta's first answer (the instance's, wrapped once). */
+    private volatile ProducerView bootstrapView;
+    /** The topics of the shared view this producer reads ({@link InstanceViews}); null before the first. */
+    private Set<String> sharedKey;
     private volatile boolean closed;
 
     ProducerViews(KafkaMetadata metadata, long metadataIdleMs) {
         this.metadata = metadata;
         this.topics = new ProducerTopics(metadataIdleMs, metadata.ticker());
+        this.shared = InstanceViews.join(metadata);
     }
 
     /** The producer uses {@code topic} at {@code nowMs}: it joins the network thread's view. Allocation-free when known. */
@@ -79,6 +78,11 @@ public final class ProducerViews {
         return Set.copyOf(topics.names());
     }
 
+    /** How many distinct network-thread views the producers of this instance read now (one per set of topics). */
+    public int instanceViews() {
+        return shared.sharedViews();
+    }
+
     // ------------------------------------------------------------ sending threads
 
     /**
@@ -92,9 +96,9 @@ public final class ProducerViews {
             return Cluster.empty();
         }
         if (s.nodes().isEmpty()) {
-            return bootstrapView().cluster;
+            return shared.bootstrap().cluster;
         }
-        KafkaNodes n = nodes(s);
+        KafkaNodes n = shared.nodes(s);
         if (topic == null) {
             return n.withoutTopics;
         }
@@ -104,7 +108,7 @@ public final class ProducerViews {
                     ? new Cluster(s.clusterId(), n.list, List.of(), Set.of(), Set.of(topic)) : n.withoutTopics;
         }
         ProducerView b = built;
-        if (b != null && b.holds(t, n)) {
+        if (b != null && b.view.holds(t, n)) {
             return b.cluster;
         }
         return TopicParts.of(t, n, stats, true).alone(s.clusterId(), stats);
@@ -127,178 +131,81 @@ public final class ProducerViews {
             return ProducerView.closed();
         }
         if (s.nodes().isEmpty()) {
-            return bootstrapView();
+            ProducerView boot = bootstrapView;
+            if (boot == null) {
+                boot = new ProducerView(shared.bootstrap(), -1, null);
+                bootstrapView = boot;
+            }
+            return boot;
         }
         topics.expireIdle(System.currentTimeMillis()); // the clock of add(topic, nowMs): KafkaProducer's Time
         int version = topics.version();
-        KafkaNodes n = nodes(s);
-        if (b != null && b.topicsVersion == version && b.holdsAll(s, n, topics.names())) {
+        KafkaNodes n = shared.nodes(s);
+        if (b != null && b.topicsVersion == version && b.view.holdsAll(s, n, b.view.names)) {
             b.checked = s;
             stats.producerViewReused();
             return b;
         }
-        ProducerView fresh = ProducerView.build(s, n, topics.names(), version, stats);
-        if (!closed) {
+        Set<String> key = Set.copyOf(topics.names());
+        ProducerView fresh;
+        synchronized (this) { // the network thread's; close() takes it to leave the shared view once
+            if (closed) {
+                return ProducerView.closed();
+            }
+            fresh = new ProducerView(shared.view(s, n, key, sharedKey, stats), version, s);
+            sharedKey = key;
             built = fresh;
         }
-        stats.producerViewBuilt();
         return fresh;
     }
 
-    private KafkaNodes nodes(dev.kmeta.cluster.Cluster s) {
-        KafkaNodes n = nodes;
-        if (n == null || n.source != s.nodes()) {
-            n = new KafkaNodes(s.nodes(), s.clusterId());
-            nodes = n;
-        }
-        return n;
-    }
-
-    /**
-     * Before kmeta's first answer its snapshot has no broker; the producer's network client needs one (its
-     * {@code leastLoadedNode} throws on an empty list, and InitProducerId goes to any broker), so the view then lists
-     * the bootstrap addresses as kafka-clients' own bootstrap cluster does (ids -1, -2, ...; names resolved at
-     * connection time), with no topics.
-     */
-    private ProducerView bootstrapView() {
-        ProducerView b = bootstrap;
-        if (b == null) {
-            List<Node> nodes = new ArrayList<>();
-            int id = -1;
-            for (String address : metadata.config().bootstrapServers()) {
-                String host = Utils.getHost(address);
-                Integer port = Utils.getPort(address);
-                if (host != null && port != null) {
-                    nodes.add(new Node(id--, host, port));
-                }
-            }
-            b = ProducerView.of(new Cluster(null, nodes, List.of(), Set.of(), Set.of()));
-            bootstrap = b;
-        }
-        return b;
-    }
-
-    /** Drops every view; later calls see an empty cluster. */
+    /** Drops this producer's view and leaves the instance's shared ones; later calls see an empty cluster. */
     void close() {
-        closed = true;
-        built = null;
-        nodes = null;
-        bootstrap = null;
+        Set<String> key;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            built = null;
+            bootstrapView = null;
+            key = sharedKey;
+            sharedKey = null;
+        }
+        shared.leave(key, metadata.fetch());
     }
 
     /**
-     * One producer view: a Kafka {@code Cluster} and {@code MetadataSnapshot} of the producer's topics, and the kmeta
-     * topic objects it was made from. Immutable but for {@link #checked} and the lazily made id-to-name map.
+     * One producer's network-thread view: the shared {@link TopicsView} of its topics, with what this producer
+     * checked it against (its topics' version, the last kmeta snapshot it matched). Immutable but for {@link #checked}.
      */
     static final class ProducerView {
+        final TopicsView view;
         final Cluster cluster;
         final MetadataSnapshot snapshot;
         final Map<String, Uuid> topicIds;
-        private final Map<String, TopicMetadata> sources;
-        private final KafkaNodes nodes;
         private final int topicsVersion;
         /** The last kmeta snapshot this view was found to match. */
         volatile dev.kmeta.cluster.Cluster checked;
-        private volatile Map<Uuid, String> topicNames;
 
-        private ProducerView(Cluster cluster, MetadataSnapshot snapshot, Map<String, Uuid> topicIds,
-                             Map<String, TopicMetadata> sources, KafkaNodes nodes, int topicsVersion,
-                             dev.kmeta.cluster.Cluster checked) {
-            this.cluster = cluster;
-            this.snapshot = snapshot;
-            this.topicIds = topicIds;
-            this.sources = sources;
-            this.nodes = nodes;
+        ProducerView(TopicsView view, int topicsVersion, dev.kmeta.cluster.Cluster checked) {
+            this.view = view;
+            this.cluster = view.cluster;
+            this.snapshot = view.snapshot;
+            this.topicIds = view.topicIds;
             this.topicsVersion = topicsVersion;
             this.checked = checked;
         }
 
         static ProducerView closed() {
-            return new ProducerView(Cluster.empty(), CLOSED, Map.of(), Map.of(), null, -1, null);
+            return new ProducerView(CLOSED_VIEW, -1, null);
         }
 
-        /** A view of brokers alone (the bootstrap view). */
-        static ProducerView of(Cluster brokers) {
-            Map<Integer, Node> byId = new HashMap<>();
-            for (Node n : brokers.nodes()) {
-                byId.put(n.id(), n);
-            }
-            return new ProducerView(brokers, new MetadataSnapshot(null, byId, List.of(), Set.of(), Set.of(),
-                    Set.of(), null, Map.of(), brokers), Map.of(), Map.of(), null, -1, null);
-        }
-
-        static ProducerView build(dev.kmeta.cluster.Cluster s, KafkaNodes n, Set<String> names, int topicsVersion,
-                                  ViewStats stats) {
-            Map<String, TopicMetadata> sources = new HashMap<>();
-            int partitions = 0;
-            for (String name : names) {
-                TopicMetadata t = s.topic(name);
-                partitions += t == null ? 0 : t.partitionCount();
-            }
-            List<PartitionInfo> infos = new ArrayList<>(partitions);
-            Map<String, Uuid> ids = new HashMap<>();
-            Set<String> internal = new HashSet<>();
-            Set<String> invalid = new HashSet<>();
-            Set<String> unauthorized = new HashSet<>();
-            for (String name : names) {
-                TopicMetadata t = s.topic(name);
-                if (t == null) {
-                    if (s.invalidTopics().contains(name)) {
-                        invalid.add(name);
-                    }
-                    if (s.unauthorizedTopics().contains(name)) {
-                        unauthorized.add(name);
-                    }
-                    continue;
-                }
-                sources.put(name, t);
-                TopicParts p = TopicParts.of(t, n, stats, false);
-                infos.addAll(p.infos);
-                if (p.topicId != null) {
-                    ids.put(name, p.topicId);
-                }
-                if (t.isInternal()) {
-                    internal.add(name);
-                }
-                p.forgetAlone();
-            }
-            Node controller = n.node(s.controllerId());
-            Cluster cluster = new Cluster(s.clusterId(), n.list, infos, unauthorized, invalid, internal, controller,
-                    ids);
-            MetadataSnapshot snapshot = new ScopedMetadataSnapshot(s.clusterId(), n.byId, unauthorized, invalid,
-                    internal, controller, ids, cluster, sources);
-            return new ProducerView(cluster, snapshot, Collections.unmodifiableMap(ids), sources, n, topicsVersion,
-                    s);
-        }
-
-        /** True when this view holds {@code t} - the very object - over the broker set of {@code n}. Allocation-free. */
-        boolean holds(TopicMetadata t, KafkaNodes n) {
-            return nodes != null && nodes.source == n.source && sources.get(t.name()) == t;
-        }
-
-        /** True when every topic of {@code names} is in {@code s} as this view has it, over the same brokers. */
-        boolean holdsAll(dev.kmeta.cluster.Cluster s, KafkaNodes n, Set<String> names) {
-            if (nodes == null || nodes.source != n.source) {
-                return false;
-            }
-            for (String name : names) {
-                if (s.topic(name) != sources.get(name)) {
-                    return false;
-                }
-            }
-            return true;
-        }
-
-        /** Topic id to name, for the producer's Sender (made on first use). */
+        /** Topic id to name, for the producer's Sender (made on first use, once per shared view). */
         Map<Uuid, String> topicNames() {
-            Map<Uuid, String> names = topicNames;
-            if (names == null) {
-                Map<Uuid, String> m = new HashMap<>();
-                topicIds.forEach((name, id) -> m.put(id, name));
-                names = Collections.unmodifiableMap(m);
-                topicNames = names;
-            }
-            return names;
+            return view.topicNames();
         }
     }
+
+    private static final TopicsView CLOSED_VIEW = TopicsView.closed(CLOSED);
 }

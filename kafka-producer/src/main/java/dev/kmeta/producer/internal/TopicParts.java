@@ -74,6 +74,13 @@ final class TopicParts {
         return c;
     }
 
+    /** Empties {@code topic}'s slot of the route's objects (its last producer closed; the instance lives on). */
+    static void forget(TopicMetadata topic) {
+        if (TopicAttachment.get(topic) instanceof TopicParts) {
+            TopicAttachment.set(topic, null);
+        }
+    }
+
     /** Drops the single-topic view (a producer view now holds this topic): it was only for the moments between. */
     void forgetAlone() {
         if (alone != null) {

@@ -4,7 +4,7 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What one producer's views cost to build, counted as they are built: Kafka objects made for topics
- * ({@link TopicParts}), single-topic views made for sending threads, producer views made for the network thread.
+ * ({@link TopicParts}), single-topic views made for sending threads, producer views made (or taken from another producer of the instance) for the network thread.
  * Tests and diagnostics read it through {@link ProducerViews#stats()}.
  *
  * <p>Thread-safe (adders).
@@ -16,6 +16,7 @@ public final class ViewStats {
     private final LongAdder topicViewsBuilt = new LongAdder();
     private final LongAdder producerViewsBuilt = new LongAdder();
     private final LongAdder producerViewsReused = new LongAdder();
+    private final LongAdder producerViewsShared = new LongAdder();
 
     void partsBuilt(int partitions, boolean sendPath) {
         partsBuilt.increment();
@@ -36,6 +37,10 @@ public final class ViewStats {
 
     void producerViewReused() {
         producerViewsReused.increment();
+    }
+
+    void producerViewShared() {
+        producerViewsShared.increment();
     }
 
     /** Topics whose Kafka objects (PartitionInfo, partition metadata) were made, by any producer thread. */
@@ -71,10 +76,18 @@ public final class ViewStats {
         return producerViewsReused.sum();
     }
 
+    /**
+     * Network-thread views this producer took from another producer of its instance that uses the same topics
+     * ({@link InstanceViews}), instead of building its own.
+     */
+    public long producerViewsShared() {
+        return producerViewsShared.sum();
+    }
+
     @Override
     public String toString() {
         return "ViewStats(parts " + partsBuilt() + " of " + partitionsBuilt() + " partitions, topic views "
                 + topicViewsBuilt() + ", send-path partitions " + sendPathBuilds() + ", producer views " + producerViewsBuilt() + " built / " + producerViewsReused()
-                + " reused)";
+                + " reused / " + producerViewsShared() + " shared)";
     }
 }

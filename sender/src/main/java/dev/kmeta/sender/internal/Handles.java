@@ -4,11 +4,13 @@ import dev.kmeta.cluster.internal.InstallOnce;
 import dev.kmeta.sender.KafkaMetadata;
 
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Calls on {@link KafkaMetadata} handles that only kmeta's own modules make, kept off the public API (issue 25): whether
  * two handles share one instance (kmeta-spring keeps one binding per instance, kmeta.producer's tests check sharing)
- * the current snapshot as an {@code org.apache.kafka.common.Cluster}, and an uncounted wait for a new version. The
+ * the current snapshot as an {@code org.apache.kafka.common.Cluster}, an uncounted wait for a new version, and a slot
+ * for what an adapter shares once per instance. The
  * module exports this package only to
  * {@code kmeta.producer} and {@code kmeta.spring}.
  *
@@ -85,5 +87,14 @@ public final class Handles {
      */
     public static org.apache.kafka.common.Cluster kafkaCluster(KafkaMetadata handle) {
         return lens.core(handle).clusterView().of(handle.fetch());
+    }
+
+    /**
+     * A slot on {@code handle}'s instance for what an adapter shares between the users of that instance (the
+     * KafkaProducer route keeps its producers' shared Kafka views there): one per instance, empty when the instance
+     * starts, gone with it - no JVM-wide registry to clean. Any thread; compare-and-set to fill it.
+     */
+    public static AtomicReference<Object> adapterSlot(KafkaMetadata handle) {
+        return lens.core(handle).adapterSlot();
     }
 }

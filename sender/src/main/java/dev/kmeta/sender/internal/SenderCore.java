@@ -20,6 +20,7 @@ import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One running instance: the manager and what drives it - kmeta's own sender loop and thread, or (driven mode) a
@@ -43,6 +44,8 @@ public final class SenderCore {
     private final MetadataDriver driver;
     private final RecordingResolver resolver;
     private final KafkaClusterView clusterView = new KafkaClusterView();
+    /** What an adapter keeps once per instance (the KafkaProducer route's shared views): lives as long as this instance. */
+    private final AtomicReference<Object> adapterSlot = new AtomicReference<>();
     private final AtomicInteger refs = new AtomicInteger(1);
     private final Object sharedKey;
     /** The client.id of each open handle, in the order they came (issue 28: who shares a shared instance). */
@@ -252,6 +255,11 @@ public final class SenderCore {
 
     public KafkaClusterView clusterView() {
         return clusterView;
+    }
+
+    /** The slot where an adapter keeps what it shares once per instance ({@link Handles#adapterSlot}). */
+    public AtomicReference<Object> adapterSlot() {
+        return adapterSlot;
     }
 
     /** The sender thread, or null in driven mode. */
