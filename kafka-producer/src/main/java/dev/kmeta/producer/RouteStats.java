@@ -23,6 +23,8 @@ public final class RouteStats {
         PRODUCERS_OPEN("ProducersOpen", "producers of the instance open now"),
         /** Network-thread views ({@code Cluster} + {@code MetadataSnapshot} of a producer's topics) built. */
         PRODUCER_VIEWS_BUILT("ProducerViewsBuilt", "network-thread views of a producer's topics built"),
+        /** Network-thread views a producer took from another producer of the instance on the same topics. */
+        PRODUCER_VIEWS_SHARED("ProducerViewsShared", "network-thread views taken from another producer on the same topics"),
         /** kmeta snapshots after which a producer's network-thread view stood as it was. */
         PRODUCER_VIEWS_REUSED("ProducerViewsReused", "snapshots after which a producer's view was reused"),
         /** Single-topic views built for sending threads. */

@@ -364,6 +364,7 @@ public final class ProducerBridge {
     void addCountsTo(long[] out) {
         ViewStats v = views.stats();
         add(out, Counter.PRODUCER_VIEWS_BUILT, v.producerViewsBuilt());
+        add(out, Counter.PRODUCER_VIEWS_SHARED, v.producerViewsShared());
         add(out, Counter.PRODUCER_VIEWS_REUSED, v.producerViewsReused());
         add(out, Counter.TOPIC_VIEWS_BUILT, v.topicViewsBuilt());
         add(out, Counter.SENDS_HELD, holds.held());
