@@ -55,6 +55,17 @@ import java.util.Set;
 @SuppressKafkaInternalApiUsage("builds KafkaProducer through its package-private constructor (ProducerMetadata, "
         + "KafkaClient, ProducerInterceptors, ApiVersions, Time): the only way to give it kmeta's metadata")
 public final class KafkaClientsAbi {
+    /**
+     * The clock every KafkaProducer made here runs on (the system's): the bridge reads the producer's time (its
+     * {@code nowMs}, its metadata-age metric) from this same object, kmeta's rules from the instance's Ticker.
+     */
+    private static final Time PRODUCER_TIME = Time.SYSTEM;
+
+    /** Now on the producers' clock ({@link #PRODUCER_TIME}), ms: the clock of their {@code nowMs} arguments. */
+    static long producerNowMs() {
+        return PRODUCER_TIME.milliseconds();
+    }
+
     /** The kafka-clients versions this module supports and is tested with, as messages say it. */
     public static final String SUPPORTED = "kafka-clients " + KafkaClientsCompat.OLDEST + ".x to "
             + KafkaClientsCompat.NEWEST + ".x";
@@ -366,7 +377,7 @@ public final class KafkaClientsAbi {
                                            Serializer<V> valueSerializer, ProducerMetadata metadata) {
         try {
             return (KafkaProducer<K, V>) producerConstructor.newInstance(config, keySerializer, valueSerializer,
-                    metadata, null, null, new ApiVersions(), Time.SYSTEM);
+                    metadata, null, null, new ApiVersions(), PRODUCER_TIME);
         } catch (InvocationTargetException e) {
             throw rethrow(e.getCause());
         } catch (ReflectiveOperationException e) {

@@ -401,10 +401,10 @@ public final class ProducerBridge {
 
     /**
      * {@code lastSuccessfulUpdate()} (the producer's metadata-age metric): now minus kmeta's metadata age. Now on
-     * the wall clock: KafkaProducer compares it with its own {@code Time}'s, which is the system's.
+     * the producer's own clock ({@code KafkaClientsAbi.producerNowMs()}): KafkaProducer compares it with that clock's.
      */
     public long lastSuccessfulUpdate() {
-        return System.currentTimeMillis() - metadata.metadataAgeMs();
+        return KafkaClientsAbi.producerNowMs() - metadata.metadataAgeMs();
     }
 
     /** {@code updateVersion()}: kmeta's snapshot version. */

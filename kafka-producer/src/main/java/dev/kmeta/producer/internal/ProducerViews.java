@@ -138,7 +138,7 @@ public final class ProducerViews {
             }
             return boot;
         }
-        topics.expireIdle(System.currentTimeMillis()); // the clock of add(topic, nowMs): KafkaProducer's Time
+        topics.expireIdle(KafkaClientsAbi.producerNowMs()); // the clock of add(topic, nowMs)
         int version = topics.version();
         KafkaNodes n = shared.nodes(s);
         if (b != null && b.topicsVersion == version && b.view.holdsAll(s, n, b.view.names)) {
