@@ -94,6 +94,7 @@ public final class KafkaClientsAbi {
             "org/apache/kafka/common/utils/Utils#getHost(Ljava/lang/String;)Ljava/lang/String;",
             "org/apache/kafka/common/utils/Utils#getPort(Ljava/lang/String;)Ljava/lang/Integer;",
             "org/apache/kafka/common/utils/Time#SYSTEM:Lorg/apache/kafka/common/utils/Time;",
+            "org/apache/kafka/common/utils/Time#milliseconds()J",
             // StaleQueues (issue 27): failing a re-created topic's vanished partitions' queues
             "org/apache/kafka/clients/producer/internals/RecordAccumulator#getDeque(Lorg/apache/kafka/common/"
                     + "TopicPartition;)Ljava/util/Deque;",
