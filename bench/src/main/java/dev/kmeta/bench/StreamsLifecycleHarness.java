@@ -1,5 +1,6 @@
 package dev.kmeta.bench;
 
+import dev.kmeta.producer.KmetaProducer;
 import dev.kmeta.streams.KmetaClientSupplier;
 import dev.kmeta.testkit.KafkaCluster;
 import org.apache.kafka.clients.admin.Admin;
@@ -32,6 +33,8 @@ import org.apache.kafka.streams.state.Stores;
 
 import javax.management.ObjectName;
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -89,7 +92,9 @@ import java.util.function.Supplier;
  * (false; fence is always exactly-once v2), {@code --fences N} (1, fences per run in fence mode),
  * {@code --routes stock,kmeta} (the routes of each round, in this order in odd rounds and reversed in even ones;
  * {@code --routes kmeta --rounds 1} measures one application in a fresh JVM, as a user starts one: the JVM's first
- * application pays the class loading of Kafka Streams, kafka-clients and kmeta).
+ * application pays the class loading of Kafka Streams, kafka-clients and kmeta), {@code --prewarm true} (startup
+ * mode: before each application a stock producer and a {@code KmetaProducer.create} one send a record and close, on
+ * either route: what is left once kmeta's classes are loaded).
  *
  * <p>Not thread-safe; a program.
  */
@@ -104,7 +109,7 @@ public final class StreamsLifecycleHarness {
 
     public static void main(String[] args) throws Exception {
         Map<String, String> opts = Args.parse(args, Map.of("mode", "startup", "threads", "8", "rounds", "3",
-                "settle-s", "10", "steady-s", "30", "rate", "1000", "eos", "false", "fences", "1", "routes", "stock,kmeta"));
+                "settle-s", "10", "steady-s", "30", "rate", "1000", "eos", "false", "fences", "1", "routes", "stock,kmeta", "prewarm", "false"));
         String mode = opts.get("mode");
         int rounds = Args.intOpt(opts, "rounds");
         boolean eos = mode.equals("fence") || Boolean.parseBoolean(opts.get("eos"));
@@ -168,6 +173,9 @@ public final class StreamsLifecycleHarness {
         /** Items 2 and 3: the time to RUNNING and the heap the application holds. */
         void startup() throws Exception {
             cluster.createTopic(input, PARTITIONS, replication);
+            if (Boolean.parseBoolean(opts.get("prewarm"))) {
+                prewarm();
+            }
             Path state = Files.createTempDirectory("streams-lifecycle");
             try (Feeder feed = new Feeder(cluster, input, Args.intOpt(opts, "rate"))) {
                 Topology topology = topology();
@@ -175,6 +183,8 @@ public final class StreamsLifecycleHarness {
                 long beforeUsed = usedAfterGc();
                 Map<String, Long> beforeClasses = classes();
                 String loadBefore = Args.load();
+                Map<Long, Long> cpuBefore = threadCpu();
+                long processCpuBefore = processCpuNs();
                 reset();
                 long t0 = System.nanoTime();
                 TimedSupplier supplier = new TimedSupplier(kmeta ? new KmetaClientSupplier()
@@ -188,6 +198,8 @@ public final class StreamsLifecycleHarness {
                     throw new IllegalStateException(name + ": not RUNNING after 120 s but " + streams.state());
                 }
                 long runningNs = System.nanoTime();
+                long processCpuMs = (processCpuNs() - processCpuBefore) / 1_000_000;
+                Map<String, Long> cpuMs = cpuByThreadKind(cpuBefore);
                 Map<String, Long> startupRequests = byKind();
                 long idleUsed = usedAfterGc();
                 Map<String, Long> idle = histogram();
@@ -199,15 +211,35 @@ public final class StreamsLifecycleHarness {
                 long closeStart = System.nanoTime();
                 streams.close(Duration.ofSeconds(30));
                 long closeMs = (System.nanoTime() - closeStart) / 1_000_000;
-                System.out.printf(Locale.ROOT, "%s: new KafkaStreams %d ms (%s); start() to RUNNING %d ms; Metadata "
-                                + "requests %s; heap after GC over the baseline: RUNNING idle %.1f MB %s, after %s s "
+                System.out.printf(Locale.ROOT, "%s: new KafkaStreams %d ms (%s); start() to RUNNING %d ms; CPU from new "
+                                + "KafkaStreams to RUNNING %d ms, by thread %s; Metadata requests %s; heap after GC over the baseline: RUNNING idle %.1f MB %s, after %s s "
                                 + "of feeding %.1f MB %s; close %d ms; load %s -> %s%n    %s: the most grown classes after "
                                 + "feeding, KB: %s%n", name,
                         (constructedNs - t0) / 1_000_000, supplier, (runningNs - startNs) / 1_000_000,
-                        startupRequests,
+                        processCpuMs, cpuMs, startupRequests,
                         (idleUsed - beforeUsed) / 1048576.0, diffKb(before, idle), opts.get("settle-s"),
                         (fedUsed - beforeUsed) / 1048576.0, diffKb(before, fed), closeMs, loadBefore, Args.load(),
                         name, top(beforeClasses, fedClasses, 12));
+            }
+        }
+
+        /**
+         * Loads and runs the clients' code once before the measured application, on both routes alike: a stock
+         * KafkaProducer and one made by {@code KmetaProducer.create} each send one record and close. Taken away, what
+         * a fresh JVM's first application pays for loading kmeta's classes.
+         */
+        private void prewarm() {
+            for (boolean onKmeta : new boolean[] {false, true}) {
+                Map<String, Object> p = new HashMap<>();
+                p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, cluster.proxiedBootstrapServers());
+                p.put(ProducerConfig.CLIENT_ID_CONFIG, FEEDER);
+                try (Producer<String, String> warm = onKmeta
+                        ? KmetaProducer.create(p, new StringSerializer(), new StringSerializer())
+                        : new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+                    warm.send(new ProducerRecord<>(input, "warm", "warm")).get(30, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    throw new IllegalStateException("prewarm: " + e, e);
+                }
             }
         }
 
@@ -594,6 +626,50 @@ public final class StreamsLifecycleHarness {
         public String toString() {
             return clientId + "/" + transactionalId + (firstAckNs == 0 ? " (no ack)" : " (acked)");
         }
+    }
+
+    /** Every live thread's CPU time, by thread id, in ns. */
+    static Map<Long, Long> threadCpu() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        Map<Long, Long> cpu = new HashMap<>();
+        for (long id : threads.getAllThreadIds()) {
+            long ns = threads.getThreadCpuTime(id);
+            if (ns >= 0) {
+                cpu.put(id, ns);
+            }
+        }
+        return cpu;
+    }
+
+    /**
+     * CPU time since {@code before}, in ms, of the threads alive now, by kind: kmeta's metadata thread, the
+     * producers' network threads, the stream threads (their consumers poll there), the rest (main, the consumers'
+     * and admin's threads, JIT and GC are not threads here).
+     */
+    static Map<String, Long> cpuByThreadKind(Map<Long, Long> before) {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        Map<String, Long> kinds = new TreeMap<>();
+        for (ThreadInfo t : threads.getThreadInfo(threads.getAllThreadIds())) {
+            if (t == null) {
+                continue;
+            }
+            long ns = threads.getThreadCpuTime(t.getThreadId());
+            if (ns < 0) {
+                continue;
+            }
+            String name = t.getThreadName();
+            String kind = name.startsWith("kmeta-") ? "kmeta" : name.startsWith("kafka-producer-network-thread")
+                    ? "producer-io" : name.contains("StreamThread") ? "stream-threads"
+                    : name.contains(FEEDER) ? "feeder" : "other";
+            kinds.merge(kind, (ns - before.getOrDefault(t.getThreadId(), 0L)) / 1_000_000, Long::sum);
+        }
+        return kinds;
+    }
+
+    /** The process's CPU time (every thread, JIT and GC included), in ns. */
+    static long processCpuNs() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     /** Used heap after a full GC (three, until it stops shrinking), in bytes. */
