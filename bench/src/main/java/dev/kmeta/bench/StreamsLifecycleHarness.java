@@ -49,6 +49,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -94,12 +95,14 @@ import java.util.function.Supplier;
  * {@code --routes kmeta --rounds 1} measures one application in a fresh JVM, as a user starts one: the JVM's first
  * application pays the class loading of Kafka Streams, kafka-clients and kmeta), {@code --prewarm true} (startup
  * mode: before each application a stock producer and a {@code KmetaProducer.create} one send a record and close, on
- * either route: what is left once kmeta's classes are loaded).
+ * either route: what is left once kmeta's classes are loaded), {@code --sample true} (startup mode: the stream
+ * threads' stacks sampled every 10 ms from start() to RUNNING).
  *
  * <p>Not thread-safe; a program.
  */
 public final class StreamsLifecycleHarness {
     private static final short METADATA = 3;
+    private static final short JOIN_GROUP = 11;
     private static final int PARTITIONS = 12;
     private static final String FEEDER = "feeder";
     private static final String ZOMBIE = "zombie";
@@ -108,8 +111,11 @@ public final class StreamsLifecycleHarness {
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> opts = Args.parse(args, Map.of("mode", "startup", "threads", "8", "rounds", "3",
-                "settle-s", "10", "steady-s", "30", "rate", "1000", "eos", "false", "fences", "1", "routes", "stock,kmeta", "prewarm", "false"));
+        Map<String, String> opts = Args.parse(args, Map.ofEntries(Map.entry("mode", "startup"),
+                Map.entry("threads", "8"), Map.entry("rounds", "3"), Map.entry("settle-s", "10"),
+                Map.entry("steady-s", "30"), Map.entry("rate", "1000"), Map.entry("eos", "false"),
+                Map.entry("fences", "1"), Map.entry("routes", "stock,kmeta"), Map.entry("prewarm", "false"),
+                Map.entry("sample", "false")));
         String mode = opts.get("mode");
         int rounds = Args.intOpt(opts, "rounds");
         boolean eos = mode.equals("fence") || Boolean.parseBoolean(opts.get("eos"));
@@ -192,15 +198,23 @@ public final class StreamsLifecycleHarness {
                 KafkaStreams streams = new KafkaStreams(topology, streamsProps(state), supplier);
                 long constructedNs = System.nanoTime();
                 CountDownLatch running = running(streams);
+                long[] jvmAtStart = jvmWork();
+                StackSampler sampler = Boolean.parseBoolean(opts.get("sample")) ? new StackSampler() : null;
                 long startNs = System.nanoTime();
                 streams.start();
                 if (!running.await(120, TimeUnit.SECONDS)) {
                     throw new IllegalStateException(name + ": not RUNNING after 120 s but " + streams.state());
                 }
+                if (sampler != null) {
+                    System.out.printf(Locale.ROOT, "%s: stream threads from start() to RUNNING, sampled every 10 ms "
+                            + "(state and the first Kafka or kmeta frame): %s%n", name, sampler.stop(15));
+                }
                 long runningNs = System.nanoTime();
+                long[] jvmAtRunning = jvmWork();
                 long processCpuMs = (processCpuNs() - processCpuBefore) / 1_000_000;
                 Map<String, Long> cpuMs = cpuByThreadKind(cpuBefore);
                 Map<String, Long> startupRequests = byKind();
+                long joins = requests(JOIN_GROUP);
                 long idleUsed = usedAfterGc();
                 Map<String, Long> idle = histogram();
                 feed.start();
@@ -212,11 +226,13 @@ public final class StreamsLifecycleHarness {
                 streams.close(Duration.ofSeconds(30));
                 long closeMs = (System.nanoTime() - closeStart) / 1_000_000;
                 System.out.printf(Locale.ROOT, "%s: new KafkaStreams %d ms (%s); start() to RUNNING %d ms; CPU from new "
-                                + "KafkaStreams to RUNNING %d ms, by thread %s; Metadata requests %s; heap after GC over the baseline: RUNNING idle %.1f MB %s, after %s s "
+                                + "KafkaStreams to RUNNING %d ms, by thread %s; from start() to RUNNING: classes "
+                                + "loaded %d, JIT %d ms, GC %d ms; JoinGroup requests %d; Metadata requests %s; heap after GC over the baseline: RUNNING idle %.1f MB %s, after %s s "
                                 + "of feeding %.1f MB %s; close %d ms; load %s -> %s%n    %s: the most grown classes after "
                                 + "feeding, KB: %s%n", name,
                         (constructedNs - t0) / 1_000_000, supplier, (runningNs - startNs) / 1_000_000,
-                        processCpuMs, cpuMs, startupRequests,
+                        processCpuMs, cpuMs, jvmAtRunning[0] - jvmAtStart[0], jvmAtRunning[1] - jvmAtStart[1],
+                        jvmAtRunning[2] - jvmAtStart[2], joins, startupRequests,
                         (idleUsed - beforeUsed) / 1048576.0, diffKb(before, idle), opts.get("settle-s"),
                         (fedUsed - beforeUsed) / 1048576.0, diffKb(before, fed), closeMs, loadBefore, Args.load(),
                         name, top(beforeClasses, fedClasses, 12));
@@ -449,6 +465,19 @@ public final class StreamsLifecycleHarness {
             }
         }
 
+        /** Requests of {@code apiKey} since the last reset, every client but the feeder's and the zombie's. */
+        private long requests(short apiKey) {
+            long n = 0;
+            for (int id : cluster.brokerIds()) {
+                for (Map.Entry<String, Long> e : cluster.proxy(id).requestCountsByClient(apiKey).entrySet()) {
+                    if (!e.getKey().equals(FEEDER) && !e.getKey().equals(ZOMBIE)) {
+                        n += e.getValue();
+                    }
+                }
+            }
+            return n;
+        }
+
         /** Metadata requests since the last reset, per kind of client ("all": every kind but feeder and zombie). */
         private Map<String, Long> byKind() {
             Map<String, Long> kinds = new TreeMap<>();
@@ -628,6 +657,44 @@ public final class StreamsLifecycleHarness {
         }
     }
 
+    /**
+     * Samples the stream threads' stacks every 10 ms until stopped: how often each (state, first frame in Kafka's or
+     * kmeta's code) was seen - where start-up waits.
+     */
+    private static final class StackSampler {
+        private final Map<String, Integer> seen = new ConcurrentHashMap<>();
+        private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
+
+        StackSampler() {
+            ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+            timer.scheduleAtFixedRate(() -> {
+                for (ThreadInfo t : threads.dumpAllThreads(false, false, 40)) {
+                    if (!t.getThreadName().contains("StreamThread")) {
+                        continue;
+                    }
+                    String frame = "?";
+                    for (StackTraceElement e : t.getStackTrace()) {
+                        if (e.getClassName().startsWith("org.apache.kafka") || e.getClassName().startsWith("dev.kmeta")) {
+                            frame = e.getClassName().substring(e.getClassName().lastIndexOf('.') + 1) + "."
+                                    + e.getMethodName();
+                            break;
+                        }
+                    }
+                    seen.merge(t.getThreadState() + " " + frame, 1, Integer::sum);
+                }
+            }, 0, 10, TimeUnit.MILLISECONDS);
+        }
+
+        String stop(int top) {
+            timer.shutdownNow();
+            StringBuilder sb = new StringBuilder();
+            seen.entrySet().stream().sorted((a, b) -> b.getValue() - a.getValue()).limit(top)
+                    .forEach(e -> sb.append(sb.length() == 0 ? "" : ", ").append(e.getKey()).append('=')
+                            .append(e.getValue()));
+            return sb.toString();
+        }
+    }
+
     /** Every live thread's CPU time, by thread id, in ns. */
     static Map<Long, Long> threadCpu() {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
@@ -664,6 +731,16 @@ public final class StreamsLifecycleHarness {
             kinds.merge(kind, (ns - before.getOrDefault(t.getThreadId(), 0L)) / 1_000_000, Long::sum);
         }
         return kinds;
+    }
+
+    /** Classes loaded so far, the JIT compilers' time and the collectors' time so far (ms). */
+    static long[] jvmWork() {
+        long gc = 0;
+        for (var g : ManagementFactory.getGarbageCollectorMXBeans()) {
+            gc += Math.max(0, g.getCollectionTime());
+        }
+        return new long[] {ManagementFactory.getClassLoadingMXBean().getTotalLoadedClassCount(),
+                ManagementFactory.getCompilationMXBean().getTotalCompilationTime(), gc};
     }
 
     /** The process's CPU time (every thread, JIT and GC included), in ns. */
