@@ -113,7 +113,7 @@ final class AnswerBook {
     private void noteClusterIdChange(Cluster before, Cluster next, ResponseMerger.Result result) {
         if (result.clusterIdChanged) {
             publisher.clusterIdChanged(before.clusterId());
-            ClusterIdChangeEvent.record(publisher.clientId(), before.clusterId(), next.clusterId());
+            JfrEvents.recordClusterIdChange(publisher.clientId(), before.clusterId(), next.clusterId());
         }
     }
 

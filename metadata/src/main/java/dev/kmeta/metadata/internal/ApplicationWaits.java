@@ -48,8 +48,8 @@ final class ApplicationWaits {
         Objects.requireNonNull(deadline, "deadline");
         long startNs = view.ticker().nanoTime();
         view.counters().waits.increment();
-        WaitEvent event = WaitEvent.start();
-        String outcome = WaitEvent.ANSWERED;
+        WaitEvent event = JfrEvents.startWait();
+        String outcome = JfrEvents.ANSWERED;
         boolean parked = false;
         view.counters().waitersNow.increment();
         try {
@@ -67,13 +67,13 @@ final class ApplicationWaits {
                         () -> view.snapshot().version() <= lastVersion && !view.isClosed() && view.fatal() == null);
             }
         } catch (RuntimeException e) {
-            outcome = WaitEvent.outcomeOf(e);
+            outcome = JfrEvents.outcomeOf(e);
             throw e;
         } finally {
             view.counters().waitersNow.decrement();
             view.counters().waitTimeNsTotal.add(view.ticker().nanoTime() - startNs);
-            if (parked || !WaitEvent.ANSWERED.equals(outcome)) {
-                WaitEvent.commit(event, view.clientId(), null, ANY_PARTITION, outcome);
+            if (parked || !JfrEvents.ANSWERED.equals(outcome)) {
+                JfrEvents.commitWait(event, view.clientId(), null, ANY_PARTITION, outcome);
             }
         }
     }
@@ -83,7 +83,7 @@ final class ApplicationWaits {
         view.counters().waitTimeouts.increment();
         Diagnosis d = view.diagnose(null, ANY_PARTITION, maxBlockMs, null, deadline);
         view.counters().recordTimeout(d.cause());
-        TimeoutEvent.record(view.clientId(), null, ANY_PARTITION, maxBlockMs, d);
+        JfrEvents.recordTimeout(view.clientId(), null, ANY_PARTITION, maxBlockMs, d);
         return Failures.make().timeout("Metadata version did not move past " + lastVersion
                 + " within " + maxBlockMs + " ms" + lastFailureSuffix() + " [" + d.message() + "]", d);
     }
@@ -236,8 +236,8 @@ final class ApplicationWaits {
         }
         throwIfUnusable();
         long startNs = view.ticker().nanoTime();
-        WaitEvent event = WaitEvent.start();
-        String outcome = WaitEvent.ANSWERED;
+        WaitEvent event = JfrEvents.startWait();
+        String outcome = JfrEvents.ANSWERED;
         boolean parked = false;
         TopicEntry e = view.subscriptions().subscribe(topic, startNs);
         e.activeWaiters.incrementAndGet();
@@ -289,14 +289,14 @@ final class ApplicationWaits {
                         () -> view.snapshot() == c && !view.isClosed() && view.fatal() == null && !entry.removed);
             }
         } catch (RuntimeException ex) {
-            outcome = WaitEvent.outcomeOf(ex);
+            outcome = JfrEvents.outcomeOf(ex);
             throw ex;
         } finally {
             e.activeWaiters.decrementAndGet();
             view.counters().waitersNow.decrement();
             view.counters().waitTimeNsTotal.add(view.ticker().nanoTime() - startNs);
-            if (parked || !WaitEvent.ANSWERED.equals(outcome)) {
-                WaitEvent.commit(event, view.clientId(), topic, partition, outcome);
+            if (parked || !JfrEvents.ANSWERED.equals(outcome)) {
+                JfrEvents.commitWait(event, view.clientId(), topic, partition, outcome);
             }
         }
     }
@@ -339,7 +339,7 @@ final class ApplicationWaits {
                 : "Partition " + partition + " of topic " + topic;
         Diagnosis d = view.diagnose(topic, partition, deadline.budgetMs(), e, deadline);
         view.counters().recordTimeout(d.cause());
-        TimeoutEvent.record(view.clientId(), topic, partition, deadline.budgetMs(), d);
+        JfrEvents.recordTimeout(view.clientId(), topic, partition, deadline.budgetMs(), d);
         return Failures.make().timeout(what + " not present in metadata after " + deadline.budgetMs()
                 + " ms: " + d.cause() + ": " + d.seen() + ". Fix: " + d.fix(), d);
     }

@@ -26,17 +26,4 @@ final class ClusterIdChangeEvent extends Event {
     @Label("Cluster Id")
     String clusterId;
 
-    /** Writes one if a recording wants it (nothing is made while JFR is off). */
-    static void record(String clientId, String previous, String next) {
-        if (!JfrEvents.on()) {
-            return;
-        }
-        ClusterIdChangeEvent e = new ClusterIdChangeEvent();
-        if (e.shouldCommit()) {
-            e.clientId = clientId;
-            e.previousClusterId = previous;
-            e.clusterId = next;
-            e.commit();
-        }
-    }
 }

@@ -137,7 +137,7 @@ final class CommandInbox {
         for (LeaderHint h : hints) {
             if (batch.apply(h)) {
                 publisher.counters().leaderHintsApplied.incrementAndGet();
-                LeaderHintEvent.record(publisher.clientId(), h);
+                JfrEvents.recordLeaderHint(publisher.clientId(), h);
             } else {
                 publisher.counters().leaderHintsIgnored.incrementAndGet();
                 TopicEntry e = publisher.subscriptions().get(h.topic);

@@ -33,19 +33,4 @@ final class LeaderHintEvent extends Event {
     @Label("Leader Epoch")
     int leaderEpoch;
 
-    /** Writes one if a recording wants it (nothing is made while JFR is off). */
-    static void record(String clientId, LeaderHint h) {
-        if (!JfrEvents.on()) {
-            return;
-        }
-        LeaderHintEvent e = new LeaderHintEvent();
-        if (e.shouldCommit()) {
-            e.clientId = clientId;
-            e.topic = h.topic;
-            e.partition = h.partition;
-            e.leaderId = h.leaderId;
-            e.leaderEpoch = h.leaderEpoch;
-            e.commit();
-        }
-    }
 }

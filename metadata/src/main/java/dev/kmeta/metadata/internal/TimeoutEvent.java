@@ -1,6 +1,5 @@
 package dev.kmeta.metadata.internal;
 
-import dev.kmeta.metadata.Diagnosis;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
@@ -44,21 +43,4 @@ final class TimeoutEvent extends Event {
     @Label("Fix")
     String fix;
 
-    /** Writes one if a recording wants it (nothing is made while JFR is off). */
-    static void record(String clientId, String topic, int partition, long budgetMs, Diagnosis d) {
-        if (!JfrEvents.on()) {
-            return;
-        }
-        TimeoutEvent e = new TimeoutEvent();
-        if (e.shouldCommit()) {
-            e.clientId = clientId;
-            e.topic = topic;
-            e.partition = partition;
-            e.budgetMs = budgetMs;
-            e.cause = d.cause().name();
-            e.seen = d.seen();
-            e.fix = d.fix();
-            e.commit();
-        }
-    }
 }

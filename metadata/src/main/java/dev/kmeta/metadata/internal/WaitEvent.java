@@ -18,8 +18,6 @@ import jdk.jfr.StackTrace;
 @Category("kmeta")
 @StackTrace(false)
 final class WaitEvent extends Event {
-    /** What ended a wait that got its answer. */
-    static final String ANSWERED = "ANSWERED";
 
     @Label("Client Id")
     String clientId;
@@ -36,42 +34,4 @@ final class WaitEvent extends Event {
     @Description("ANSWERED, TIMED_OUT, REFUSED (unauthorized or invalid topic), FATAL, CLOSED or INTERRUPTED")
     String outcome;
 
-    /** A begun event, or null while JFR is off in this JVM ({@link JfrEvents#on}). */
-    static WaitEvent start() {
-        if (!JfrEvents.on()) {
-            return null;
-        }
-        WaitEvent event = new WaitEvent();
-        event.begin();
-        return event;
-    }
-
-    /** Ends {@code event} (null: none) with {@code outcome} and writes it if a recording wants it. */
-    static void commit(WaitEvent event, String clientId, String topic, int partition, String outcome) {
-        if (event == null) {
-            return;
-        }
-        event.end();
-        if (event.shouldCommit()) {
-            event.clientId = clientId;
-            event.topic = topic;
-            event.partition = partition;
-            event.outcome = outcome;
-            event.commit();
-        }
-    }
-
-    /** The outcome a wait that ended with {@code e} had. */
-    static String outcomeOf(RuntimeException e) {
-        if (e instanceof dev.kmeta.metadata.MetadataTimeoutException) {
-            return "TIMED_OUT";
-        } else if (e instanceof dev.kmeta.metadata.TopicException) {
-            return "REFUSED";
-        } else if (e instanceof dev.kmeta.metadata.MetadataClosedException) {
-            return "CLOSED";
-        } else if (e instanceof dev.kmeta.metadata.MetadataInterruptedException) {
-            return "INTERRUPTED";
-        }
-        return "FATAL";
-    }
 }

@@ -240,13 +240,13 @@ public final class MetadataDriver implements NodeProvider.Listener {
     private void answered(RefreshRequest request, MetadataResponse response, ConnectionEvidence.Record record,
                           RefreshEvent event, long nowMs) {
         if (response.data().errorCode() == Errors.REBOOTSTRAP_REQUIRED.code()) {
-            RefreshEvent.finish(event, "REBOOTSTRAP_REQUIRED");
+            SenderJfr.finishRefresh(event, "REBOOTSTRAP_REQUIRED");
             manager.onFailure(request, "the broker answered REBOOTSTRAP_REQUIRED", nowMs);
             rebootstrap("a Metadata answer said REBOOTSTRAP_REQUIRED");
             return;
         }
         RefreshResponse translated = ResponseTranslator.translate(response, manager.fetch());
-        RefreshEvent.finish(event, "ANSWERED");
+        SenderJfr.finishRefresh(event, "ANSWERED");
         // The evidence first, then the snapshot: a thread that sees the snapshot this answer brings also sees that
         // this address answered (the manager publishes the snapshot with a volatile store and wakes its waiters).
         evidence.answer(record, nowMs);
@@ -393,7 +393,7 @@ public final class MetadataDriver implements NodeProvider.Listener {
     private void rebootstrap(String why) {
         rebootstraps.incrementAndGet();
         rebootstrapUnanswered = true;
-        RebootstrapEvent.record(config.clientId(), String.join(",", config.bootstrapServers()));
+        SenderJfr.recordRebootstrap(config.clientId(), String.join(",", config.bootstrapServers()));
         wantingSinceMs = nowMs();
         nodes.setNodes(bootstrap.nodes());
         bootstrap.resolveAgain(client, wantingSinceMs);

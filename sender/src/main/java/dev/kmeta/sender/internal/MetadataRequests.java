@@ -66,7 +66,7 @@ final class MetadataRequests {
         this.evidence = evidence;
         this.answers = answers;
         // With JFR on, the event classes' one-time instrumentation now, not in the first request the first send awaits.
-        RefreshEvent.load();
+        SenderJfr.load();
     }
 
     /** True while a request is out and neither answered nor failed. */
@@ -115,7 +115,7 @@ final class MetadataRequests {
         inFlight = request;
         inFlightNode = node;
         inFlightSentAtClientMs = clientNowMs;
-        inFlightEvent = RefreshEvent.start(config.clientId(), address(node), request.isFull(), request.topics().size());
+        inFlightEvent = SenderJfr.startRefresh(config.clientId(), address(node), request.isFull(), request.topics().size());
         try {
             ClientRequest cr = client.newClientRequest(node.idString(), builder, clientNowMs, true,
                     config.requestTimeoutMs(), response -> complete(request, node, record, response));
@@ -168,7 +168,7 @@ final class MetadataRequests {
         }
         inFlight = null;
         missingAtLastStep = null;
-        RefreshEvent.finish(inFlightEvent, "LOST");
+        SenderJfr.finishRefresh(inFlightEvent, "LOST");
         String reason = "the client lost the metadata request to " + address(inFlightNode) + " (" + (overdue
                 ? "no completion within twice request.timeout.ms=" + config.requestTimeoutMs() : "its poll failed")
                 + ")";
@@ -185,7 +185,7 @@ final class MetadataRequests {
      */
     private void refused(RefreshRequest request, Node node, RuntimeException e, long nowMs) {
         inFlight = null;
-        RefreshEvent.finish(inFlightEvent, "NOT_SENT");
+        SenderJfr.finishRefresh(inFlightEvent, "NOT_SENT");
         String reason = "the client could not send the metadata request to " + address(node) + ": " + e;
         if (refusedSends++ == 0) {
             log.warn("[{}] {}; retrying after backoff (repeats are logged at DEBUG)", config.clientId(), reason, e);
@@ -208,16 +208,16 @@ final class MetadataRequests {
         long nowMs = manager.ticker().milliTime();
         try {
             if (response.versionMismatch() != null) {
-                RefreshEvent.finish(event, "VERSION_MISMATCH");
+                SenderJfr.finishRefresh(event, "VERSION_MISMATCH");
                 manager.onFatal(request, response.versionMismatch(), nowMs);
             } else if (response.wasDisconnected()) {
-                RefreshEvent.finish(event, response.wasTimedOut() ? "TIMED_OUT" : "DISCONNECTED");
+                SenderJfr.finishRefresh(event, response.wasTimedOut() ? "TIMED_OUT" : "DISCONNECTED");
                 failed(request, node, record, response, nowMs);
             } else {
                 answers.answered(request, (MetadataResponse) response.responseBody(), record, event, nowMs);
             }
         } catch (RuntimeException e) {
-            RefreshEvent.finish(event, "UNUSABLE");
+            SenderJfr.finishRefresh(event, "UNUSABLE");
             log.warn("[{}] unusable metadata answer from {}: {}", config.clientId(), node, e.toString());
             if (manager.inFlight() == request) {
                 manager.onFailure(request, "unusable answer from " + address(node) + ": " + e, nowMs);

@@ -3,7 +3,6 @@ package dev.kmeta.sender.internal;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
-import jdk.jfr.FlightRecorder;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
@@ -25,17 +24,4 @@ final class RebootstrapEvent extends Event {
 
     @Label("Bootstrap Servers")
     String bootstrapServers;
-
-    /** Writes one if a recording wants it (nothing is made while JFR is off). */
-    static void record(String clientId, String bootstrapServers) {
-        if (!FlightRecorder.isInitialized()) {
-            return;
-        }
-        RebootstrapEvent e = new RebootstrapEvent();
-        if (e.shouldCommit()) {
-            e.clientId = clientId;
-            e.bootstrapServers = bootstrapServers;
-            e.commit();
-        }
-    }
 }

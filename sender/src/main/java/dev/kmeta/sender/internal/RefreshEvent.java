@@ -3,7 +3,6 @@ package dev.kmeta.sender.internal;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Event;
-import jdk.jfr.FlightRecorder;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
@@ -40,52 +39,6 @@ final class RefreshEvent extends Event {
             + "client dropped it without completing it)")
     String outcome;
 
-    /** Not an event field: set by the first {@link #finish}, so that a request is written once. */
-    private transient boolean finished;
-
-    /**
-     * A begun event for a request to {@code node}, or null while JFR is off in this JVM (no event object, no event
-     * class loaded: see metadata's {@code JfrEvents}).
-     */
-    static RefreshEvent start(String clientId, String node, boolean full, int topicCount) {
-        if (!FlightRecorder.isInitialized()) {
-            return null;
-        }
-        RefreshEvent event = new RefreshEvent();
-        if (event.isEnabled()) {
-            event.clientId = clientId;
-            event.node = node;
-            event.full = full;
-            event.topicCount = topicCount;
-        }
-        event.begin();
-        return event;
-    }
-
-    /** With JFR on, loads this class and {@link RebootstrapEvent} now (their one-time instrumentation), not later. */
-    static void load() {
-        if (FlightRecorder.isInitialized()) {
-            new RefreshEvent();
-            new RebootstrapEvent();
-        }
-    }
-
-    /** Ends {@code event} (null: none) with {@code outcome} and writes it if a recording wants it; once. */
-    static void finish(RefreshEvent event, String outcome) {
-        if (event != null) {
-            event.finish(outcome);
-        }
-    }
-
-    private void finish(String outcome) {
-        if (finished) {
-            return;
-        }
-        finished = true;
-        end();
-        if (shouldCommit()) {
-            this.outcome = outcome;
-            commit();
-        }
-    }
+    /** Not an event field: set by the first finish ({@link SenderJfr#finishRefresh}), so a request is written once. */
+    transient boolean finished;
 }
