@@ -20,16 +20,10 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.streams.KafkaClientSupplier;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
-import org.apache.kafka.streams.kstream.Grouped;
-import org.apache.kafka.streams.kstream.KStream;
-import org.apache.kafka.streams.kstream.Materialized;
-import org.apache.kafka.streams.state.Stores;
 
 import javax.management.ObjectName;
 import java.lang.management.ManagementFactory;
@@ -425,16 +419,10 @@ public final class StreamsLifecycleHarness {
             return moves.size();
         }
 
-        /** The input, grouped by value and counted (a repartition and a store), by key reduced (a store), re-keyed out. */
+        /** {@link StreamsTopology}'s application on this run's input, its output topic made first. */
         private Topology topology() {
             cluster.createTopic("out-" + name, PARTITIONS, replication);
-            StreamsBuilder builder = new StreamsBuilder();
-            KStream<String, String> in = builder.stream(input);
-            in.groupBy((k, v) -> v, Grouped.with(Serdes.String(), Serdes.String()))
-                    .count(Materialized.as(Stores.inMemoryKeyValueStore("by-value-" + name)));
-            in.groupByKey().reduce((a, b) -> b, Materialized.as(Stores.inMemoryKeyValueStore("last-" + name)));
-            in.map((k, v) -> KeyValue.pair(v, k)).to("out-" + name);
-            return builder.build();
+            return StreamsTopology.build(input, name);
         }
 
         private Properties streamsProps(Path state) {

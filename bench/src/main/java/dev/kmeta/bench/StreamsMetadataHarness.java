@@ -9,14 +9,8 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.KeyValue;
-import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
-import org.apache.kafka.streams.kstream.Grouped;
-import org.apache.kafka.streams.kstream.KStream;
-import org.apache.kafka.streams.kstream.Materialized;
-import org.apache.kafka.streams.state.Stores;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -161,16 +155,10 @@ public final class StreamsMetadataHarness {
             }
         }
 
-        /** The input, grouped by value and counted (a repartition and a store), by key reduced (a store), re-keyed out. */
+        /** {@link StreamsTopology}'s application on this run's input, its output topic made first. */
         private org.apache.kafka.streams.Topology topology() {
             cluster.createTopic("out-" + name, PARTITIONS, 1);
-            StreamsBuilder builder = new StreamsBuilder();
-            KStream<String, String> in = builder.stream(input);
-            in.groupBy((k, v) -> v, Grouped.with(Serdes.String(), Serdes.String()))
-                    .count(Materialized.as(Stores.inMemoryKeyValueStore("by-value-" + name)));
-            in.groupByKey().reduce((a, b) -> b, Materialized.as(Stores.inMemoryKeyValueStore("last-" + name)));
-            in.map((k, v) -> KeyValue.pair(v, k)).to("out-" + name);
-            return builder.build();
+            return StreamsTopology.build(input, name);
         }
 
         private Properties streamsProps(Path state) {
