@@ -95,7 +95,6 @@ import java.util.function.Supplier;
  * <p>Not thread-safe; a program.
  */
 public final class StreamsLifecycleHarness {
-    private static final short METADATA = 3;
     private static final short JOIN_GROUP = 11;
     private static final int PARTITIONS = 12;
     private static final String FEEDER = "feeder";
@@ -264,7 +263,7 @@ public final class StreamsLifecycleHarness {
                 int steadyS = Args.intOpt(opts, "steady-s");
                 reset();
                 TimeUnit.SECONDS.sleep(steadyS);
-                Map<String, Long> steady = perMinute(byKind(), steadyS);
+                Map<String, Long> steady = StreamsMetadataHarness.perMinute(byKind(), steadyS);
                 reset();
                 long moveStart = System.nanoTime();
                 int moved = moveLeadersOff(0);
@@ -273,7 +272,7 @@ public final class StreamsLifecycleHarness {
                 Map<String, Long> during = byKind();
                 reset();
                 TimeUnit.SECONDS.sleep(steadyS);
-                Map<String, Long> after = perMinute(byKind(), steadyS);
+                Map<String, Long> after = StreamsMetadataHarness.perMinute(byKind(), steadyS);
                 String state1 = streams.state().toString();
                 streams.close(Duration.ofSeconds(30));
                 System.out.printf(Locale.ROOT, "%s: steady per minute %s; leader move (%d partitions off broker 0, "
@@ -468,17 +467,7 @@ public final class StreamsLifecycleHarness {
 
         /** Metadata requests since the last reset, per kind of client ("all": every kind but feeder and zombie). */
         private Map<String, Long> byKind() {
-            Map<String, Long> kinds = new TreeMap<>();
-            for (int id : cluster.brokerIds()) {
-                cluster.proxy(id).requestCountsByClient(METADATA).forEach((client, count) -> {
-                    String kind = client.equals(ZOMBIE) ? null : StreamsMetadataHarness.kindOf(client);
-                    if (kind != null) {
-                        kinds.merge(kind, count, Long::sum);
-                        kinds.merge("all", count, Long::sum);
-                    }
-                });
-            }
-            return kinds;
+            return StreamsMetadataHarness.metadataRequestsByKind(cluster, Set.of(ZOMBIE));
         }
     }
 
@@ -827,11 +816,5 @@ public final class StreamsLifecycleHarness {
             }
         });
         return d;
-    }
-
-    private static Map<String, Long> perMinute(Map<String, Long> counts, int seconds) {
-        Map<String, Long> perMinute = new TreeMap<>();
-        counts.forEach((k, v) -> perMinute.put(k, Math.round(v * 60.0 / seconds)));
-        return perMinute;
     }
 }

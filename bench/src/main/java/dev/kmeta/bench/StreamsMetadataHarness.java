@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
@@ -199,18 +200,26 @@ public final class StreamsMetadataHarness {
 
         /** Metadata requests since the last reset, per kind of client ("all": every kind but the feeder). */
         private Map<String, Long> byKind() {
-            Map<String, Long> kinds = new TreeMap<>();
-            for (int id : cluster.brokerIds()) {
-                cluster.proxy(id).requestCountsByClient(METADATA).forEach((client, count) -> {
-                    String kind = kindOf(client);
-                    if (kind != null) {
-                        kinds.merge(kind, count, Long::sum);
-                        kinds.merge("all", count, Long::sum);
-                    }
-                });
-            }
-            return kinds;
+            return metadataRequestsByKind(cluster, Set.of());
         }
+    }
+
+    /**
+     * Metadata requests the cluster's proxies counted since their last reset, per kind of Streams client
+     * ({@link #kindOf}; "all": every kind), leaving out the feeder and the clients named in {@code ignored}.
+     */
+    static Map<String, Long> metadataRequestsByKind(KafkaCluster cluster, Set<String> ignored) {
+        Map<String, Long> kinds = new TreeMap<>();
+        for (int id : cluster.brokerIds()) {
+            cluster.proxy(id).requestCountsByClient(METADATA).forEach((client, count) -> {
+                String kind = ignored.contains(client) ? null : kindOf(client);
+                if (kind != null) {
+                    kinds.merge(kind, count, Long::sum);
+                    kinds.merge("all", count, Long::sum);
+                }
+            });
+        }
+        return kinds;
     }
 
     /** The kind of a Streams client by its client id's suffix; null for the feeder. */
@@ -236,7 +245,8 @@ public final class StreamsMetadataHarness {
         return "other:" + clientId;
     }
 
-    private static Map<String, Long> perMinute(Map<String, Long> counts, int seconds) {
+    /** Counts over {@code seconds}, as per minute. */
+    static Map<String, Long> perMinute(Map<String, Long> counts, int seconds) {
         Map<String, Long> perMinute = new TreeMap<>();
         counts.forEach((k, v) -> perMinute.put(k, Math.round(v * 60.0 / seconds)));
         return perMinute;
