@@ -34,7 +34,7 @@ import java.util.function.Supplier;
  *   topics only. A send made on this thread (a callback's) begins with the interceptor's {@link #onSend}, which ends
  *   the ready check, so its topic is never taken for the Sender's.</li>
  *   <li>{@link #timeToNextUpdate} - the NetworkClient's poll: a query, changing nothing. The thread sleeps in its
- *   selector until kmeta publishes the version it waits for: kmeta's sender thread runs {@link #onNewVersion} and
+ *   selector until kmeta publishes the version it waits for: kmeta's sender thread runs {@link #wakeIfPassed} and
  *   wakes it ({@code Sender.wakeup()}), as a stock producer's own Metadata answer wakes its poll.</li>
  * </ul>
  *
@@ -47,11 +47,11 @@ import java.util.function.Supplier;
  *   must not stop a thread no test drives.</li>
  *   <li>The first-request steer ({@link FirstRequestTarget}): a connection outcome kmeta records, a new version, its
  *   bound on the instance's ticker.</li>
- *   <li>An update asked for: kmeta's publishing a version past it ({@link #onNewVersion}); one published between the
+ *   <li>An update asked for: kmeta's publishing a version past it ({@link #wakeIfPassed}); one published between the
  *   ask and the thread's poll is seen by {@link #requestUpdate} itself, which wakes the poll that follows.</li>
  * </ul>
  *
- * <p>Thread-safe where it says so: the counters and {@link #onNewVersion} (kmeta's thread) are; the ready-check
+ * <p>Thread-safe where it says so: the counters and {@link #wakeIfPassed} (kmeta's thread) are; the ready-check
  * fields are the network thread's alone.
  */
 @SuppressKafkaInternalApiUsage("answers the Sender's ProducerMetadata calls (Metadata.LeaderIdAndEpoch)")
@@ -82,10 +82,10 @@ final class NetworkThreadProtocol {
     /**
      * The kmeta version the network thread waits to see passed, or {@link #NOTHING_WANTED}: set on the network thread
      * ({@link #requestUpdate}, a newer leader hint), cleared by whoever sees it passed first - kmeta's thread
-     * ({@link #onNewVersion}, which then wakes the network thread) or {@link #want} itself.
+     * ({@link #wakeIfPassed}, which then wakes the network thread) or {@link #want} itself.
      */
     private final AtomicInteger wantedVersion = new AtomicInteger(NOTHING_WANTED);
-    /** Removes {@link #onNewVersion} from kmeta's version listeners; set by {@link #attach}. */
+    /** Removes {@link #wakeIfPassed} from kmeta's version listeners; set by {@link #attach}. */
     private volatile Runnable stopListening;
     /** The ready check's topics without a leader (added between {@link #loopStarts} and {@link #requestUpdate}). */
     private final Set<String> unknownLeaderTopics = new LinkedHashSet<>();
@@ -121,7 +121,7 @@ final class NetworkThreadProtocol {
     void attach(ProducerBridge.SenderRef ref) {
         sender = ref;
         if (ref != null && ref.wakeup() != null) {
-            Runnable stop = Handles.onNewVersion(metadata, this::onNewVersion);
+            Runnable stop = Handles.onNewVersion(metadata, this::wakeIfPassed);
             stopListening = stop;
             if (closed.getAsBoolean()) { // closed meanwhile: close() may have missed it
                 stop.run();
@@ -142,8 +142,12 @@ final class NetworkThreadProtocol {
         return t == seenLooping || networkThreadName != null && networkThreadName.equals(t.getName());
     }
 
-    /** kmeta published a new version (kmeta's sender thread): wakes the network thread if it waits for one past it. */
-    private void onNewVersion() {
+    /**
+     * Wakes the network thread once if the version it waits for has passed (or the bridge closed): run by kmeta's
+     * sender thread after each new version (the listener {@link #attach} registers), and by {@link #want} for a
+     * version published before the wish was written. Whoever clears the wish first wakes it.
+     */
+    private void wakeIfPassed() {
         int wanted = wantedVersion.get();
         if (wanted != NOTHING_WANTED && (closed.getAsBoolean() || metadata.fetch().version() > wanted)
                 && wantedVersion.compareAndSet(wanted, NOTHING_WANTED)) {
@@ -171,11 +175,7 @@ final class NetworkThreadProtocol {
      */
     private void want(int version) {
         wantedVersion.accumulateAndGet(version, (w, v) -> w == NOTHING_WANTED ? v : Math.max(w, v));
-        int wanted = wantedVersion.get();
-        if (wanted != NOTHING_WANTED && metadata.fetch().version() > wanted
-                && wantedVersion.compareAndSet(wanted, NOTHING_WANTED)) {
-            wake();
-        }
+        wakeIfPassed();
     }
 
     // ------------------------------------------------------------ the first request
