@@ -74,8 +74,8 @@ class MultiBrokerBackoffTest {
     /**
      * The most MetadataRequests the backoff allows in {@code windowMs} when no answer brings news: one at the window's
      * start, then spacings as short as the configuration allows - {@code baseMs} (the answer before the window may
-     * have been news), then {@code baseMs} doubling to {@code retry.backoff.max.ms} for each answer without news, each
-     * shortened by the full jitter - plus one in flight at the window's end.
+     * have been news), then for each answer without news {@code baseMs} (the first) doubling to
+     * {@code retry.backoff.max.ms}, each shortened by the full jitter - plus one in flight at the window's end.
      *
      * @param baseMs {@code retry.backoff.ms}, or for a refresh of leaderless partitions only, the smaller of it and
      *               {@code kmeta.metadata.leaderless.refresh.ms}
@@ -84,7 +84,7 @@ class MultiBrokerBackoffTest {
         double shortest = 1 - config.jitter();
         long requests = 1;
         double t = baseMs * shortest;
-        for (int noNews = 1; t <= windowMs; noNews++) {
+        for (int noNews = 0; t <= windowMs; noNews++) {
             requests++;
             t += Math.min(config.retryBackoffMaxMs(), baseMs << Math.min(noNews, 30)) * shortest;
         }

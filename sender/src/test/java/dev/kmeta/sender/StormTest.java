@@ -89,13 +89,14 @@ class StormTest {
 
     /**
      * The most MetadataRequests the backoff allows in {@code elapsedMs}: the first at once; then spacings of at least
-     * {@code retry.backoff.ms} doubling to {@code retry.backoff.max.ms}, each shortened by the jitter - the ramp-up
+     * {@code retry.backoff.ms} (twice: after news and after the first answer without it) doubling to
+     * {@code retry.backoff.max.ms}, each shortened by the jitter - the ramp-up
      * requests are counted as if they cost no time at all; once at the cap, no two requests are closer than
      * {@code max * (1 - jitter)}. An answer that brings news (the bystander's topic) restarts the ramp.
      * Plus 2 for a request in flight at either end.
      */
     static long requestBound(long elapsedMs, int newsAnswers) {
-        int rampUp = 1 + (int) Math.ceil(Math.log((double) RETRY_BACKOFF_MAX_MS / RETRY_BACKOFF_MS) / Math.log(2));
+        int rampUp = 2 + (int) Math.ceil(Math.log((double) RETRY_BACKOFF_MAX_MS / RETRY_BACKOFF_MS) / Math.log(2));
         long atCap = (long) Math.ceil(elapsedMs / (RETRY_BACKOFF_MAX_MS * (1 - JITTER)));
         return 1 + rampUp * (1 + newsAnswers) + atCap + 2;
     }

@@ -25,8 +25,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * At most one request is in flight. What is asked while one is in flight stays in the pending sets and makes the
  * next request (the union), so nothing asked is lost. A new topic skips the backoff once; otherwise requests are
  * spaced by the backoff: after a failure {@code retry.backoff.ms} doubling to {@code retry.backoff.max.ms}; after
- * an answer that brought no news, the same doubling - from {@code kmeta.metadata.leaderless.refresh.ms} when the next
- * request is only for leaderless partitions; after news, at least {@code retry.backoff.ms}. Which of the two a
+ * an answer that brought no news, the same doubling (the first such answer: {@code retry.backoff.ms}) - from twice
+ * {@code kmeta.metadata.leaderless.refresh.ms} when the next request is only for leaderless partitions; after news,
+ * at least {@code retry.backoff.ms}. Which of the two a
  * request waits is decided by what it is for when it is due (an invalidation that comes after an answer without news
  * waits the retry backoff, not the leaderless one); both are drawn, jitter included, when the answer comes. So the
  * request rate is bounded by the backoff, whatever the number of callers.
@@ -226,7 +227,11 @@ final class RefreshStateMachine {
         } else {
             // Both now, chosen when the next request is due: what it is for may still change (an invalidation after
             // this answer is not a leaderless refresh, even if nothing else is pending now).
-            backoffAfterLastMs = noNewsBackoff.backoffMs(++noNewsInARow);
+            // The first answer without news waits retry.backoff.ms, as a first failure does and as kafka-clients
+            // waits between its asks for a topic a send waits for (a topic created a moment ago that the broker
+            // answering does not know yet is asked again after that long, not twice that); then doubling. The
+            // leaderless family keeps its one step ahead: its base is the faster one.
+            backoffAfterLastMs = noNewsBackoff.backoffMs(noNewsInARow++);
             leaderlessBackoffAfterLastMs = leaderlessBackoff.backoffMs(noNewsInARow);
         }
         settle(news ? "answer applied" : "answer brought no news");

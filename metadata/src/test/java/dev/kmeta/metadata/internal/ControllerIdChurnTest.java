@@ -72,10 +72,13 @@ class ControllerIdChurnTest {
         }
     }
 
-    /** The gaps the configured backoff gives answers without news (jitter 0): retry.backoff.ms doubling to its max. */
+    /**
+     * The gaps the configured backoff gives answers without news (jitter 0): retry.backoff.ms after the first, then
+     * doubling to its max.
+     */
     private static List<Long> expectedGaps(int count) {
         List<Long> gaps = new ArrayList<>();
-        for (int noNewsInARow = 1; gaps.size() < count; noNewsInARow++) {
+        for (int noNewsInARow = 0; gaps.size() < count; noNewsInARow++) {
             gaps.add(Math.min(RETRY_BACKOFF_MAX_MS, RETRY_BACKOFF_MS << Math.min(noNewsInARow, 30)));
         }
         return gaps;
