@@ -54,6 +54,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * time in full GCs with 10,000 partitions, and with 1 GB still stall sends for seconds on this machine). About 1.5-4
  * minutes per route and round (the warm-up on 10,000 partitions takes 10 s to 2 minutes), plus ~1 min for the
  * topics; the program exits (closing the broker) if it runs longer than twice its estimate plus 5 minutes.
+ * {@code --print-churn true|false} (false): print each churn topic's first {@code send()} time, in order.
  * {@code --storage DIR} (/dev/shm where it exists): where the broker's log dirs go - on tmpfs, the kernel's write-back
  * of dirty pages (the warm-up's 10,000 files, other builds' writes) cannot stall the broker inside a measured window.
  *
@@ -63,6 +64,7 @@ public final class SendUnderChurnHarness {
     private static final long SLOW_NS = TimeUnit.MILLISECONDS.toNanos(10);
     /** The producer settings of {@code --idempotence} over Kafka's defaults, both routes. */
     private static Map<String, Object> producerExtra = Map.of();
+    private static boolean printChurn;
 
     private SendUnderChurnHarness() {
     }
@@ -107,6 +109,7 @@ public final class SendUnderChurnHarness {
         defaults.put("idempotence", "true");
         defaults.put("linger-ms", "5");
         defaults.put("broker-jvm", BROKER_JVM);
+        defaults.put("print-churn", "false");
         // the broker's log dirs: on tmpfs where there is one, so that the kernel's write-back of dirty pages (other
         // builds', the warm-up's 10,000 files) does not stall the broker inside a measured window
         defaults.put("storage", Files.isDirectory(Path.of("/dev/shm")) ? "/dev/shm"
@@ -118,6 +121,7 @@ public final class SendUnderChurnHarness {
                 Args.intOpt(opts, "partitions"), Args.intOpt(opts, "churn-ms"), Args.intOpt(opts, "value-bytes"),
                 Boolean.parseBoolean(opts.get("sync-after-warm")));
         String impl = opts.get("impl");
+        printChurn = Boolean.parseBoolean(opts.get("print-churn"));
         producerExtra = Map.of("enable.idempotence", opts.get("idempotence"), "linger.ms", opts.get("linger-ms"));
         RealBroker.impls(impl, 1); // checks the option
         if (s.rate() < s.threads() || s.seconds() < 1 || s.threads() < 1 || s.churnMs() < 1) {
@@ -326,6 +330,11 @@ public final class SendUnderChurnHarness {
             }
             long[] churnSorted;
             synchronized (churnTimes) {
+                if (printChurn) {
+                    StringBuilder b = new StringBuilder("  " + clientId + " churn topics' first send() (ms, in order):");
+                    churnTimes.forEach(t -> b.append(' ').append(ms(t)));
+                    System.out.println(b);
+                }
                 churnSorted = churnTimes.stream().mapToLong(Long::longValue).sorted().toArray();
             }
             boolean kmeta = impl.equals(KMETA);
