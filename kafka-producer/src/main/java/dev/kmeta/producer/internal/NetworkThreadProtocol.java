@@ -20,10 +20,10 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * What the producer's network thread does on the route, owned in one place (the send's half is {@link SendProtocol}):
- * which thread it is, its first request, the Metadata updates its Sender and NetworkClient ask for, the KIP-951
- * leader hints of its produce answers, and how kmeta's answers wake it. {@link ProducerBridge} dispatches
- * kafka-clients' calls here.
+ * What the producer's network thread does on the route, owned in one place (the send's half is
+ * {@link dev.kmeta.producer.internal.send.SendProtocol}): which thread it is, its first request, the Metadata updates
+ * its Sender and NetworkClient ask for, the KIP-951 leader hints of its produce answers, and how kmeta's answers wake
+ * it. {@link ProducerBridge} dispatches kafka-clients' calls here.
  *
  * <h2>The network thread's calls, in the order its Sender makes them</h2>
  * <ul>
