@@ -1,6 +1,7 @@
 package dev.kmeta.producer.internal;
 
 import dev.kmeta.metadata.Diagnosis;
+import dev.kmeta.producer.internal.abi.KafkaClientsAbi;
 import dev.kmeta.metadata.Ticker;
 import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.sender.HostResolverHook;

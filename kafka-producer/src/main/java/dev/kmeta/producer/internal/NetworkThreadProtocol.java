@@ -1,5 +1,6 @@
 package dev.kmeta.producer.internal;
 
+import dev.kmeta.producer.internal.abi.KafkaClientsAbi.SenderRef;
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.sender.internal.Handles;
 import org.apache.kafka.clients.Metadata;
@@ -76,7 +77,7 @@ final class NetworkThreadProtocol {
     private final String networkThreadName;
     private final FirstRequestTarget firstRequest;
     /** The producer's network thread and Sender, once the producer is made ({@link #attach}); null before. */
-    private volatile ProducerBridge.SenderRef sender;
+    private volatile SenderRef sender;
     /** The thread of the Sender's calls, learned at its first loop (when neither attach nor the name tells). */
     private volatile Thread seenLooping;
     /**
@@ -118,7 +119,7 @@ final class NetworkThreadProtocol {
      * The producer is made: its network thread and Sender (null when they cannot be read). With a Sender to wake,
      * kmeta's new versions wake the network thread when it waits for one.
      */
-    void attach(ProducerBridge.SenderRef ref) {
+    void attach(SenderRef ref) {
         sender = ref;
         if (ref != null && ref.wakeup() != null) {
             Runnable stop = Handles.onNewVersion(metadata, this::wakeIfPassed);
@@ -134,7 +135,7 @@ final class NetworkThreadProtocol {
      * KafkaProducer gives its network thread, or the one that runs the Sender's loop.
      */
     boolean isCurrent() {
-        ProducerBridge.SenderRef ref = sender;
+        SenderRef ref = sender;
         Thread t = Thread.currentThread();
         if (ref != null) {
             return ref.thread() == t;
@@ -156,7 +157,7 @@ final class NetworkThreadProtocol {
     }
 
     private void wake() {
-        ProducerBridge.SenderRef ref = sender;
+        SenderRef ref = sender;
         if (ref != null && ref.wakeup() != null) {
             wakeups.increment();
             ref.wakeup().run();
@@ -165,7 +166,7 @@ final class NetworkThreadProtocol {
 
     /** True when kmeta's answers can wake the network thread (its Sender was read). */
     private boolean wakeable() {
-        ProducerBridge.SenderRef ref = sender;
+        SenderRef ref = sender;
         return ref != null && ref.wakeup() != null && stopListening != null;
     }
 
@@ -214,7 +215,7 @@ final class NetworkThreadProtocol {
 
     /** True once the bridge closed or its producer began closing (its Sender stops running). */
     private boolean producerStopping() {
-        ProducerBridge.SenderRef ref = sender;
+        SenderRef ref = sender;
         return closed.getAsBoolean() || ref != null && !ref.running().getAsBoolean();
     }
 

@@ -5,6 +5,8 @@ import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.MetadataClient;
 import dev.kmeta.producer.RouteStats.Counter;
+import dev.kmeta.producer.internal.abi.KafkaClientsAbi;
+import dev.kmeta.producer.internal.abi.KafkaClientsAbi.SenderRef;
 import dev.kmeta.producer.internal.send.ConfirmedTopics;
 import dev.kmeta.producer.internal.send.LeaderHold;
 import dev.kmeta.producer.internal.send.SendProtocol;
@@ -65,17 +67,6 @@ import java.time.Duration;
         + "Metadata.LeaderIdAndEpoch, Errors) for every stand-in")
 public final class ProducerBridge {
     private static final Logger log = LoggerFactory.getLogger(ProducerBridge.class);
-    /**
-     * The producer's network thread, whether its Sender still runs, and how to wake it
-     * ({@link KafkaClientsAbi#senderOf}).
-     *
-     * @param thread  the producer's network thread
-     * @param running false once the producer's {@code close()} began
-     * @param wakeup  wakes the producer's network thread from its selector ({@code Sender.wakeup()}); any thread
-     */
-    record SenderRef(Thread thread, java.util.function.BooleanSupplier running, Runnable wakeup) {
-    }
-
     private final KafkaMetadata metadata;
     private final ProducerViews views;
     private final long giveUpEarlyMs;

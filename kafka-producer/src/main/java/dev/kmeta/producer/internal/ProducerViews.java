@@ -1,6 +1,7 @@
 package dev.kmeta.producer.internal;
 
 import dev.kmeta.cluster.TopicMetadata;
+import dev.kmeta.producer.internal.abi.KafkaClientsAbi;
 import dev.kmeta.sender.KafkaMetadata;
 import org.apache.kafka.clients.MetadataSnapshot;
 import org.apache.kafka.common.Cluster;

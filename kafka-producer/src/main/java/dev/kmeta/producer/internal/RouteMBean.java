@@ -1,5 +1,6 @@
 package dev.kmeta.producer.internal;
 
+import dev.kmeta.producer.internal.abi.KafkaClientsAbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,5 +1,6 @@
 package dev.kmeta.producer.internal;
 
+import dev.kmeta.producer.internal.abi.KafkaClientsAbi;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.internals.ProducerBatch;
 import org.apache.kafka.clients.producer.internals.RecordAccumulator;
