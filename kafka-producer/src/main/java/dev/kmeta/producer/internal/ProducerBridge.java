@@ -10,6 +10,8 @@ import dev.kmeta.producer.internal.abi.KafkaClientsAbi.SenderRef;
 import dev.kmeta.producer.internal.send.ConfirmedTopics;
 import dev.kmeta.producer.internal.send.LeaderHold;
 import dev.kmeta.producer.internal.send.SendProtocol;
+import dev.kmeta.producer.internal.view.ProducerViews;
+import dev.kmeta.producer.internal.view.ViewStats;
 import dev.kmeta.sender.KafkaMetadata;
 import org.apache.kafka.clients.Metadata;
 import org.apache.kafka.clients.MetadataSnapshot;
@@ -97,7 +99,7 @@ public final class ProducerBridge {
         this.recreations = new Recreations(metadata, logPrefix);
         this.network = new NetworkThreadProtocol(metadata, closed::get, recreations::onNetworkThread, clientId);
         this.holds = new LeaderHold(metadata, maxBlockMs, network::isCurrent);
-        this.producerView = () -> views.current().cluster;
+        this.producerView = () -> views.currentCluster();
         this.confirmed = new ConfirmedTopics(metadata, metadataIdleMs, views::firstUsedMs);
         this.protocol = new SendProtocol(new Waits(metadata, recreations, confirmed), holds, giveUpEarlyMs,
                 metadata.ticker());
@@ -293,17 +295,17 @@ public final class ProducerBridge {
         if (network.isCurrent()) {
             network.loopStarts(); // the Sender's loop: its ready check follows
         }
-        return views.current().snapshot;
+        return views.currentSnapshot();
     }
 
     /** {@code topicIds()}: of this producer's topics. */
     public Map<String, Uuid> topicIds() {
-        return views.current().topicIds;
+        return views.currentTopicIds();
     }
 
     /** {@code topicNames()}: of this producer's topics. */
     public Map<Uuid, String> topicNames() {
-        return views.current().topicNames();
+        return views.currentTopicNames();
     }
 
     /**
