@@ -1,9 +1,11 @@
 package dev.kmeta.producer.internal;
 
 import dev.kmeta.metadata.Diagnosis;
-import dev.kmeta.producer.internal.abi.KafkaClientsAbi;
 import dev.kmeta.metadata.Ticker;
 import dev.kmeta.metadata.MetadataConfig;
+import dev.kmeta.producer.internal.abi.KafkaClientsAbi;
+import dev.kmeta.producer.internal.network.LeaderlessPartitions;
+import dev.kmeta.producer.internal.network.StaleQueues;
 import dev.kmeta.sender.HostResolverHook;
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.sender.KafkaMetadataTimeoutException;

@@ -7,6 +7,8 @@ import dev.kmeta.metadata.MetadataClient;
 import dev.kmeta.producer.RouteStats.Counter;
 import dev.kmeta.producer.internal.abi.KafkaClientsAbi;
 import dev.kmeta.producer.internal.abi.KafkaClientsAbi.SenderRef;
+import dev.kmeta.producer.internal.network.NetworkThreadProtocol;
+import dev.kmeta.producer.internal.network.Recreations;
 import dev.kmeta.producer.internal.send.ConfirmedTopics;
 import dev.kmeta.producer.internal.send.LeaderHold;
 import dev.kmeta.producer.internal.send.SendProtocol;
