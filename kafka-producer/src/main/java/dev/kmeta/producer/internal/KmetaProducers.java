@@ -6,6 +6,8 @@ import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.producer.internal.abi.KafkaClientsAbi;
 import dev.kmeta.producer.internal.network.LeaderlessPartitions;
 import dev.kmeta.producer.internal.network.StaleQueues;
+import dev.kmeta.producer.internal.stats.RouteInstances;
+import dev.kmeta.producer.internal.stats.RouteMBean;
 import dev.kmeta.sender.HostResolverHook;
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.sender.KafkaMetadataTimeoutException;

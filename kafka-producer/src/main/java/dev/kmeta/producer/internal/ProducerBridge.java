@@ -10,6 +10,7 @@ import dev.kmeta.producer.internal.abi.KafkaClientsAbi.SenderRef;
 import dev.kmeta.producer.internal.network.NetworkThreadProtocol;
 import dev.kmeta.producer.internal.network.Recreations;
 import dev.kmeta.producer.internal.send.ConfirmedTopics;
+import dev.kmeta.producer.internal.stats.RouteInstances;
 import dev.kmeta.producer.internal.send.LeaderHold;
 import dev.kmeta.producer.internal.send.SendProtocol;
 import dev.kmeta.producer.internal.view.ProducerViews;
@@ -359,7 +360,7 @@ public final class ProducerBridge {
      * Adds this producer's route counts to {@code out} (indexed by {@code RouteStats.Counter}'s ordinals): what
      * {@code RouteStats} sums over an instance's producers. Any thread.
      */
-    void addCountsTo(long[] out) {
+    public void addCountsTo(long[] out) {
         ViewStats v = views.stats();
         add(out, Counter.PRODUCER_VIEWS_BUILT, v.producerViewsBuilt());
         add(out, Counter.PRODUCER_VIEWS_SHARED, v.producerViewsShared());
