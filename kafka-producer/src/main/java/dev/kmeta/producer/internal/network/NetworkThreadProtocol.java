@@ -105,7 +105,8 @@ public final class NetworkThreadProtocol {
      * @param housekeeping what a new loop runs on this thread (the re-created and leaderless partitions' queues)
      * @param clientId     the producer's client id when the user set one (its network thread's name), else null
      */
-    public NetworkThreadProtocol(KafkaMetadata metadata, BooleanSupplier closed, Runnable housekeeping, String clientId) {
+    public NetworkThreadProtocol(KafkaMetadata metadata, BooleanSupplier closed, Runnable housekeeping,
+                                 String clientId) {
         this.metadata = metadata;
         this.closed = closed;
         this.housekeeping = housekeeping;

@@ -36,9 +36,9 @@ import java.time.Duration;
  * and throws kmeta's timeout itself - outside the wait whose TimeoutException KafkaProducer replaces with its own
  * message - or returns, and KafkaProducer's wait goes on to the real view.
  *
- * <p>One per {@link dev.kmeta.producer.internal.ProducerBridge}; keeps no per-send state (the send's topic, partition and start come as
- * arguments): only the producer's network thread. Thread-safe. {@link #verdict} is allocation-free (a snapshot read
- * and the leaders' evidence records).
+ * <p>One per {@link dev.kmeta.producer.internal.ProducerBridge}; keeps no per-send state (the send's topic, partition
+ * and start come as arguments): only the producer's network thread. Thread-safe. {@link #verdict} is allocation-free (a
+ * snapshot read and the leaders' evidence records).
  */
 public final class LeaderHold implements SendProtocol.Leaders {
     /** What the evidence says of the leaders a record may go to. */

@@ -70,11 +70,11 @@ import java.time.Duration;
  * a state belongs to does not act on it (two producers on one thread); the next onSend or requestUpdateForTopic on
  * any producer starts over.
  *
- * <p>One per {@link dev.kmeta.producer.internal.ProducerBridge}; thread-safe: a thread's state is confined to it (a {@link ThreadLocal}); it
- * refers to no bridge, hold or kmeta object (counters, strings, exceptions), so a thread that sent through a producer
- * since closed pins nothing of it. The states that act on a later call (HOLD_ARMED, TOPIC_HIDDEN, TIMEOUT_KEPT) are
- * counted per producer: while none is, {@link #fetchHidesTopic} and {@link #add} read no thread-local. Nothing here
- * allocates on a cache hit.
+ * <p>One per {@link dev.kmeta.producer.internal.ProducerBridge}; thread-safe: a thread's state is confined to it (a
+ * {@link ThreadLocal}); it refers to no bridge, hold or kmeta object (counters, strings, exceptions), so a thread that
+ * sent through a producer since closed pins nothing of it. The states that act on a later call (HOLD_ARMED,
+ * TOPIC_HIDDEN, TIMEOUT_KEPT) are counted per producer: while none is, {@link #fetchHidesTopic} and {@link #add} read
+ * no thread-local. Nothing here allocates on a cache hit.
  */
 public final class SendProtocol {
     /** What a thread's send on the KafkaProducer route is doing: what its next stand-in call does. */
