@@ -2,7 +2,6 @@ package dev.kmeta.producer.internal.view;
 
 import dev.kmeta.cluster.TopicMetadata;
 import dev.kmeta.producer.internal.abi.KafkaClientsAbi;
-import dev.kmeta.producer.internal.abi.KafkaClientsAbi;
 import dev.kmeta.sender.KafkaMetadata;
 import org.apache.kafka.clients.MetadataSnapshot;
 import org.apache.kafka.common.Cluster;
