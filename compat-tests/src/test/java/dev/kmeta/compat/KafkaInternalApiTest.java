@@ -9,7 +9,7 @@ import dev.kmeta.cluster.Cluster;
 import dev.kmeta.metadata.MetadataClient;
 import dev.kmeta.micrometer.KmetaMetrics;
 import dev.kmeta.producer.KmetaProducer;
-import dev.kmeta.producer.internal.KafkaClientsAbi;
+import dev.kmeta.producer.internal.abi.KafkaClientsAbi;
 import dev.kmeta.sender.KafkaMetadata;
 import java.io.IOException;
 import java.io.InputStream;

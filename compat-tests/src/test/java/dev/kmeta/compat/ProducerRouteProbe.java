@@ -2,8 +2,8 @@ package dev.kmeta.compat;
 
 import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.producer.KmetaProducer;
-import dev.kmeta.producer.internal.KafkaClientsAbi;
 import dev.kmeta.producer.internal.KmetaProducers;
+import dev.kmeta.producer.internal.abi.KafkaClientsAbi;
 import dev.kmeta.sender.internal.KafkaClientsCompat;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -68,7 +68,7 @@ class StandInOverridesTest {
         ClassLoader loader = ClientJars.isolated(ClientJars.jar(version), List.of(
                 ClientJars.locationOf(KafkaMetadata.class), ClientJars.locationOf(MetadataClient.class),
                 ClientJars.locationOf(Cluster.class), ClientJars.locationOf(KmetaProducer.class)));
-        Class<?> abi = loader.loadClass("dev.kmeta.producer.internal.KafkaClientsAbi");
+        Class<?> abi = loader.loadClass("dev.kmeta.producer.internal.abi.KafkaClientsAbi");
         Class<?> producerMetadata = loader.loadClass("org.apache.kafka.clients.producer.internals.ProducerMetadata");
         String standInName = (String) abi.getMethod("standInClass").invoke(abi.getMethod("select", String.class,
                 String.class, Class.class).invoke(null, version, null, producerMetadata));

@@ -1,9 +1,9 @@
 package dev.kmeta.producer;
 
 import dev.kmeta.metadata.Ticker;
-import dev.kmeta.producer.internal.KafkaClientsAbi;
 import dev.kmeta.producer.internal.KmetaProducers;
 import dev.kmeta.producer.internal.ProducerBridge;
+import dev.kmeta.producer.internal.abi.KafkaClientsAbi;
 import dev.kmeta.sender.HostResolverHook;
 import dev.kmeta.sender.KafkaMetadata;
 import org.apache.kafka.clients.producer.Producer;

@@ -1,7 +1,7 @@
 package dev.kmeta.producer;
 
 import dev.kmeta.metadata.Diagnosis;
-import dev.kmeta.producer.internal.KafkaClientsAbi;
+import dev.kmeta.producer.internal.abi.KafkaClientsAbi;
 import dev.kmeta.sender.KafkaMetadataTimeoutException;
 import dev.kmeta.sender.HostResolverHook;
 import dev.kmeta.testkit.LogCapture;

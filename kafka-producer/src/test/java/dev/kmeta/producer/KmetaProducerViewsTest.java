@@ -3,7 +3,7 @@ package dev.kmeta.producer;
 import dev.kmeta.sender.internal.Handles;
 import dev.kmeta.producer.ProducerIt.Kind;
 import dev.kmeta.producer.internal.ProducerBridge;
-import dev.kmeta.producer.internal.ViewStats;
+import dev.kmeta.producer.internal.view.ViewStats;
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.testkit.KafkaCluster;
 import dev.kmeta.testkit.KafkaClusterExtension;

@@ -22,11 +22,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The module descriptors at run time: a child JVM with kmeta's four library modules, kafka-clients (the automatic
  * module {@code kafka.clients}), slf4j and jctools on the module path starts a {@code KafkaMetadata} and a
- * {@code KmetaProducer} (kafka-clients instantiates kmeta's interceptor and producer metadata by class name, through
- * the qualified export to {@code kafka.clients}), and sees the {@code internal} packages exported to kmeta's modules
- * only. The other tests run on the class path (surefire's {@code useModulePath=false}); this one is what would fail
- * if a descriptor missed a {@code requires} or an export that a run on the module path needs. No broker: the
- * bootstrap address refuses.
+ * {@code KmetaProducer} (kafka-clients instantiates kmeta's interceptor by class name, through the qualified export to
+ * {@code kafka.clients}), and sees the {@code internal} packages exported to kmeta's modules only - kmeta.producer's to
+ * {@code kafka.clients} only, the packages under it to none. The other tests run on the class path (surefire's
+ * {@code useModulePath=false}); this one is what would fail if a descriptor missed a {@code requires} or an export that
+ * a run on the module path needs. No broker: the bootstrap address refuses.
  */
 class ModulePathSmokeTest {
     private static final String SMOKE = """
@@ -43,6 +43,14 @@ class ModulePathSmokeTest {
                     check(!metadata.isExported("dev.kmeta.metadata.internal"), "metadata.internal is exported to all");
                     check(metadata.isExported("dev.kmeta.metadata.internal", sender), "kmeta.sender cannot read it");
                     check(!sender.isExported("dev.kmeta.sender.internal"), "sender.internal is exported");
+                    Module producer = KmetaProducer.class.getModule();
+                    Module kafka = org.apache.kafka.clients.producer.KafkaProducer.class.getModule();
+                    for (String p : producer.getPackages()) { // the API to all, internal to kafka-clients only
+                        boolean api = p.equals("dev.kmeta.producer");
+                        check(producer.isExported(p) == api, p + (api ? " is not exported" : " is exported to all"));
+                        check(producer.isExported(p, kafka) == (api || p.equals("dev.kmeta.producer.internal")),
+                                p + " is exported to kafka.clients: " + producer.isExported(p, kafka));
+                    }
                     Map<String, Object> props = Map.of("bootstrap.servers", "127.0.0.1:1", "client.id", "module-path",
                             "key.serializer", "org.apache.kafka.common.serialization.StringSerializer",
                             "value.serializer", "org.apache.kafka.common.serialization.StringSerializer");

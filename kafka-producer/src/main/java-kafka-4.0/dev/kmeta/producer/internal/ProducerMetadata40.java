@@ -27,7 +27,8 @@ import java.util.Set;
  * source root is not on the module's main compile; see kafka-producer/pom.xml) and packaged in the same jar as
  * {@code ProducerMetadata44}. Every method KafkaProducer, Sender, TransactionManager and NetworkClient call is
  * overridden, without {@code synchronized}, by one call to the ABI-neutral {@link ProducerBridge}; the superclass's
- * own state is never updated. Loaded only by name, after {@link KafkaClientsAbi} found its shape.
+ * own state is never updated. Loaded only by name, after {@link dev.kmeta.producer.internal.abi.KafkaClientsAbi}
+ * found its shape.
  *
  * <p>Each call is first told to the test hook's listener ({@link StandInCalls}) when one was installed as this was
  * made; otherwise it costs a null check.
@@ -41,7 +42,7 @@ public final class ProducerMetadata40 extends ProducerMetadata implements StandI
     /** The test hook's listener when one was installed as this was made ({@link StandInCalls}); else null. */
     private final StandInCalls.Listener calls = StandInCalls.installed();
 
-    /** Made by {@link KafkaClientsAbi} through reflection. */
+    /** Made by {@link dev.kmeta.producer.internal.abi.KafkaClientsAbi} through reflection. */
     public ProducerMetadata40(ProducerBridge bridge, long refreshBackoffMs, long refreshBackoffMaxMs,
                               long metadataExpireMs, long metadataIdleMs) {
         super(refreshBackoffMs, refreshBackoffMaxMs, metadataExpireMs, metadataIdleMs,

@@ -3,6 +3,7 @@ package dev.kmeta.producer.internal;
 import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.MetadataClient;
 import dev.kmeta.metadata.MetadataTimeoutException;
+import dev.kmeta.producer.internal.network.LeaderlessPartitions;
 import org.apache.kafka.clients.producer.ProducerInterceptor;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -16,13 +17,15 @@ import java.util.Map;
 
 /**
  * The interceptor kmeta appends to a kmeta-backed producer's {@code interceptor.classes}. Its {@code onSend} gives a
- * record without key to a topic re-created with fewer partitions a partition of the new topic ({@link Recreations},
- * issue 27: kafka-clients' partitioner may stick to one that is gone), and notes
- * the record's topic and partition for the sending thread (so a wait for a partition beyond the count waits for that
- * partition, and a send whose leader never accepted a connection is held: {@link LeaderHold}); its {@code onAcknowledgement} gives a record that kafka-clients gave up on after {@code send()}
- * returned (a TimeoutException of kafka-clients' own, e.g. expired at {@code delivery.timeout.ms} while its leader was
- * unavailable) kmeta's diagnosis of the partition as the exception's cause - before the record's future completes
- * and before the application's callback runs (interceptors listed before it see the exception without it).
+ * record without key to a topic re-created with fewer partitions a partition of the new topic
+ * ({@link dev.kmeta.producer.internal.network.Recreations}, issue 27: kafka-clients' partitioner may stick to one that
+ * is gone), and notes the record's topic and partition for the sending thread (so a wait for a partition beyond the
+ * count waits for that partition, and a send whose leader never accepted a connection is held:
+ * {@link dev.kmeta.producer.internal.send.LeaderHold}); its {@code onAcknowledgement} gives a record that kafka-clients
+ * gave up on after {@code send()} returned (a TimeoutException of kafka-clients' own, e.g. expired at
+ * {@code delivery.timeout.ms} while its leader was unavailable) kmeta's diagnosis of the partition as the exception's
+ * cause - before the record's future completes and before the application's callback runs (interceptors listed before
+ * it see the exception without it).
  *
  * <p>Thread-safe: stateless after {@link #configure}; the per-thread notes live in {@link ProducerBridge}.
  */

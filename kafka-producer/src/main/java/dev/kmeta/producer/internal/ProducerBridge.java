@@ -5,6 +5,16 @@ import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.Diagnosis;
 import dev.kmeta.metadata.MetadataClient;
 import dev.kmeta.producer.RouteStats.Counter;
+import dev.kmeta.producer.internal.abi.KafkaClientsAbi;
+import dev.kmeta.producer.internal.abi.KafkaClientsAbi.SenderRef;
+import dev.kmeta.producer.internal.network.NetworkThreadProtocol;
+import dev.kmeta.producer.internal.network.Recreations;
+import dev.kmeta.producer.internal.send.ConfirmedTopics;
+import dev.kmeta.producer.internal.send.LeaderHold;
+import dev.kmeta.producer.internal.send.SendProtocol;
+import dev.kmeta.producer.internal.stats.RouteInstances;
+import dev.kmeta.producer.internal.view.ProducerViews;
+import dev.kmeta.producer.internal.view.ViewStats;
 import dev.kmeta.sender.KafkaMetadata;
 import org.apache.kafka.clients.Metadata;
 import org.apache.kafka.clients.MetadataSnapshot;
@@ -62,17 +72,6 @@ import java.time.Duration;
         + "Metadata.LeaderIdAndEpoch, Errors) for every stand-in")
 public final class ProducerBridge {
     private static final Logger log = LoggerFactory.getLogger(ProducerBridge.class);
-    /**
-     * The producer's network thread, whether its Sender still runs, and how to wake it
-     * ({@link KafkaClientsAbi#senderOf}).
-     *
-     * @param thread  the producer's network thread
-     * @param running false once the producer's {@code close()} began
-     * @param wakeup  wakes the producer's network thread from its selector ({@code Sender.wakeup()}); any thread
-     */
-    record SenderRef(Thread thread, java.util.function.BooleanSupplier running, Runnable wakeup) {
-    }
-
     private final KafkaMetadata metadata;
     private final ProducerViews views;
     private final long giveUpEarlyMs;
@@ -103,7 +102,7 @@ public final class ProducerBridge {
         this.recreations = new Recreations(metadata, logPrefix);
         this.network = new NetworkThreadProtocol(metadata, closed::get, recreations::onNetworkThread, clientId);
         this.holds = new LeaderHold(metadata, maxBlockMs, network::isCurrent);
-        this.producerView = () -> views.current().cluster;
+        this.producerView = () -> views.currentCluster();
         this.confirmed = new ConfirmedTopics(metadata, metadataIdleMs, views::firstUsedMs);
         this.protocol = new SendProtocol(new Waits(metadata, recreations, confirmed), holds, giveUpEarlyMs,
                 metadata.ticker());
@@ -299,17 +298,17 @@ public final class ProducerBridge {
         if (network.isCurrent()) {
             network.loopStarts(); // the Sender's loop: its ready check follows
         }
-        return views.current().snapshot;
+        return views.currentSnapshot();
     }
 
     /** {@code topicIds()}: of this producer's topics. */
     public Map<String, Uuid> topicIds() {
-        return views.current().topicIds;
+        return views.currentTopicIds();
     }
 
     /** {@code topicNames()}: of this producer's topics. */
     public Map<Uuid, String> topicNames() {
-        return views.current().topicNames();
+        return views.currentTopicNames();
     }
 
     /**
@@ -361,7 +360,7 @@ public final class ProducerBridge {
      * Adds this producer's route counts to {@code out} (indexed by {@code RouteStats.Counter}'s ordinals): what
      * {@code RouteStats} sums over an instance's producers. Any thread.
      */
-    void addCountsTo(long[] out) {
+    public void addCountsTo(long[] out) {
         ViewStats v = views.stats();
         add(out, Counter.PRODUCER_VIEWS_BUILT, v.producerViewsBuilt());
         add(out, Counter.PRODUCER_VIEWS_SHARED, v.producerViewsShared());

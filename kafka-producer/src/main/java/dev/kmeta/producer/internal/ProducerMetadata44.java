@@ -35,7 +35,8 @@ import java.util.concurrent.TimeUnit;
  * {@code LogContext} and no {@code Time}; {@code awaitUpdate} takes a {@code Timer}; {@code add(Collection, long)}
  * exists). Every method KafkaProducer, Sender, TransactionManager and NetworkClient call is overridden, without
  * {@code synchronized}, by one call to the ABI-neutral {@link ProducerBridge}; the superclass's own state is never
- * updated. Loaded only by name, after {@link KafkaClientsAbi} found its shape.
+ * updated. Loaded only by name, after {@link dev.kmeta.producer.internal.abi.KafkaClientsAbi} found its
+ * shape.
  *
  * <p>Each call is first told to the test hook's listener ({@link StandInCalls}) when one was installed as this was
  * made; otherwise it costs a null check.
@@ -49,7 +50,7 @@ public final class ProducerMetadata44 extends ProducerMetadata implements StandI
     /** The test hook's listener when one was installed as this was made ({@link StandInCalls}); else null. */
     private final StandInCalls.Listener calls = StandInCalls.installed();
 
-    /** Made by {@link KafkaClientsAbi} through reflection. */
+    /** Made by {@link dev.kmeta.producer.internal.abi.KafkaClientsAbi} through reflection. */
     public ProducerMetadata44(ProducerBridge bridge, long refreshBackoffMs, long refreshBackoffMaxMs,
                               long metadataExpireMs, long metadataIdleMs) {
         super(refreshBackoffMs, refreshBackoffMaxMs, metadataExpireMs, metadataIdleMs,

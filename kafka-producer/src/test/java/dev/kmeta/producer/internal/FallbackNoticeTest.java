@@ -1,5 +1,6 @@
 package dev.kmeta.producer.internal;
 
+import dev.kmeta.producer.internal.stats.RouteMBean;
 import dev.kmeta.testkit.LogCapture;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.common.MetricName;

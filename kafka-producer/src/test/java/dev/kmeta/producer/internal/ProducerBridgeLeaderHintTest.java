@@ -1,5 +1,6 @@
 package dev.kmeta.producer.internal;
 
+import dev.kmeta.producer.internal.network.NetworkThreadProtocol;
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.testkit.FakeBroker;
 import org.apache.kafka.clients.Metadata;

@@ -1,5 +1,6 @@
 package dev.kmeta.producer.internal;
 
+import dev.kmeta.producer.internal.abi.KafkaClientsAbi.SenderRef;
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.testkit.FakeBroker;
 import org.junit.jupiter.api.AfterEach;
@@ -37,7 +38,7 @@ class ProducerBridgeSendPathAllocationTest {
         metadata = KafkaMetadata.builder(Map.of("bootstrap.servers", broker.bootstrapServers())).build();
         bridge = new ProducerBridge(metadata, 300_000, 0, 60_000, "[test] ");
         Thread network = new Thread(() -> { }, "kafka-producer-network-thread | alloc-test");
-        bridge.attach(new ProducerBridge.SenderRef(network, () -> true, () -> { }));
+        bridge.attach(new SenderRef(network, () -> true, () -> { }));
         metadata.awaitTopic(TOPIC, 0, metadata.newSendDeadline());
     }
 

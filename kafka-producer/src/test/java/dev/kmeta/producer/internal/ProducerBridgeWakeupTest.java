@@ -1,5 +1,6 @@
 package dev.kmeta.producer.internal;
 
+import dev.kmeta.producer.internal.abi.KafkaClientsAbi.SenderRef;
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.testkit.FakeBroker;
 import org.junit.jupiter.api.AfterEach;
@@ -36,7 +37,7 @@ class ProducerBridgeWakeupTest {
         broker.createTopic(TOPIC, 1);
         metadata = KafkaMetadata.shared(props());
         bridge = new ProducerBridge(metadata, 300_000, 0, 60_000, "[test] ");
-        bridge.attach(new ProducerBridge.SenderRef(Thread.currentThread(), () -> true, wakeups::incrementAndGet));
+        bridge.attach(new SenderRef(Thread.currentThread(), () -> true, wakeups::incrementAndGet));
         assertEquals(Long.MAX_VALUE, bridge.timeToNextUpdate(), "nothing asked yet"); // this thread is the network's
         metadata.awaitTopic(TOPIC, 0, metadata.newSendDeadline());
     }

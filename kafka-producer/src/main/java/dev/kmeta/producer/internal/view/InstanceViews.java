@@ -1,4 +1,4 @@
-package dev.kmeta.producer.internal;
+package dev.kmeta.producer.internal.view;
 
 import dev.kmeta.cluster.TopicMetadata;
 import dev.kmeta.sender.KafkaMetadata;

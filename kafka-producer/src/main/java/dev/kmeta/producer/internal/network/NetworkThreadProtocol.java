@@ -1,5 +1,6 @@
-package dev.kmeta.producer.internal;
+package dev.kmeta.producer.internal.network;
 
+import dev.kmeta.producer.internal.abi.KafkaClientsAbi.SenderRef;
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.sender.internal.Handles;
 import org.apache.kafka.clients.Metadata;
@@ -20,10 +21,10 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
- * What the producer's network thread does on the route, owned in one place (the send's half is {@link SendProtocol}):
- * which thread it is, its first request, the Metadata updates its Sender and NetworkClient ask for, the KIP-951
- * leader hints of its produce answers, and how kmeta's answers wake it. {@link ProducerBridge} dispatches
- * kafka-clients' calls here.
+ * What the producer's network thread does on the route, owned in one place (the send's half is
+ * {@link dev.kmeta.producer.internal.send.SendProtocol}): which thread it is, its first request, the Metadata updates
+ * its Sender and NetworkClient ask for, the KIP-951 leader hints of its produce answers, and how kmeta's answers wake
+ * it. {@link dev.kmeta.producer.internal.ProducerBridge} dispatches kafka-clients' calls here.
  *
  * <h2>The network thread's calls, in the order its Sender makes them</h2>
  * <ul>
@@ -55,12 +56,12 @@ import java.util.function.Supplier;
  * fields are the network thread's alone.
  */
 @SuppressKafkaInternalApiUsage("answers the Sender's ProducerMetadata calls (Metadata.LeaderIdAndEpoch)")
-final class NetworkThreadProtocol {
+public final class NetworkThreadProtocol {
     /**
      * How often the network thread waits for kmeta's answers by looking when its Sender could not be read to be woken
      * ({@link #attach} got null): the fallback, never the route's normal path.
      */
-    static final long UNWAKEABLE_LOOK_MS = 10;
+    public static final long UNWAKEABLE_LOOK_MS = 10;
     /** How often the wait for kmeta's first answer looks at whether its producer began closing (no event tells). */
     static final long CLOSE_LOOK_MS = 10;
     /** Past this many unknown-leader topics one full refresh is asked for instead of one targeted refresh each. */
@@ -76,7 +77,7 @@ final class NetworkThreadProtocol {
     private final String networkThreadName;
     private final FirstRequestTarget firstRequest;
     /** The producer's network thread and Sender, once the producer is made ({@link #attach}); null before. */
-    private volatile ProducerBridge.SenderRef sender;
+    private volatile SenderRef sender;
     /** The thread of the Sender's calls, learned at its first loop (when neither attach nor the name tells). */
     private volatile Thread seenLooping;
     /**
@@ -104,7 +105,8 @@ final class NetworkThreadProtocol {
      * @param housekeeping what a new loop runs on this thread (the re-created and leaderless partitions' queues)
      * @param clientId     the producer's client id when the user set one (its network thread's name), else null
      */
-    NetworkThreadProtocol(KafkaMetadata metadata, BooleanSupplier closed, Runnable housekeeping, String clientId) {
+    public NetworkThreadProtocol(KafkaMetadata metadata, BooleanSupplier closed, Runnable housekeeping,
+                                 String clientId) {
         this.metadata = metadata;
         this.closed = closed;
         this.housekeeping = housekeeping;
@@ -118,7 +120,7 @@ final class NetworkThreadProtocol {
      * The producer is made: its network thread and Sender (null when they cannot be read). With a Sender to wake,
      * kmeta's new versions wake the network thread when it waits for one.
      */
-    void attach(ProducerBridge.SenderRef ref) {
+    public void attach(SenderRef ref) {
         sender = ref;
         if (ref != null && ref.wakeup() != null) {
             Runnable stop = Handles.onNewVersion(metadata, this::wakeIfPassed);
@@ -133,8 +135,8 @@ final class NetworkThreadProtocol {
      * True on the producer's network thread: the one {@link #attach} named; before it, the thread whose name
      * KafkaProducer gives its network thread, or the one that runs the Sender's loop.
      */
-    boolean isCurrent() {
-        ProducerBridge.SenderRef ref = sender;
+    public boolean isCurrent() {
+        SenderRef ref = sender;
         Thread t = Thread.currentThread();
         if (ref != null) {
             return ref.thread() == t;
@@ -156,7 +158,7 @@ final class NetworkThreadProtocol {
     }
 
     private void wake() {
-        ProducerBridge.SenderRef ref = sender;
+        SenderRef ref = sender;
         if (ref != null && ref.wakeup() != null) {
             wakeups.increment();
             ref.wakeup().run();
@@ -165,7 +167,7 @@ final class NetworkThreadProtocol {
 
     /** True when kmeta's answers can wake the network thread (its Sender was read). */
     private boolean wakeable() {
-        ProducerBridge.SenderRef ref = sender;
+        SenderRef ref = sender;
         return ref != null && ref.wakeup() != null && stopListening != null;
     }
 
@@ -185,7 +187,7 @@ final class NetworkThreadProtocol {
      * first answer it waits for it, then names only the pending sends' leaders that accepted kmeta's probe
      * ({@link FirstRequestTarget}).
      */
-    Cluster fetch(Supplier<Cluster> producerView) {
+    public Cluster fetch(Supplier<Cluster> producerView) {
         if (metadata.fetch().nodes().isEmpty()) {
             awaitFirstAnswer();
             return firstRequest.steer(producerView.get(), this::producerStopping);
@@ -214,14 +216,14 @@ final class NetworkThreadProtocol {
 
     /** True once the bridge closed or its producer began closing (its Sender stops running). */
     private boolean producerStopping() {
-        ProducerBridge.SenderRef ref = sender;
+        SenderRef ref = sender;
         return closed.getAsBoolean() || ref != null && !ref.running().getAsBoolean();
     }
 
     // ------------------------------------------------------------ the Sender's loop
 
     /** The Sender's {@code fetchMetadataSnapshot()}: a loop that sends begins (its ready check follows). */
-    void loopStarts() {
+    public void loopStarts() {
         if (sender == null && seenLooping != Thread.currentThread()) {
             seenLooping = Thread.currentThread();
         }
@@ -231,7 +233,7 @@ final class NetworkThreadProtocol {
     }
 
     /** An {@code add(topic)} on the network thread: in the ready check, a topic without a leader in its view. */
-    void add(String topic) {
+    public void add(String topic) {
         if (!readyCheck) {
             return;
         }
@@ -243,7 +245,7 @@ final class NetworkThreadProtocol {
     }
 
     /** The interceptor's {@code onSend} on the network thread (a callback's send): not the Sender's ready check. */
-    void onSend() {
+    public void onSend() {
         endReadyCheck();
     }
 
@@ -258,7 +260,7 @@ final class NetworkThreadProtocol {
      * NetworkClient's disconnects): targeted at the ready check's unknown-leader topics when it named some, else
      * kmeta's full refresh; then the thread waits for kmeta's answer, which wakes it.
      */
-    int requestUpdate() {
+    public int requestUpdate() {
         updateRequests.increment();
         boolean targeted = readyCheck && !unknownLeaderTopics.isEmpty() && !unknownLeaderOverflow;
         int version;
@@ -277,7 +279,7 @@ final class NetworkThreadProtocol {
     }
 
     /** {@code requestUpdate()} from another thread: kmeta's full refresh, and this thread's wake when it lands. */
-    int requestUpdateElsewhere() {
+    public int requestUpdateElsewhere() {
         updateRequests.increment();
         int version = metadata.requestUpdate();
         want(version);
@@ -289,7 +291,7 @@ final class NetworkThreadProtocol {
      * request; kmeta's answer wakes the thread when it waits for one. Only when its Sender could not be read does the
      * thread look every {@value #UNWAKEABLE_LOOK_MS} ms while it waits.
      */
-    long timeToNextUpdate() {
+    public long timeToNextUpdate() {
         int wanted = wantedVersion.get();
         if (closed.getAsBoolean() || wanted == NOTHING_WANTED || wakeable() || metadata.fetch().version() > wanted) {
             return Long.MAX_VALUE;
@@ -302,8 +304,8 @@ final class NetworkThreadProtocol {
      * kmeta to refresh the partition). A hint whose epoch kmeta's snapshot already has is dropped here, as kmeta would
      * drop it, without waking kmeta's thread; only a newer one is waited for.
      */
-    Set<TopicPartition> updatePartitionLeadership(Map<TopicPartition, Metadata.LeaderIdAndEpoch> leaders,
-                                                  List<Node> nodes) {
+    public Set<TopicPartition> updatePartitionLeadership(Map<TopicPartition, Metadata.LeaderIdAndEpoch> leaders,
+                                                         List<Node> nodes) {
         dev.kmeta.cluster.Cluster before = metadata.fetch(); // before posting: kmeta may apply a hint meanwhile
         List<TopicPartition> hinted = new ArrayList<>(leaders.size());
         for (Map.Entry<TopicPartition, Metadata.LeaderIdAndEpoch> e : leaders.entrySet()) {
@@ -344,7 +346,7 @@ final class NetworkThreadProtocol {
     }
 
     /** The bridge closes: kmeta's thread drops its reference to this producer. */
-    void close() {
+    public void close() {
         Runnable stop = stopListening;
         if (stop != null) {
             stop.run();
@@ -353,31 +355,31 @@ final class NetworkThreadProtocol {
 
     // ------------------------------------------------------------ counters (any thread)
 
-    long firstAnswerWaits() {
+    public long firstAnswerWaits() {
         return firstAnswerWaits.sum();
     }
 
-    long firstRequestsToLeader() {
+    public long firstRequestsToLeader() {
         return firstRequest.steered();
     }
 
-    long wakeups() {
+    public long wakeups() {
         return wakeups.sum();
     }
 
-    long updateRequests() {
+    public long updateRequests() {
         return updateRequests.sum();
     }
 
-    long targetedUpdates() {
+    public long targetedUpdates() {
         return targetedUpdates.sum();
     }
 
-    long leaderHints() {
+    public long leaderHints() {
         return leaderHints.sum();
     }
 
-    long staleLeaderHints() {
+    public long staleLeaderHints() {
         return staleLeaderHints.sum();
     }
 }

@@ -1,6 +1,8 @@
-package dev.kmeta.producer.internal;
+package dev.kmeta.producer.internal.stats;
 
 import dev.kmeta.producer.RouteStats.Counter;
+import dev.kmeta.producer.internal.KmetaProducers;
+import dev.kmeta.producer.internal.ProducerBridge;
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.sender.internal.Handles;
 
@@ -17,7 +19,7 @@ import javax.management.ObjectName;
  * <p>Thread-safe: a concurrent map of per-instance entries; an entry's live set is concurrent and its totals are
  * added under the entry's monitor (at a producer's close only, never on a send).
  */
-final class RouteInstances {
+public final class RouteInstances {
     private static final Map<Object, Route> BY_INSTANCE = new ConcurrentHashMap<>();
 
     private RouteInstances() {
@@ -55,7 +57,7 @@ final class RouteInstances {
     }
 
     /** {@code bridge}'s producer runs on {@code metadata}'s instance (after KmetaProducer.create made it). */
-    static void join(KafkaMetadata metadata, ProducerBridge bridge) {
+    public static void join(KafkaMetadata metadata, ProducerBridge bridge) {
         Object key = Handles.instanceOf(metadata);
         Route route = BY_INSTANCE.compute(key, (k, r) -> {
             Route out = r != null ? r : new Route(metadata.config().clientId());
@@ -71,7 +73,7 @@ final class RouteInstances {
     }
 
     /** {@code bridge}'s producer closed: its counts go to the instance's totals; the last one removes the entry. */
-    static void leave(KafkaMetadata metadata, ProducerBridge bridge) {
+    public static void leave(KafkaMetadata metadata, ProducerBridge bridge) {
         Object key = Handles.instanceOf(metadata);
         Route[] gone = new Route[1];
         BY_INSTANCE.computeIfPresent(key, (k, r) -> {
@@ -90,7 +92,7 @@ final class RouteInstances {
     }
 
     /** The counts of {@code metadata}'s instance, by {@link Counter#ordinal()}; null when no producer of it is open. */
-    static long[] counts(KafkaMetadata metadata) {
+    public static long[] counts(KafkaMetadata metadata) {
         Route r = BY_INSTANCE.get(Handles.instanceOf(metadata));
         return r == null ? null : r.counts();
     }

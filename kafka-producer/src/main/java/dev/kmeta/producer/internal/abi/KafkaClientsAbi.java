@@ -1,5 +1,6 @@
-package dev.kmeta.producer.internal;
+package dev.kmeta.producer.internal.abi;
 
+import dev.kmeta.producer.internal.ProducerBridge;
 import dev.kmeta.sender.internal.KafkaClientsCompat;
 import dev.kmeta.sender.internal.KafkaClientsJars;
 import org.apache.kafka.clients.ApiVersions;
@@ -33,8 +34,9 @@ import java.util.Set;
  * by <em>shape</em>, not by version number: the first {@link Shape} whose kafka-clients members all resolve, and
  * whose stand-in's every public method overrides one of {@code ProducerMetadata}'s, wins:
  * <ul>
- *   <li>{@link ProducerMetadata44}: {@code ProducerMetadata(long x4, utils.internals.LogContext,
- *       ClusterResourceListeners)}, {@code awaitUpdate(int, Timer)}, {@code add(Collection, long)} (4.4);</li>
+ *   <li>{@link dev.kmeta.producer.internal.ProducerMetadata44}: {@code ProducerMetadata(long x4,
+ *       utils.internals.LogContext, ClusterResourceListeners)}, {@code awaitUpdate(int, Timer)},
+ *       {@code add(Collection, long)} (4.4);</li>
  *   <li>{@code ProducerMetadata40} (compiled against 4.3.1 from {@code src/main/java-kafka-4.0}):
  *       {@code ProducerMetadata(long x4, utils.LogContext, ClusterResourceListeners, Time)},
  *       {@code awaitUpdate(int, long)} (4.0-4.3).</li>
@@ -62,7 +64,7 @@ public final class KafkaClientsAbi {
     private static final Time PRODUCER_TIME = Time.SYSTEM;
 
     /** Now on the producers' clock ({@link #PRODUCER_TIME}), ms: the clock of their {@code nowMs} arguments. */
-    static long producerNowMs() {
+    public static long producerNowMs() {
         return PRODUCER_TIME.milliseconds();
     }
 
@@ -126,6 +128,17 @@ public final class KafkaClientsAbi {
 
     /** A stand-in and the kafka-clients members it links to (its super constructor and what tells the ABI apart). */
     private record Shape(String standIn, List<String> members) {
+    }
+
+    /**
+     * A KafkaProducer's network thread, whether its Sender still runs, and how to wake it, as {@link #senderOf}
+     * reads them.
+     *
+     * @param thread  the producer's network thread
+     * @param running false once the producer's {@code close()} began
+     * @param wakeup  wakes the producer's network thread from its selector ({@code Sender.wakeup()}); any thread
+     */
+    public record SenderRef(Thread thread, java.util.function.BooleanSupplier running, Runnable wakeup) {
     }
 
     private final String version;
@@ -314,7 +327,7 @@ public final class KafkaClientsAbi {
     }
 
     /**
-     * Every public method the stand-in declares (but {@link StandIn}'s) overrides one of {@code producerMetadata}'s
+     * Every public method the stand-in declares (but {@code StandIn}'s) overrides one of {@code producerMetadata}'s
      * with the same return type: a method that overrides nothing there would never be called, and the producer would
      * fall back to the superclass's empty metadata.
      *
@@ -342,7 +355,7 @@ public final class KafkaClientsAbi {
      * kafka-clients' own record of its version, or null: the one in the jar its classes come from (not the first the
      * class loader finds: with two kafka-clients on the class path that can be the other's, {@link KafkaClientsJars}).
      */
-    static String kafkaClientsVersion() {
+    public static String kafkaClientsVersion() {
         KafkaClientsJars.Jar loaded = KafkaClientsJars.of(ProducerMetadata.class).loaded();
         if (loaded != null && !"unknown".equals(loaded.version())) {
             return loaded.version();
@@ -360,7 +373,7 @@ public final class KafkaClientsAbi {
     }
 
     /** A stand-in for {@code ProducerMetadata} answering through {@code bridge}. */
-    ProducerMetadata newMetadata(ProducerBridge bridge, long refreshBackoffMs, long refreshBackoffMaxMs,
+    public ProducerMetadata newMetadata(ProducerBridge bridge, long refreshBackoffMs, long refreshBackoffMaxMs,
                                  long metadataExpireMs, long metadataIdleMs) {
         try {
             return metadataConstructor.newInstance(bridge, refreshBackoffMs, refreshBackoffMaxMs, metadataExpireMs,
@@ -374,8 +387,8 @@ public final class KafkaClientsAbi {
 
     /** A KafkaProducer over {@code metadata}, with its own network client (it sends no Metadata request). */
     @SuppressWarnings("unchecked")
-    <K, V> KafkaProducer<K, V> newProducer(ProducerConfig config, Serializer<K> keySerializer,
-                                           Serializer<V> valueSerializer, ProducerMetadata metadata) {
+    public <K, V> KafkaProducer<K, V> newProducer(ProducerConfig config, Serializer<K> keySerializer,
+                                                  Serializer<V> valueSerializer, ProducerMetadata metadata) {
         try {
             return (KafkaProducer<K, V>) producerConstructor.newInstance(config, keySerializer, valueSerializer,
                     metadata, null, null, new ApiVersions(), PRODUCER_TIME);
@@ -389,9 +402,9 @@ public final class KafkaClientsAbi {
     /**
      * The record accumulator of a KafkaProducer (its private field {@code accumulator}, as in 4.0-4.4), or null when
      * it cannot be read: then a re-created topic's vanished partitions' records expire at {@code delivery.timeout.ms}
-     * ({@link StaleQueues}).
+     * ({@code StaleQueues}).
      */
-    Object accumulatorOf(KafkaProducer<?, ?> producer) {
+    public Object accumulatorOf(KafkaProducer<?, ?> producer) {
         try {
             Field f = KafkaProducer.class.getDeclaredField("accumulator");
             f.setAccessible(true);
@@ -407,7 +420,7 @@ public final class KafkaClientsAbi {
      * selector), or null when either cannot be read: then the producer's network thread is held before kmeta's first
      * answer only while the producer is open, and looks for kmeta's answers every few ms ({@link ProducerBridge}).
      */
-    ProducerBridge.SenderRef senderOf(KafkaProducer<?, ?> producer) {
+    public SenderRef senderOf(KafkaProducer<?, ?> producer) {
         try {
             Field io = KafkaProducer.class.getDeclaredField("ioThread");
             io.setAccessible(true);
@@ -416,7 +429,7 @@ public final class KafkaClientsAbi {
             Thread thread = (Thread) io.get(producer);
             org.apache.kafka.clients.producer.internals.Sender sender =
                     (org.apache.kafka.clients.producer.internals.Sender) s.get(producer);
-            return thread == null || sender == null ? null : new ProducerBridge.SenderRef(thread, sender::isRunning,
+            return thread == null || sender == null ? null : new SenderRef(thread, sender::isRunning,
                     sender::wakeup);
         } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             return null;
@@ -424,7 +437,7 @@ public final class KafkaClientsAbi {
     }
 
     /** The {@code ProducerMetadata} a KafkaProducer runs on, or null if it cannot be read. */
-    Object metadataOf(KafkaProducer<?, ?> producer) {
+    public Object metadataOf(KafkaProducer<?, ?> producer) {
         try {
             return producerMetadata.get(producer);
         } catch (ReflectiveOperationException | RuntimeException e) {

@@ -1,6 +1,7 @@
-package dev.kmeta.producer.internal;
+package dev.kmeta.producer.internal.view;
 
 import dev.kmeta.cluster.TopicMetadata;
+import dev.kmeta.producer.internal.abi.KafkaClientsAbi;
 import dev.kmeta.sender.KafkaMetadata;
 import org.apache.kafka.clients.MetadataSnapshot;
 import org.apache.kafka.common.Cluster;
@@ -29,8 +30,10 @@ import java.util.Set;
  * </ul>
  * Before kmeta's first answer both see the bootstrap addresses as brokers (ids -1, -2, ...), as kafka-clients' own
  * bootstrap cluster does (the network thread only once its producer began closing: until then it waits for kmeta's
- * answer in {@link ProducerBridge#fetch()}, so that it never tries an address kmeta's thread is trying). After {@link #close()} nothing is retained: this producer's view is dropped, and the last producer of the instance
- * to close drops the shared ones and the Kafka objects kept on the topics ({@link InstanceViews#leave}).
+ * answer in {@link dev.kmeta.producer.internal.ProducerBridge#fetch()}, so that it never tries an address kmeta's
+ * thread is trying). After {@link #close()} nothing is retained: this producer's view is dropped, and the last
+ * producer of the instance to close drops the shared ones and the Kafka objects kept on the topics
+ * ({@link InstanceViews#leave}).
  *
  * <p>Thread-safe. Views are immutable once published; two threads building at once build equal views, and the last
  * one published is kept. The per-producer part of a network-thread view is a small {@link ProducerView} around the
@@ -52,19 +55,19 @@ public final class ProducerViews {
     private Set<String> sharedKey;
     private volatile boolean closed;
 
-    ProducerViews(KafkaMetadata metadata, long metadataIdleMs) {
+    public ProducerViews(KafkaMetadata metadata, long metadataIdleMs) {
         this.metadata = metadata;
         this.topics = new ProducerTopics(metadataIdleMs, metadata.ticker());
         this.shared = InstanceViews.join(metadata);
     }
 
     /** The producer uses {@code topic} at {@code nowMs}: it joins the network thread's view. Allocation-free when known. */
-    void add(String topic, long nowMs) {
+    public void add(String topic, long nowMs) {
         topics.add(topic, nowMs);
     }
 
     /** When this producer began using {@code topic}, on the kmeta instance's clock; -1 when it does not. */
-    long firstUsedMs(String topic) {
+    public long firstUsedMs(String topic) {
         return topics.firstUsedMs(topic);
     }
 
@@ -90,7 +93,7 @@ public final class ProducerViews {
      * kmeta snapshot. A topic kmeta does not know yet gives a view with the brokers and no topic (KafkaProducer then
      * waits for it); an invalid one a view that says so.
      */
-    Cluster forSend(String topic) {
+    public Cluster forSend(String topic) {
         dev.kmeta.cluster.Cluster s = metadata.fetch();
         if (closed) {
             return Cluster.empty();
@@ -115,6 +118,26 @@ public final class ProducerViews {
     }
 
     // ------------------------------------------------------------ the producer's network thread
+
+    /** {@link #current()}'s {@code Cluster}: what the network thread's {@code fetch()} shows. */
+    public Cluster currentCluster() {
+        return current().cluster;
+    }
+
+    /** {@link #current()}'s {@code MetadataSnapshot}: what the Sender's {@code fetchMetadataSnapshot()} reads. */
+    public MetadataSnapshot currentSnapshot() {
+        return current().snapshot;
+    }
+
+    /** {@link #current()}'s topic ids by name. */
+    public Map<String, Uuid> currentTopicIds() {
+        return current().topicIds;
+    }
+
+    /** {@link #current()}'s topic names by id (made on first use, once per shared view). */
+    public Map<Uuid, String> currentTopicNames() {
+        return current().topicNames();
+    }
 
     /** The network thread's view: this producer's topics as of the current kmeta snapshot. */
     ProducerView current() {
@@ -160,7 +183,7 @@ public final class ProducerViews {
     }
 
     /** Drops this producer's view and leaves the instance's shared ones; later calls see an empty cluster. */
-    void close() {
+    public void close() {
         Set<String> key;
         synchronized (this) {
             if (closed) {

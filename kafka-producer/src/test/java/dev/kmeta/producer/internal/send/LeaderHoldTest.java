@@ -1,4 +1,4 @@
-package dev.kmeta.producer.internal;
+package dev.kmeta.producer.internal.send;
 
 import dev.kmeta.cluster.Cluster;
 import dev.kmeta.cluster.ClusterDelta;
@@ -9,7 +9,7 @@ import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.metadata.ConnectionEvidence.Problem;
 import dev.kmeta.metadata.MetadataClient;
 import dev.kmeta.metadata.internal.EvidenceRecorder;
-import dev.kmeta.producer.internal.LeaderHold.Verdict;
+import dev.kmeta.producer.internal.send.LeaderHold.Verdict;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

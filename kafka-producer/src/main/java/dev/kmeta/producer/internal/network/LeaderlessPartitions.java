@@ -1,4 +1,4 @@
-package dev.kmeta.producer.internal;
+package dev.kmeta.producer.internal.network;
 
 import dev.kmeta.cluster.Cluster;
 import dev.kmeta.cluster.PartitionMetadata;
@@ -40,16 +40,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * when kmeta published a snapshot in which its entry changed. Thread-safety: {@link #onSend} on sending threads (a map read on a known topic);
  * {@link #onNetworkThread} and {@link #expired} on the producer's network thread.
  */
-final class LeaderlessPartitions {
+public final class LeaderlessPartitions {
     private static final Logger log = LoggerFactory.getLogger(LeaderlessPartitions.class);
     /** The route's key: {@code hold} (default) or {@code fail}. */
-    static final String KEY = "kmeta.producer.leaderless.partition";
+    public static final String KEY = "kmeta.producer.leaderless.partition";
 
     /** What happens to records for a partition without a leader. */
-    enum Mode {
+    public enum Mode {
         HOLD, FAIL;
 
-        static Mode of(Object value) {
+        public static Mode of(Object value) {
             if (value == null) {
                 return HOLD;
             }
@@ -91,7 +91,7 @@ final class LeaderlessPartitions {
     private Cluster seen;
     private final Map<String, TopicMetadata> entries = new java.util.HashMap<>();
 
-    LeaderlessPartitions(KafkaMetadata metadata, Mode mode, long maxBlockMs, long deliveryTimeoutMs,
+    public LeaderlessPartitions(KafkaMetadata metadata, Mode mode, long maxBlockMs, long deliveryTimeoutMs,
                          String logPrefix) {
         this.metadata = metadata;
         this.mode = mode;
@@ -105,7 +105,7 @@ final class LeaderlessPartitions {
     }
 
     /** A send to {@code topic} (the interceptor's onSend): the topic is looked at from now on. */
-    void onSend(String topic) {
+    public void onSend(String topic) {
         if (topics.get(topic) == null) {
             topics.put(topic, Boolean.TRUE);
         }
@@ -183,7 +183,7 @@ final class LeaderlessPartitions {
      * kafka-clients gave up on a record of {@code topic}-{@code partition} (its own TimeoutException, e.g. at
      * {@code delivery.timeout.ms}): counted for the partition's expiry WARN, if it has no leader. Network thread.
      */
-    void expired(String topic, int partition) {
+    public void expired(String topic, int partition) {
         Leaderless l = leaderless.get(new TopicPartition(topic, partition));
         if (l != null) {
             l.expired++;

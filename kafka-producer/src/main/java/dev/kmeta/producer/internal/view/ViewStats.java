@@ -1,4 +1,4 @@
-package dev.kmeta.producer.internal;
+package dev.kmeta.producer.internal.view;
 
 import java.util.concurrent.atomic.LongAdder;
 

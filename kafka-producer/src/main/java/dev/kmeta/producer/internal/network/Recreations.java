@@ -1,4 +1,4 @@
-package dev.kmeta.producer.internal;
+package dev.kmeta.producer.internal.network;
 
 import dev.kmeta.cluster.PartitionMetadata;
 import dev.kmeta.cluster.TopicMetadata;
@@ -45,7 +45,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * a map read and two compares, allocation-free; a re-created topic's steered record allocates its new
  * {@code ProducerRecord}.
  */
-final class Recreations {
+public final class Recreations {
     private static final Logger log = LoggerFactory.getLogger(Recreations.class);
     /** A record's size when its value is neither bytes nor text (kmeta does not serialize it here). */
     static final int UNKNOWN_RECORD_BYTES = 64;
@@ -53,7 +53,7 @@ final class Recreations {
     private final java.util.concurrent.atomic.LongAdder recreationsSeen = new java.util.concurrent.atomic.LongAdder();
 
     /** How many topics this producer saw deleted and re-created. */
-    long recreationsSeen() {
+    public long recreationsSeen() {
         return recreationsSeen.sum();
     }
 
@@ -124,7 +124,7 @@ final class Recreations {
     private volatile boolean ignoreKeys;
     private volatile int batchSizeBytes = 16_384;
 
-    Recreations(KafkaMetadata metadata, String logPrefix) {
+    public Recreations(KafkaMetadata metadata, String logPrefix) {
         this.metadata = metadata;
         this.logPrefix = logPrefix;
     }
@@ -133,24 +133,24 @@ final class Recreations {
      * The producer's partitioning settings ({@code partitioner.class} set: a custom partitioner, which is given
      * kmeta's Cluster and is not steered; {@code partitioner.ignore.keys}; {@code batch.size}).
      */
-    void partitioning(boolean customPartitioner, boolean partitionerIgnoresKeys, int batchSize) {
+    public void partitioning(boolean customPartitioner, boolean partitionerIgnoresKeys, int batchSize) {
         this.builtIn = !customPartitioner;
         this.ignoreKeys = partitionerIgnoresKeys;
         this.batchSizeBytes = Math.max(1, batchSize);
     }
 
     /** The producer's accumulator access, or null (records of vanished partitions then expire, diagnosed). */
-    void attach(StaleQueues queues) {
+    public void attach(StaleQueues queues) {
         this.staleQueues = queues;
     }
 
     /** The producer's leaderless partitions (issue 39), run on the same network-thread pass as the stale queues. */
-    void attach(LeaderlessPartitions partitions) {
+    public void attach(LeaderlessPartitions partitions) {
         this.leaderless = partitions;
     }
 
     /** The producer's leaderless partitions, or null before {@link #attach(LeaderlessPartitions)}. */
-    LeaderlessPartitions leaderless() {
+    public LeaderlessPartitions leaderless() {
         return leaderless;
     }
 
@@ -159,7 +159,7 @@ final class Recreations {
      * topic lacks fail now, with TOPIC_RECREATED (kafka-clients would hold them until {@code delivery.timeout.ms}).
      * Nothing to do, and a map's emptiness read, unless a topic was re-created with fewer partitions.
      */
-    void onNetworkThread() {
+    public void onNetworkThread() {
         StaleQueues queues = staleQueues;
         LeaderlessPartitions partitions = leaderless;
         if (partitions != null) {
@@ -193,7 +193,7 @@ final class Recreations {
      * is re-created with fewer partitions than this producer saw it with, gives a record the built-in partitioner
      * would place a partition of the new topic. Returns {@code record} itself otherwise.
      */
-    <K, V> ProducerRecord<K, V> onSend(ProducerRecord<K, V> record) {
+    public <K, V> ProducerRecord<K, V> onSend(ProducerRecord<K, V> record) {
         Seen s = observe(record.topic());
         if (s == null || s.recreation == null || s.count >= s.widest || record.partition() != null || !builtIn
                 || (record.key() != null && !ignoreKeys)) {
@@ -212,7 +212,7 @@ final class Recreations {
      * TOPIC_RECREATED failure when this producer saw the topic re-created with fewer partitions than that, else null
      * (the ordinary wait for partitions to be added).
      */
-    TimeoutException beyondCount(String topic, int partition) {
+    public TimeoutException beyondCount(String topic, int partition) {
         Seen s = observe(topic);
         if (s == null || s.recreation == null || partition < s.count || partition >= s.widest) {
             return null;
@@ -224,7 +224,7 @@ final class Recreations {
      * The diagnosis of a record of {@code topic} kafka-clients gave up on: TOPIC_RECREATED when this producer saw
      * the topic re-created and the record's partition is one the new topic lacks, else null.
      */
-    Diagnosis explain(String topic, int partition) {
+    public Diagnosis explain(String topic, int partition) {
         Seen s = observe(topic);
         if (s == null || s.recreation == null || partition < s.count) {
             return null;

@@ -1,5 +1,7 @@
-package dev.kmeta.producer.internal;
+package dev.kmeta.producer.internal.stats;
 
+import dev.kmeta.producer.internal.KmetaProducers;
+import dev.kmeta.producer.internal.abi.KafkaClientsAbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,7 +22,7 @@ import javax.management.ObjectName;
  *
  * <p>Thread-safe: every attribute is read from thread-safe state on each call.
  */
-final class RouteMBean extends ReadOnlyMBean {
+public final class RouteMBean extends ReadOnlyMBean {
     private static final Logger log = LoggerFactory.getLogger(RouteMBean.class);
     private static final AtomicBoolean REGISTERED = new AtomicBoolean();
     private static final String[] NAMES = {"Fallbacks", "KafkaClientsVersion", "StandIn", "UnsupportedReason"};
@@ -29,7 +31,7 @@ final class RouteMBean extends ReadOnlyMBean {
     }
 
     /** Registers the route's MBean once; a failure is logged at DEBUG and never reaches the caller. */
-    static void registerOnce() {
+    public static void registerOnce() {
         if (!REGISTERED.compareAndSet(false, true)) {
             return;
         }
@@ -41,7 +43,7 @@ final class RouteMBean extends ReadOnlyMBean {
     }
 
     /** The route's MBean name for the kafka-clients on the class path. */
-    static ObjectName name() throws JMException {
+    public static ObjectName name() throws JMException {
         String version = KafkaClientsAbi.kafkaClientsVersion();
         return new ObjectName("dev.kmeta:type=kafka-producer-route,kafka-clients="
                 + ObjectName.quote(version == null ? "unknown" : version));

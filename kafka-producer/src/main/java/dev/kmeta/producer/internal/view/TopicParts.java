@@ -1,4 +1,4 @@
-package dev.kmeta.producer.internal;
+package dev.kmeta.producer.internal.view;
 
 import dev.kmeta.cluster.PartitionMetadata;
 import dev.kmeta.cluster.TopicMetadata;

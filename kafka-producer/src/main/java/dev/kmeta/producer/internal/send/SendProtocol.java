@@ -1,4 +1,4 @@
-package dev.kmeta.producer.internal;
+package dev.kmeta.producer.internal.send;
 
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.MetadataClient;
@@ -14,7 +14,8 @@ import java.time.Duration;
  * does about it. KafkaProducer calls the stand-in in sequence on the sending thread ({@code send()}: the
  * interceptor's {@code onSend}, then {@code waitOnMetadata}: {@code fetch, add, [add, requestUpdateForTopic,
  * awaitUpdate, fetch, maybeThrowExceptionForTopic]*}); this class is the one place that keeps what one call tells
- * the next, one {@link State} per thread, and {@link ProducerBridge} asks it at each call.
+ * the next, one {@link State} per thread, and {@link dev.kmeta.producer.internal.ProducerBridge} asks it at each
+ * call.
  *
  * <pre>
  * call (on this producer)          from state                     to state
@@ -69,13 +70,13 @@ import java.time.Duration;
  * a state belongs to does not act on it (two producers on one thread); the next onSend or requestUpdateForTopic on
  * any producer starts over.
  *
- * <p>One per {@link ProducerBridge}; thread-safe: a thread's state is confined to it (a {@link ThreadLocal}); it
- * refers to no bridge, hold or kmeta object (counters, strings, exceptions), so a thread that sent through a producer
- * since closed pins nothing of it. The states that act on a later call (HOLD_ARMED, TOPIC_HIDDEN, TIMEOUT_KEPT) are
- * counted per producer: while none is, {@link #fetchHidesTopic} and {@link #add} read no thread-local. Nothing here
- * allocates on a cache hit.
+ * <p>One per {@link dev.kmeta.producer.internal.ProducerBridge}; thread-safe: a thread's state is confined to it (a
+ * {@link ThreadLocal}); it refers to no bridge, hold or kmeta object (counters, strings, exceptions), so a thread that
+ * sent through a producer since closed pins nothing of it. The states that act on a later call (HOLD_ARMED,
+ * TOPIC_HIDDEN, TIMEOUT_KEPT) are counted per producer: while none is, {@link #fetchHidesTopic} and {@link #add} read
+ * no thread-local. Nothing here allocates on a cache hit.
  */
-final class SendProtocol {
+public final class SendProtocol {
     /** What a thread's send on the KafkaProducer route is doing: what its next stand-in call does. */
     enum State {
         /** No send in progress (none yet, or the last one ended: its timeout thrown, its hold over). */
@@ -121,7 +122,7 @@ final class SendProtocol {
     }
 
     /** What the protocol asks of kmeta (the bridge's handle): the waits. */
-    interface Waits {
+    public interface Waits {
         /** The topic's partition count in the current snapshot; -1 when the snapshot does not have it. */
         int partitionCount(String topic);
 
@@ -199,7 +200,7 @@ final class SendProtocol {
     /** The kmeta instance's clock: a send's start, the time since requestUpdateForTopic, the waits' deadlines. */
     private final Ticker ticker;
 
-    SendProtocol(Waits waits, Leaders leaders, long giveUpEarlyMs, Ticker ticker) {
+    public SendProtocol(Waits waits, Leaders leaders, long giveUpEarlyMs, Ticker ticker) {
         this.waits = waits;
         this.leaders = leaders;
         this.giveUpEarlyMs = giveUpEarlyMs;
@@ -216,7 +217,7 @@ final class SendProtocol {
      * HOLD_ARMED when {@code holdable} (the producer is open) and its leaders are unreachable, or not tried yet
      * (with settling). Allocation-free.
      */
-    void onSend(String topic, int partition, boolean holdable) {
+    public void onSend(String topic, int partition, boolean holdable) {
         Send s = SENDS.get();
         s.sendMark = mark;
         s.sendTopic = topic;
@@ -243,7 +244,7 @@ final class SendProtocol {
      * to show the send's topic absent (HOLD_ARMED -&gt; TOPIC_HIDDEN). No thread-local lookup while no thread has a
      * counted state of this producer.
      */
-    boolean fetchHidesTopic() {
+    public boolean fetchHidesTopic() {
         if (mark.counted.get() == 0) {
             return false;
         }
@@ -269,7 +270,7 @@ final class SendProtocol {
      * verdict is as new as the view: a topic the view shows is one the verdict sees. No thread-local lookup while no
      * thread has a counted state of this producer.
      */
-    boolean hidesArrivedTopic() {
+    public boolean hidesArrivedTopic() {
         if (mark.counted.get() == 0) {
             return false;
         }
@@ -291,7 +292,7 @@ final class SendProtocol {
      * thread): a state waiting for that send's next call (FIRST_LOOK, HOLD_ARMED, TOPIC_HIDDEN) ends, so that a
      * later fetch() on this thread - a partitionsFor - does not act for it. A kept timeout stays for the interceptor.
      */
-    void sendFailed() {
+    public void sendFailed() {
         if (mark.counted.get() == 0) {
             return;
         }
@@ -303,7 +304,7 @@ final class SendProtocol {
     }
 
     /** The topic the calling thread's fetch() shows (null before any send). */
-    String viewTopic() {
+    public String viewTopic() {
         return SENDS.get().viewTopic;
     }
 
@@ -314,7 +315,7 @@ final class SendProtocol {
      * @throws TimeoutException   kmeta's diagnosed timeout (ADVERTISED_LISTENER_UNREACHABLE)
      * @throws InterruptException if the thread is interrupted while held (its interrupt status set)
      */
-    void add(String topic) {
+    public void add(String topic) {
         if (mark.counted.get() == 0) {
             return;
         }
@@ -340,7 +341,7 @@ final class SendProtocol {
     }
 
     /** add(topics) found a topic missing: the following awaitUpdate is a version wait (VERSION_WAIT). */
-    void versionWait() {
+    public void versionWait() {
         Send s = SENDS.get();
         enter(s, State.VERSION_WAIT);
         s.requestMark = mark;
@@ -351,7 +352,7 @@ final class SendProtocol {
      * add(topics) found known topics this producer has not seen confirmed (kmeta was asked to refresh them): the
      * following awaitUpdate waits for them (CONFIRMING).
      */
-    void confirmWait(java.util.List<String> topics) {
+    public void confirmWait(java.util.List<String> topics) {
         Send s = SENDS.get();
         enter(s, State.CONFIRMING);
         s.requestMark = mark;
@@ -360,7 +361,7 @@ final class SendProtocol {
     }
 
     /** requestUpdateForTopic(topic): AWAITING_TOPIC, or AWAITING_PARTITION for the same topic once looked at. */
-    void requestUpdateForTopic(String topic) {
+    public void requestUpdateForTopic(String topic) {
         Send s = SENDS.get();
         s.viewTopic = topic;
         if (s.requestMark != mark || !topic.equals(s.requestTopic)) {
@@ -378,7 +379,7 @@ final class SendProtocol {
      *
      * @throws InterruptedException if the thread is interrupted (KafkaProducer throws InterruptException)
      */
-    void awaitUpdate(int version, long timeoutMs) throws InterruptedException {
+    public void awaitUpdate(int version, long timeoutMs) throws InterruptedException {
         Send s = SENDS.get();
         try {
             if (s.requestMark == mark && s.state == State.CONFIRMING) {
@@ -452,13 +453,13 @@ final class SendProtocol {
     }
 
     /** maybeThrowExceptionForTopic, the interceptor: the kept timeout for {@code topic} (to IDLE), or null. */
-    TimeoutException takeTimeout(String topic) {
+    public TimeoutException takeTimeout(String topic) {
         Send s = SENDS.get();
         return isKept(s, topic) ? release(s) : null;
     }
 
     /** getError(topic): the kept timeout for {@code topic}, left kept; or null. */
-    TimeoutException peekTimeout(String topic) {
+    public TimeoutException peekTimeout(String topic) {
         Send s = SENDS.get();
         return isKept(s, topic) ? s.error : null;
     }

@@ -1,4 +1,4 @@
-package dev.kmeta.producer.internal;
+package dev.kmeta.producer.internal.stats;
 
 import javax.management.Attribute;
 import javax.management.AttributeList;

@@ -1,10 +1,10 @@
-package dev.kmeta.producer.internal;
+package dev.kmeta.producer.internal.send;
 
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.MetadataClient;
 import dev.kmeta.metadata.Ticker;
-import dev.kmeta.producer.internal.LeaderHold.Verdict;
-import dev.kmeta.producer.internal.SendProtocol.State;
+import dev.kmeta.producer.internal.send.LeaderHold.Verdict;
+import dev.kmeta.producer.internal.send.SendProtocol.State;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.junit.jupiter.api.AfterEach;

@@ -1,4 +1,4 @@
-package dev.kmeta.producer.internal;
+package dev.kmeta.producer.internal.network;
 
 import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.metadata.Deadline;
@@ -35,13 +35,13 @@ import java.util.function.BooleanSupplier;
  * slow - the view is the usual one. Only that one fetch is steered; every later one, and any retry of the request,
  * sees every broker.
  *
- * <p>The accept, not the handshake, as for the send's own hold ({@link LeaderHold}): waiting for the probe's handshake
- * put its round trip before the producer's connection and made the first send slower than stock's (leader elsewhere,
- * 6 runs of 10: 20.6 ms on average against 18.8; 16.3 against 16.9 on the accept). The price: an address that
- * accepts connections and never answers (a proxy in front of a dead broker) gets the InitProducerId, which then waits
- * the producer's {@code request.timeout.ms} before it is retried elsewhere - where before it got it one time in as
- * many brokers - and the producer's first batches to other leaders wait with it. Records for that leader wait to
- * {@code delivery.timeout.ms} either way, as on a stock producer.
+ * <p>The accept, not the handshake, as for the send's own hold ({@link dev.kmeta.producer.internal.send.LeaderHold}):
+ * waiting for the probe's handshake put its round trip before the producer's connection and made the first send slower
+ * than stock's (leader elsewhere, 6 runs of 10: 20.6 ms on average against 18.8; 16.3 against 16.9 on the accept). The
+ * price: an address that accepts connections and never answers (a proxy in front of a dead broker) gets the
+ * InitProducerId, which then waits the producer's {@code request.timeout.ms} before it is retried elsewhere - where
+ * before it got it one time in as many brokers - and the producer's first batches to other leaders wait with it.
+ * Records for that leader wait to {@code delivery.timeout.ms} either way, as on a stock producer.
  *
  * <p>One per bridge; used by the producer's network thread only; the counter is thread-safe.
  */

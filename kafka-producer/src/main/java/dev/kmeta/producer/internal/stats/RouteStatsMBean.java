@@ -1,4 +1,4 @@
-package dev.kmeta.producer.internal;
+package dev.kmeta.producer.internal.stats;
 
 import dev.kmeta.producer.RouteStats.Counter;
 import org.slf4j.Logger;

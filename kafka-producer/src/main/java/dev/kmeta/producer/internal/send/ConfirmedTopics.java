@@ -1,4 +1,4 @@
-package dev.kmeta.producer.internal;
+package dev.kmeta.producer.internal.send;
 
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.sender.KafkaMetadata;
@@ -34,7 +34,7 @@ import java.util.function.ToLongFunction;
  * <p>Thread-safe, no lock: sending threads call it (KafkaProducer's {@code sendOffsetsToTransaction}); a topic's
  * entry is written by whichever thread asks, and two threads asking at once at worst ask kmeta twice.
  */
-final class ConfirmedTopics {
+public final class ConfirmedTopics {
     /** What this producer knows of one topic. */
     private static final class Entry {
         /** When this producer first asked for the topic (or again, after it left it idle): ticker ms. */
@@ -62,7 +62,7 @@ final class ConfirmedTopics {
      * @param firstUsedMs when the producer began using a topic, on the instance's clock (-1: never): the moment from
      *                 which an answer confirms it
      */
-    ConfirmedTopics(KafkaMetadata metadata, long idleMs, ToLongFunction<String> firstUsedMs) {
+    public ConfirmedTopics(KafkaMetadata metadata, long idleMs, ToLongFunction<String> firstUsedMs) {
         this.metadata = metadata;
         this.idleMs = idleMs;
         this.firstUsedMs = firstUsedMs;
@@ -73,7 +73,7 @@ final class ConfirmedTopics {
      * refresh each of them. An empty list when all are confirmed (then nothing is asked and nothing allocated past the
      * lookups).
      */
-    List<String> unconfirmed(Collection<String> known) {
+    public List<String> unconfirmed(Collection<String> known) {
         List<String> left = null;
         long nowMs = metadata.ticker().milliTime();
         for (String topic : known) {
@@ -97,7 +97,7 @@ final class ConfirmedTopics {
      * @throws org.apache.kafka.common.errors.InterruptException if the thread is or gets interrupted
      * @throws org.apache.kafka.common.KafkaException             if the instance is or gets closed
      */
-    void await(List<String> topics, Deadline deadline) {
+    public void await(List<String> topics, Deadline deadline) {
         List<String> left = topics;
         for (boolean asked = true; ; asked = false) {
             int version = metadata.fetch().version();
@@ -113,7 +113,7 @@ final class ConfirmedTopics {
     }
 
     /** How many topic refreshes this producer asked kmeta for to confirm topics. */
-    long refreshesAsked() {
+    public long refreshesAsked() {
         return refreshesAsked.sum();
     }
 

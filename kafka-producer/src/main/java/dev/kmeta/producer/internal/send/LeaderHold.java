@@ -1,4 +1,4 @@
-package dev.kmeta.producer.internal;
+package dev.kmeta.producer.internal.send;
 
 import dev.kmeta.cluster.Cluster;
 import dev.kmeta.cluster.Node;
@@ -36,11 +36,11 @@ import java.time.Duration;
  * and throws kmeta's timeout itself - outside the wait whose TimeoutException KafkaProducer replaces with its own
  * message - or returns, and KafkaProducer's wait goes on to the real view.
  *
- * <p>One per {@link ProducerBridge}; keeps no per-send state (the send's topic, partition and start come as
- * arguments): only the producer's network thread. Thread-safe. {@link #verdict} is allocation-free (a snapshot read
- * and the leaders' evidence records).
+ * <p>One per {@link dev.kmeta.producer.internal.ProducerBridge}; keeps no per-send state (the send's topic, partition
+ * and start come as arguments): only the producer's network thread. Thread-safe. {@link #verdict} is allocation-free (a
+ * snapshot read and the leaders' evidence records).
  */
-final class LeaderHold implements SendProtocol.Leaders {
+public final class LeaderHold implements SendProtocol.Leaders {
     /** What the evidence says of the leaders a record may go to. */
     enum Verdict {
         /** A leader that accepted a connection, or none (no leader: the producer's ordinary wait): send. */
@@ -74,7 +74,7 @@ final class LeaderHold implements SendProtocol.Leaders {
     /** True on the producer's network thread (callbacks run there: a send from one is never held). */
     private final java.util.function.BooleanSupplier onNetworkThread;
 
-    LeaderHold(KafkaMetadata metadata, long maxBlockMs, java.util.function.BooleanSupplier onNetworkThread) {
+    public LeaderHold(KafkaMetadata metadata, long maxBlockMs, java.util.function.BooleanSupplier onNetworkThread) {
         this.metadata = metadata;
         this.ticker = metadata.ticker();
         this.maxBlockMs = maxBlockMs;
@@ -82,17 +82,17 @@ final class LeaderHold implements SendProtocol.Leaders {
     }
 
     /** How many sends were held in {@code send()} (parked at least once, settling or on an unreachable leader). */
-    long held() {
+    public long held() {
         return held.sum();
     }
 
     /** How many held sends were let through before {@code max.block.ms}, by a change kmeta recorded. */
-    long released() {
+    public long released() {
         return released.sum();
     }
 
     /** How many held sends reached {@code max.block.ms}. */
-    long timedOut() {
+    public long timedOut() {
         return timedOut.sum();
     }
 

@@ -1,5 +1,6 @@
-package dev.kmeta.producer.internal;
+package dev.kmeta.producer.internal.network;
 
+import dev.kmeta.producer.internal.abi.KafkaClientsAbi;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.internals.ProducerBatch;
 import org.apache.kafka.clients.producer.internals.RecordAccumulator;
@@ -32,7 +33,7 @@ import java.util.List;
  */
 @SuppressKafkaInternalApiUsage("fails the batches of a re-created topic's vanished partitions through the "
         + "accumulator's getDeque/deallocate and the batches' abort, as kafka-clients' own abortBatches does")
-final class StaleQueues {
+public final class StaleQueues {
     private static final Logger log = LoggerFactory.getLogger(StaleQueues.class);
 
     private final RecordAccumulator accumulator;
@@ -46,7 +47,7 @@ final class StaleQueues {
      * accumulator where 4.0-4.4 keep it (the records then fail at {@code delivery.timeout.ms}, with kmeta's
      * diagnosis).
      */
-    static StaleQueues of(KafkaClientsAbi abi, KafkaProducer<?, ?> producer, boolean transactional) {
+    public static StaleQueues of(KafkaClientsAbi abi, KafkaProducer<?, ?> producer, boolean transactional) {
         if (transactional) {
             return null;
         }
