@@ -16,6 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 import java.util.UUID;
@@ -133,14 +134,16 @@ public final class ResponseTranslator {
     /**
      * The id arrays of one answer, one object per content: a table of two slots per hash (Fibonacci hashing) holding
      * arrays made before (where both slots hold other content, the newer replaces the second; nothing allocated but
-     * the arrays and, with the first array, the table). A partition hands its arrays to nobody and never writes them (its accessors copy), so
-     * partitions may share them: 10,000 partitions of a 3-broker cluster kept 10,000 {@code int[]} (320 KB) before.
+     * the arrays and, with the first array, the table). A partition hands its arrays to nobody and never writes them
+     * (its accessors copy), so partitions may share them: 10,000 partitions of a 3-broker cluster kept 10,000
+     * {@code int[]} (320 KB) before.
      * Not thread-safe: one per {@link #translate} call.
      */
     static final class IdArrays {
         private static final int SLOT_BITS = 8;
         private static final int SLOTS = 1 << SLOT_BITS;
         private int[][] slots;
+        private int[] read = new int[4];
 
         /** The ids as {@link #ints} makes them; the array made before for the same ids while its slot still holds it. */
         int[] of(List<Integer> ids) {
@@ -148,9 +151,14 @@ public final class ResponseTranslator {
             if (n == 0) {
                 return null;
             }
+            if (read.length < n) {
+                read = new int[Math.max(n, 2 * read.length)];
+            }
             int h = n;
-            for (int i = 0; i < n; i++) {
-                h = 31 * h + id(ids.get(i));
+            for (int i = 0; i < n; i++) { // one pass over the boxed ids; the compares below are of ints
+                int id = id(ids.get(i));
+                read[i] = id;
+                h = 31 * h + id;
             }
             if (slots == null) {
                 slots = new int[SLOTS][];
@@ -158,13 +166,25 @@ public final class ResponseTranslator {
             int at = (h * 0x9E3779B9) >>> (32 - SLOT_BITS) & ~1; // two slots per hash: [at, at + 1]
             for (int i = at; i <= at + 1; i++) {
                 int[] cached = slots[i];
-                if (cached != null && sameIds(ids, cached)) {
+                if (cached != null && holdsRead(cached, n)) {
                     return cached;
                 }
             }
-            int[] made = ints(ids);
+            int[] made = Arrays.copyOf(read, n);
             slots[slots[at] == null ? at : at + 1] = made; // both taken: the second one's content is replaced
             return made;
+        }
+
+        private boolean holdsRead(int[] cached, int n) {
+            if (cached.length != n) {
+                return false;
+            }
+            for (int i = 0; i < n; i++) {
+                if (cached[i] != read[i]) {
+                    return false;
+                }
+            }
+            return true;
         }
     }
 
