@@ -6,6 +6,7 @@ import dev.kmeta.metadata.MetadataConfig;
 import dev.kmeta.producer.internal.abi.KafkaClientsAbi;
 import dev.kmeta.producer.internal.network.LeaderlessPartitions;
 import dev.kmeta.producer.internal.network.StaleQueues;
+import dev.kmeta.producer.internal.stats.Fallbacks;
 import dev.kmeta.producer.internal.stats.RouteInstances;
 import dev.kmeta.producer.internal.stats.RouteMBean;
 import dev.kmeta.sender.HostResolverHook;
@@ -33,7 +34,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Builds a kmeta-backed {@link KafkaProducer}: splits the configuration (kmeta's {@code kmeta.producer.*} keys
@@ -78,7 +78,6 @@ public final class KmetaProducers {
     public static final String UNSUPPORTED_FALLBACK = "fallback";
     /** {@link #UNSUPPORTED_VERSION}'s other value: refuse. */
     public static final String UNSUPPORTED_FAIL = "fail";
-    private static final AtomicLong FALLBACKS = new AtomicLong();
     private static final String PRODUCER_PREFIX = "kmeta.producer.";
     /** kafka-clients 4.4's asynchronous bootstrap: kmeta bootstraps, the producer's network client must not. */
     private static final String BOOTSTRAP_RESOLVE_TIMEOUT_MS = "bootstrap.resolve.timeout.ms";
@@ -245,7 +244,7 @@ public final class KmetaProducers {
             }
         });
         KafkaProducer<K, V> producer = new KafkaProducer<>(producerProps, keySerializer, valueSerializer);
-        long n = FALLBACKS.incrementAndGet();
+        long n = Fallbacks.add();
         String warning = "[Producer clientId=" + clientIdOf(producer, producerProps) + "] A stock KafkaProducer, not "
                 + "on kmeta: " + why + ". Lost: kmeta's shared metadata (this producer sends its own Metadata "
                 + "requests) and kmeta's diagnosis of metadata timeouts. Fallbacks so far: " + n + ". "
@@ -284,7 +283,7 @@ public final class KmetaProducers {
 
     /** How many producers {@link #create} made stock (not on kmeta) because kafka-clients is not supported. */
     public static long fallbacks() {
-        return FALLBACKS.get();
+        return Fallbacks.count();
     }
 
     private static boolean failIfUnsupported(Map<String, Object> all) {

@@ -12,6 +12,7 @@ import dev.kmeta.producer.internal.network.Recreations;
 import dev.kmeta.producer.internal.send.ConfirmedTopics;
 import dev.kmeta.producer.internal.send.LeaderHold;
 import dev.kmeta.producer.internal.send.SendProtocol;
+import dev.kmeta.producer.internal.stats.RouteCounts;
 import dev.kmeta.producer.internal.stats.RouteInstances;
 import dev.kmeta.producer.internal.view.ProducerViews;
 import dev.kmeta.producer.internal.view.ViewStats;
@@ -70,7 +71,7 @@ import java.time.Duration;
  */
 @SuppressKafkaInternalApiUsage("answers KafkaProducer's and Sender's ProducerMetadata calls (MetadataSnapshot, "
         + "Metadata.LeaderIdAndEpoch, Errors) for every stand-in")
-public final class ProducerBridge {
+public final class ProducerBridge implements RouteCounts {
     private static final Logger log = LoggerFactory.getLogger(ProducerBridge.class);
     private final KafkaMetadata metadata;
     private final ProducerViews views;
@@ -360,6 +361,7 @@ public final class ProducerBridge {
      * Adds this producer's route counts to {@code out} (indexed by {@code RouteStats.Counter}'s ordinals): what
      * {@code RouteStats} sums over an instance's producers. Any thread.
      */
+    @Override
     public void addCountsTo(long[] out) {
         ViewStats v = views.stats();
         add(out, Counter.PRODUCER_VIEWS_BUILT, v.producerViewsBuilt());
@@ -412,6 +414,7 @@ public final class ProducerBridge {
     }
 
     /** {@code isClosed()}. */
+    @Override
     public boolean isClosed() {
         return closed.get();
     }

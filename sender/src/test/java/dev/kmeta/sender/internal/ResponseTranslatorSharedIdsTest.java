@@ -3,9 +3,8 @@ package dev.kmeta.sender.internal;
 import dev.kmeta.cluster.Cluster;
 import dev.kmeta.cluster.PartitionMetadata;
 import dev.kmeta.cluster.TopicMetadata;
+import dev.kmeta.testkit.MetadataAnswers;
 import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.message.MetadataResponseData;
-import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseBroker;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponsePartition;
 import org.apache.kafka.common.message.MetadataResponseData.MetadataResponseTopic;
 import org.apache.kafka.common.requests.MetadataResponse;
@@ -49,20 +48,23 @@ class ResponseTranslatorSharedIdsTest {
     }
 
     private static MetadataResponse answer() {
-        MetadataResponseData d = new MetadataResponseData().setClusterId("c1").setControllerId(0);
+        MetadataAnswers answers = MetadataAnswers.cluster("c1").controller(0);
         for (int id = 0; id < 3; id++) {
-            d.brokers().add(new MetadataResponseBroker().setNodeId(id).setHost("127.0.0.1").setPort(9092 + id));
+            answers.broker(id, "127.0.0.1", 9092 + id);
         }
         for (int t = 0; t < TOPICS; t++) {
-            List<MetadataResponsePartition> parts = new ArrayList<>();
             for (int p = 0; p < PARTITIONS; p++) {
-                parts.add(new MetadataResponsePartition().setPartitionIndex(p).setLeaderId((t + p) % 3)
-                        .setLeaderEpoch(3).setReplicaNodes(new ArrayList<>(replicas(t, p)))
-                        .setIsrNodes(isr(t, p)).setOfflineReplicas(new ArrayList<>()));
+                answers.partition("t" + t, new Uuid(7, t), p, (t + p) % 3, 3,
+                        replicas(t, p).stream().mapToInt(Integer::intValue).toArray());
             }
-            d.topics().add(new MetadataResponseTopic().setName("t" + t).setTopicId(new Uuid(7, t)).setPartitions(parts));
         }
-        return new MetadataResponse(d, (short) 13);
+        for (MetadataResponseTopic topic : answers.data().topics()) { // ISRs apart from the replicas where they differ
+            int t = Integer.parseInt(topic.name().substring(1));
+            for (MetadataResponsePartition p : topic.partitions()) {
+                p.isrNodes().retainAll(isr(t, p.partitionIndex()));
+            }
+        }
+        return answers.response();
     }
 
     private static Object field(PartitionMetadata p, String name) throws ReflectiveOperationException {

@@ -1,8 +1,6 @@
 package dev.kmeta.producer.internal.stats;
 
 import dev.kmeta.producer.RouteStats.Counter;
-import dev.kmeta.producer.internal.KmetaProducers;
-import dev.kmeta.producer.internal.ProducerBridge;
 import dev.kmeta.sender.KafkaMetadata;
 import dev.kmeta.sender.internal.Handles;
 
@@ -28,7 +26,7 @@ public final class RouteInstances {
     /** One instance's producers and the counts of those closed. */
     static final class Route {
         final String clientId;
-        final Set<ProducerBridge> live = ConcurrentHashMap.newKeySet();
+        final Set<RouteCounts> live = ConcurrentHashMap.newKeySet();
         private final long[] retired = new long[Counter.values().length];
         /** Its JMX name once registered; null while none. */
         volatile ObjectName mbean;
@@ -43,21 +41,21 @@ public final class RouteInstances {
             synchronized (this) {
                 out = retired.clone();
             }
-            for (ProducerBridge b : live) {
+            for (RouteCounts b : live) {
                 b.addCountsTo(out);
             }
             out[Counter.PRODUCERS_OPEN.ordinal()] = live.size();
-            out[Counter.FALLBACKS.ordinal()] = KmetaProducers.fallbacks();
+            out[Counter.FALLBACKS.ordinal()] = Fallbacks.count();
             return out;
         }
 
-        private synchronized void retire(ProducerBridge b) {
+        private synchronized void retire(RouteCounts b) {
             b.addCountsTo(retired);
         }
     }
 
     /** {@code bridge}'s producer runs on {@code metadata}'s instance (after KmetaProducer.create made it). */
-    public static void join(KafkaMetadata metadata, ProducerBridge bridge) {
+    public static void join(KafkaMetadata metadata, RouteCounts bridge) {
         Object key = Handles.instanceOf(metadata);
         Route route = BY_INSTANCE.compute(key, (k, r) -> {
             Route out = r != null ? r : new Route(metadata.config().clientId());
@@ -73,7 +71,7 @@ public final class RouteInstances {
     }
 
     /** {@code bridge}'s producer closed: its counts go to the instance's totals; the last one removes the entry. */
-    public static void leave(KafkaMetadata metadata, ProducerBridge bridge) {
+    public static void leave(KafkaMetadata metadata, RouteCounts bridge) {
         Object key = Handles.instanceOf(metadata);
         Route[] gone = new Route[1];
         BY_INSTANCE.computeIfPresent(key, (k, r) -> {

@@ -1,6 +1,5 @@
 package dev.kmeta.producer.internal.stats;
 
-import dev.kmeta.producer.internal.KmetaProducers;
 import dev.kmeta.producer.internal.abi.KafkaClientsAbi;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,7 +53,7 @@ public final class RouteMBean extends ReadOnlyMBean {
         String reason = KafkaClientsAbi.unsupportedReason();
         switch (attribute) {
             case "Fallbacks":
-                return KmetaProducers.fallbacks();
+                return Fallbacks.count();
             case "KafkaClientsVersion":
                 String version = KafkaClientsAbi.kafkaClientsVersion();
                 return version == null ? "unknown" : version;
