@@ -143,7 +143,7 @@ public final class ResponseTranslator {
         private static final int SLOT_BITS = 8;
         private static final int SLOTS = 1 << SLOT_BITS;
         private int[][] slots;
-        private int[] read = new int[4];
+        private int[] read;
 
         /** The ids as {@link #ints} makes them; the array made before for the same ids while its slot still holds it. */
         int[] of(List<Integer> ids) {
@@ -151,8 +151,8 @@ public final class ResponseTranslator {
             if (n == 0) {
                 return null;
             }
-            if (read.length < n) {
-                read = new int[Math.max(n, 2 * read.length)];
+            if (read == null || read.length < n) { // made with the first array: an answer of known topics makes none
+                read = new int[Math.max(n, 4)];
             }
             int h = n;
             for (int i = 0; i < n; i++) { // one pass over the boxed ids; the compares below are of ints
