@@ -79,11 +79,16 @@ public final class SendUnderChurnHarness {
                int over10ms, long acked, long failed, long snapshotChanges, int churnTopics, long churnSendMedianNs,
                long churnSendMaxNs, long gcMs, String load, long senderPolls, long bufferWaitMs, long networkCpuMs,
                long requests) {
+        /** p50 and p99 are tens of microseconds: printed to the microsecond (3 decimals), the rest as ms(). */
+        private static String msFine(long ns) {
+            return ns < 0 ? "-" : String.format(Locale.ROOT, "%.3f", ns / 1e6);
+        }
+
         String line() {
             return String.format(Locale.ROOT, "round %d %s %s: %d sends, send() p50 %s / p99 %s / p99.9 %s / max %s ms,"
                     + " %d over 10 ms; kmeta snapshot changes %s; GC %d ms; Sender polls %d, requests %d, buffer-pool wait"
                     + " %d ms, network thread CPU %d ms; load %s%s", round, impl,
-                    churn ? "churn" : "no churn", sends, ms(p50Ns), ms(p99Ns), ms(p999Ns), ms(maxNs), over10ms,
+                    churn ? "churn" : "no churn", sends, msFine(p50Ns), msFine(p99Ns), ms(p999Ns), ms(maxNs), over10ms,
                     snapshotChanges < 0 ? "-" : Long.toString(snapshotChanges), gcMs, senderPolls, requests,
                     bufferWaitMs,
                     networkCpuMs, load, !churn ? ""
