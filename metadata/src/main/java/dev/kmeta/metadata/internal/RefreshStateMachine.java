@@ -27,10 +27,10 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * spaced by the backoff: after a failure {@code retry.backoff.ms} doubling to {@code retry.backoff.max.ms}; after
  * an answer that brought no news, the same doubling (the first such answer: {@code retry.backoff.ms}) - from twice
  * {@code kmeta.metadata.leaderless.refresh.ms} when the next request is only for leaderless partitions; after news,
- * at least {@code retry.backoff.ms}. Which of the two a
- * request waits is decided by what it is for when it is due (an invalidation that comes after an answer without news
- * waits the retry backoff, not the leaderless one); both are drawn, jitter included, when the answer comes. So the
- * request rate is bounded by the backoff, whatever the number of callers.
+ * at least {@code retry.backoff.ms}. Which of the two a request waits is decided by what it is for when it is due (an
+ * invalidation that comes after an answer without news waits the retry backoff, not the leaderless one); both are
+ * drawn, jitter included, when the answer comes. So the request rate is bounded by the backoff, whatever the number
+ * of callers.
  *
  * <p>Not thread-safe: the sender thread alone calls it. {@link #state()} and {@link #transitions} may be read
  * from any thread.

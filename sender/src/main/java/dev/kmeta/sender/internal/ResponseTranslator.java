@@ -145,7 +145,10 @@ public final class ResponseTranslator {
         private int[][] slots;
         private int[] read;
 
-        /** The ids as {@link #ints} makes them; the array made before for the same ids while its slot still holds it. */
+        /**
+         * The ids as an array (null for none; a null id is -1), the array made before for the same ids while its slot
+         * still holds it.
+         */
         int[] of(List<Integer> ids) {
             int n = size(ids);
             if (n == 0) {
@@ -279,7 +282,7 @@ public final class ResponseTranslator {
         return true;
     }
 
-    /** The wire's ids against an array {@link #ints} made. */
+    /** The wire's ids against an array made of such ids. */
     private static boolean sameIds(List<Integer> ids, int[] array) {
         int n = size(ids);
         if (n != array.length) {
@@ -297,7 +300,7 @@ public final class ResponseTranslator {
         return ids == null ? 0 : ids.size();
     }
 
-    /** A broker id from the wire; a null element (never sent by a broker) is -1, as {@link #ints} makes it. */
+    /** A broker id from the wire; a null element (never sent by a broker) is -1. */
     private static int id(Integer v) {
         return v == null ? -1 : v;
     }
@@ -305,16 +308,5 @@ public final class ResponseTranslator {
     private static UUID uuid(Uuid id) {
         return id == null || Uuid.ZERO_UUID.equals(id) ? null
                 : new UUID(id.getMostSignificantBits(), id.getLeastSignificantBits());
-    }
-
-    private static int[] ints(List<Integer> ids) {
-        if (ids == null || ids.isEmpty()) {
-            return null;
-        }
-        int[] out = new int[ids.size()];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = id(ids.get(i));
-        }
-        return out;
     }
 }
