@@ -129,7 +129,10 @@ public final class RetainedHeap {
         }
     }
 
-    /** Class name to {instances, bytes}, after the full GC the diagnostic command runs first. */
+    /**
+     * Class name to {instances, bytes}, after the full GC the diagnostic command runs first (a name listed more than
+     * once - classes of one name in several loaders - is summed).
+     */
     static Map<String, long[]> histogram() throws Exception {
         String text = (String) ManagementFactory.getPlatformMBeanServer().invoke(
                 new ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
@@ -138,7 +141,8 @@ public final class RetainedHeap {
         for (String line : text.split("\n")) {
             String[] f = line.trim().split("\\s+");
             if (f.length >= 4 && f[0].endsWith(":")) {
-                classes.put(f[3], new long[] {Long.parseLong(f[1]), Long.parseLong(f[2])});
+                classes.merge(f[3], new long[] {Long.parseLong(f[1]), Long.parseLong(f[2])},
+                        (a, b) -> new long[] {a[0] + b[0], a[1] + b[1]});
             }
         }
         return classes;

@@ -25,7 +25,6 @@ import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.apache.kafka.streams.processor.internals.DefaultKafkaClientSupplier;
 
-import javax.management.ObjectName;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
@@ -178,9 +177,9 @@ public final class StreamsLifecycleHarness {
             Path state = Files.createTempDirectory("streams-lifecycle");
             try (Feeder feed = new Feeder(cluster, input, Args.intOpt(opts, "rate"))) {
                 Topology topology = topology();
-                Map<String, Long> before = histogram();
-                long beforeUsed = usedAfterGc();
                 Map<String, Long> beforeClasses = classes();
+                Map<String, Long> before = groups(beforeClasses);
+                long beforeUsed = usedAfterGc();
                 String loadBefore = Args.load();
                 Map<Long, Long> cpuBefore = threadCpu();
                 long processCpuBefore = processCpuNs();
@@ -213,8 +212,8 @@ public final class StreamsLifecycleHarness {
                 feed.start();
                 TimeUnit.SECONDS.sleep(Args.intOpt(opts, "settle-s"));
                 long fedUsed = usedAfterGc();
-                Map<String, Long> fed = histogram();
                 Map<String, Long> fedClasses = classes();
+                Map<String, Long> fed = groups(fedClasses);
                 long closeStart = System.nanoTime();
                 streams.close(Duration.ofSeconds(30));
                 long closeMs = (System.nanoTime() - closeStart) / 1_000_000;
@@ -738,24 +737,20 @@ public final class StreamsLifecycleHarness {
 
     /** The JVM's class histogram (it runs a full GC first), bytes per group of classes. */
     static Map<String, Long> histogram() throws Exception {
+        return groups(classes());
+    }
+
+    /** Bytes per group of classes, from bytes per class. */
+    private static Map<String, Long> groups(Map<String, Long> classes) {
         Map<String, Long> groups = new TreeMap<>();
-        classes().forEach((c, bytes) -> groups.merge(group(c), bytes, Long::sum));
+        classes.forEach((c, bytes) -> groups.merge(group(c), bytes, Long::sum));
         return groups;
     }
 
-    /** The JVM's class histogram (it runs a full GC first), bytes per class. */
+    /** The JVM's class histogram ({@link RetainedHeap#histogram}, a full GC first), bytes per class. */
     static Map<String, Long> classes() throws Exception {
-        String text = (String) ManagementFactory.getPlatformMBeanServer().invoke(
-                new ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
-                new Object[] {new String[0]}, new String[] {String[].class.getName()});
         Map<String, Long> classes = new HashMap<>();
-        for (String line : text.split("\n")) {
-            String[] f = line.trim().split("\\s+");
-            if (f.length < 4 || !f[0].endsWith(":")) {
-                continue;
-            }
-            classes.merge(f[3], Long.parseLong(f[2]), Long::sum);
-        }
+        RetainedHeap.histogram().forEach((c, counts) -> classes.put(c, counts[1]));
         return classes;
     }
 
