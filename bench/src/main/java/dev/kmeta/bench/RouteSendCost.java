@@ -25,7 +25,20 @@ import java.util.Map;
  * java -Xms1g -Xmx1g -cp bench/target/benchmarks.jar dev.kmeta.bench.RouteSendCost --rounds 3
  * }</pre>
  * Options: {@code --rounds N} (3), {@code --topics N} (10), {@code --partitions N} (10), {@code --sends N} (1,000,000
- * measured), {@code --warm N} (500,000), {@code --value-bytes N} (100), {@code --idempotence true|false} (true).
+ * measured), {@code --warm N} (500,000), {@code --value-bytes N} (100), {@code --idempotence true|false} (true),
+ * {@code --cold-kib N} (0: off).
+ *
+ * <p>With {@code --cold-kib N} each round also times sends made as P2k's are - each one after the caches went cold:
+ * before each of {@code --cold-sends} (20,000) sends the thread reads one word of every cache line of an N KiB array
+ * (more than the last-level cache evicts what the send touches), then the send's wall time is taken alone; p50, p90
+ * and p99 are printed. What a route's send touches beyond stock's then shows as cache misses, which a hot loop
+ * hides.
+ *
+ * <p>With {@code --paired-kib N} a last phase opens one producer of each route side by side and alternates cold sends
+ * between them ({@code --paired-sends} each, the first of a pair alternating too), N KiB read before each send: both
+ * routes' sends then meet the same machine, JIT state and moment, which rounds apart do not (their cold p50 moves by
+ * a few hundred ns from round to round). Prints each route's p50 / p90 / p99 and the median of the per-pair
+ * differences.
  *
  * <p>Not thread-safe; a program.
  */
@@ -42,6 +55,10 @@ public final class RouteSendCost {
         defaults.put("warm", "500000");
         defaults.put("value-bytes", "100");
         defaults.put("idempotence", "true");
+        defaults.put("cold-kib", "0");
+        defaults.put("cold-sends", "20000");
+        defaults.put("paired-kib", "0");
+        defaults.put("paired-sends", "100000");
         Map<String, String> opts = Args.parse(args, defaults);
         int topics = Args.intOpt(opts, "topics");
         List<String> names = new ArrayList<>();
@@ -59,6 +76,9 @@ public final class RouteSendCost {
                     measure(broker, impl, round, names, opts);
                 }
             }
+            if (Args.intOpt(opts, "paired-kib") > 0) {
+                paired(broker, names, opts);
+            }
         }
     }
 
@@ -68,10 +88,7 @@ public final class RouteSendCost {
                 Map.of("linger.ms", "20", "batch.size", "65536", "buffer.memory", "134217728",
                         "enable.idempotence", opts.get("idempotence"), "max.block.ms", "60000"));
         byte[] value = new byte[Args.intOpt(opts, "value-bytes")];
-        byte[][] keys = new byte[64][];
-        for (int k = 0; k < keys.length; k++) {
-            keys[k] = new byte[] {(byte) k, (byte) (k * 31), 7, 9};
-        }
+        byte[][] keys = keys();
         try (Producer<byte[], byte[]> producer = RealBroker.producer(impl, props)) {
             for (String topic : names) {
                 producer.send(new ProducerRecord<>(topic, keys[0], value)).get(); // metadata and connections
@@ -88,8 +105,100 @@ public final class RouteSendCost {
             producer.flush();
             System.out.printf(Locale.ROOT, "round %d %-5s: send() %.0f ns CPU and %.0f ns wall per send (%d sends); "
                     + "load %s%n", round, impl, cpuNs / (double) n, wallNs / (double) n, n, Args.load());
+            int coldKib = Args.intOpt(opts, "cold-kib");
+            if (coldKib > 0) {
+                long[] ns = coldSends(producer, names, keys, value, Args.intOpt(opts, "cold-sends"), coldKib);
+                System.out.printf(Locale.ROOT, "round %d %-5s: cold send() p50 %d / p90 %d / p99 %d ns wall (%d sends, "
+                                + "%d KiB read before each); load %s%n", round, impl, at(ns, 0.50), at(ns, 0.90),
+                        at(ns, 0.99), ns.length, coldKib, Args.load());
+            }
             producer.close(Duration.ofSeconds(10));
         }
+    }
+
+    private static void paired(FakeBroker broker, List<String> names, Map<String, String> opts) throws Exception {
+        int n = Args.intOpt(opts, "paired-sends");
+        int kib = Args.intOpt(opts, "paired-kib");
+        byte[] value = new byte[Args.intOpt(opts, "value-bytes")];
+        byte[][] keys = keys();
+        Map<String, Object> overrides = Map.of("linger.ms", "20", "batch.size", "65536", "buffer.memory", "134217728",
+                "enable.idempotence", opts.get("idempotence"), "max.block.ms", "60000");
+        try (Producer<byte[], byte[]> stock = RealBroker.producer("stock", RealBroker.producerProps(
+                broker.bootstrapServers(), "rsc-paired-stock", overrides));
+             Producer<byte[], byte[]> kmeta = RealBroker.producer("kmeta", RealBroker.producerProps(
+                     broker.bootstrapServers(), "rsc-paired-kmeta", overrides))) {
+            for (Producer<byte[], byte[]> p : List.of(stock, kmeta)) {
+                for (String topic : names) {
+                    p.send(new ProducerRecord<>(topic, keys[0], value)).get();
+                }
+                send(p, names, keys, value, Args.intOpt(opts, "warm"));
+                p.flush();
+            }
+            long[] evict = new long[kib * 128];
+            long[] stockNs = new long[n];
+            long[] kmetaNs = new long[n];
+            long[] diffNs = new long[n];
+            int topics = names.size();
+            for (int i = 0; i < n; i++) {
+                ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(names.get(i % topics),
+                        keys[(i / topics) % keys.length], value);
+                if ((i & 1) == 0) {
+                    stockNs[i] = coldSend(stock, record, evict);
+                    kmetaNs[i] = coldSend(kmeta, record, evict);
+                } else {
+                    kmetaNs[i] = coldSend(kmeta, record, evict);
+                    stockNs[i] = coldSend(stock, record, evict);
+                }
+                diffNs[i] = kmetaNs[i] - stockNs[i];
+            }
+            java.util.Arrays.sort(stockNs);
+            java.util.Arrays.sort(kmetaNs);
+            java.util.Arrays.sort(diffNs);
+            System.out.printf(Locale.ROOT, "paired cold sends (%d each, %d KiB read before each, alternating): stock "
+                            + "p50 %d / p90 %d / p99 %d ns, kmeta p50 %d / p90 %d / p99 %d ns; kmeta - stock per pair: "
+                            + "median %d ns; load %s%n", n, kib, at(stockNs, 0.50), at(stockNs, 0.90),
+                    at(stockNs, 0.99), at(kmetaNs, 0.50), at(kmetaNs, 0.90), at(kmetaNs, 0.99), at(diffNs, 0.50),
+                    Args.load());
+        }
+    }
+
+    /** One send after reading {@code evict} a cache line at a time: its wall time. */
+    private static long coldSend(Producer<byte[], byte[]> producer, ProducerRecord<byte[], byte[]> record,
+                                 long[] evict) {
+        long sink = 0;
+        for (int w = 0; w < evict.length; w += 8) {
+            sink += evict[w]++;
+        }
+        long t0 = System.nanoTime();
+        producer.send(record);
+        long ns = System.nanoTime() - t0;
+        return sink == Long.MIN_VALUE ? -ns : ns; // keeps the reads
+    }
+
+    private static byte[][] keys() {
+        byte[][] keys = new byte[64][];
+        for (int k = 0; k < keys.length; k++) {
+            keys[k] = new byte[] {(byte) k, (byte) (k * 31), 7, 9};
+        }
+        return keys;
+    }
+
+    /** Sends {@code n} records, each after reading {@code kib} KiB (a line at a time); each send's wall time, sorted. */
+    private static long[] coldSends(Producer<byte[], byte[]> producer, List<String> names, byte[][] keys,
+                                    byte[] value, int n, int kib) {
+        long[] evict = new long[kib * 128];
+        long[] ns = new long[n];
+        int topics = names.size();
+        for (int i = 0; i < n; i++) {
+            ns[i] = coldSend(producer, new ProducerRecord<>(names.get(i % topics), keys[(i / topics) % keys.length],
+                    value), evict);
+        }
+        java.util.Arrays.sort(ns);
+        return ns;
+    }
+
+    private static long at(long[] sorted, double q) {
+        return sorted[Math.min(sorted.length - 1, (int) (q * sorted.length))];
     }
 
     private static void send(Producer<byte[], byte[]> producer, List<String> names, byte[][] keys, byte[] value,
