@@ -41,19 +41,24 @@ public final class TopicMetadata {
     private final List<PartitionMetadata> available;
     /** kmeta's usage stamp ({@link TopicUsage}); not part of the value. */
     private volatile long usedNs;
-    /** An adapter's objects derived from this topic ({@link TopicAttachment}); not part of the value. */
+    /** An adapter's objects derived from this topic ({@link TopicAttachment}'s two slots); not part of the value. */
     private volatile Object attachment;
+    private volatile Object sendAttachment;
 
     static {
         TopicAttachment.install(new TopicAttachment.Access() {
             @Override
-            public Object get(TopicMetadata topic) {
-                return topic.attachment;
+            public Object get(TopicMetadata topic, int slot) {
+                return slot == TopicAttachment.SEND ? topic.sendAttachment : topic.attachment;
             }
 
             @Override
-            public void set(TopicMetadata topic, Object value) {
-                topic.attachment = value;
+            public void set(TopicMetadata topic, int slot, Object value) {
+                if (slot == TopicAttachment.SEND) {
+                    topic.sendAttachment = value;
+                } else {
+                    topic.attachment = value;
+                }
             }
         });
         TopicUsage.install(new TopicUsage.Access() {

@@ -22,6 +22,7 @@ import static dev.kmeta.testkit.TestClients.producerProps;
 import static dev.kmeta.testkit.TestClients.report;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -52,6 +53,7 @@ class KmetaProducerWarmUpTest {
             assertTrue(Handles.sameInstance(bridge(producer).metadata(), metadata), "the producer shares the instance");
             timedSend(producer, "jvm-warm-up"); // the producer's and the JVM's first-send costs, not measured
             PrefetchResult warm = metadata.prefetch(List.of("warm"), metadata.newDeadline(Duration.ofSeconds(30)));
+            assertNull(metadata.fetch().topic("cold"), "only the prefetched topic is known before the sends");
             assertTrue(warm.complete(), warm.toString());
 
             MetadataStats before = metadata.stats();
@@ -61,7 +63,9 @@ class KmetaProducerWarmUpTest {
             MetadataStats afterCold = metadata.stats();
 
             assertEquals(0, afterWarm.minus(before).waits(), "the first send to a prefetched topic: no metadata wait");
-            assertTrue(afterCold.minus(afterWarm).waits() >= 1, "a first send to another topic waits for it");
+            // not waits() >= 1: kmeta's answer may come before the send's awaitUpdate on a loaded machine (then the
+            // wait returns at once, uncounted); the request for the topic is made either way
+            assertTrue(afterCold.minus(afterWarm).requestsSent() >= 1, "a first send to another topic fetches it");
             report("KafkaProducer on kmeta, the first send() call to a topic: %.3f ms when prefetched (the prefetch "
                     + "took %d ms), %.3f ms when not (%d metadata wait(s), %.3f ms waited)", warmNs / 1e6,
                     warm.elapsedMs(), coldNs / 1e6, afterCold.minus(afterWarm).waits(),

@@ -52,10 +52,6 @@ public final class DiagnosingInterceptor implements ProducerInterceptor<Object, 
             return record;
         }
         ProducerRecord<Object, Object> r = b.recreations.onSend(record); // issue 27: a re-created topic's partitions
-        LeaderlessPartitions leaderless = b.recreations.leaderless();
-        if (leaderless != null) {
-            leaderless.onSend(r.topic()); // issue 39: its partitions without a leader are named
-        }
         b.onSend(r.topic(), r.partition());
         return r;
     }

@@ -36,9 +36,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *       producer's accumulator ({@link StaleQueues}): a transactional producer holds, as in HOLD.</li>
  * </ul>
  *
- * <p>The topics looked at are the ones this producer sent to ({@link #onSend}); a topic's partitions are re-read only
- * when kmeta published a snapshot in which its entry changed. Thread-safety: {@link #onSend} on sending threads (a map read on a known topic);
- * {@link #onNetworkThread} and {@link #expired} on the producer's network thread.
+ * <p>The topics looked at are the ones this producer uses ({@link Recreations#firstUse}: nothing on the per-send path);
+ * a topic's partitions are re-read only when kmeta published a snapshot in which its entry changed. Thread-safety:
+ * {@link #onNetworkThread} and {@link #expired} on the producer's network thread; {@link #now()} on any.
  */
 public final class LeaderlessPartitions {
     private static final Logger log = LoggerFactory.getLogger(LeaderlessPartitions.class);
@@ -84,11 +84,11 @@ public final class LeaderlessPartitions {
     private final long maxBlockMs;
     private final long deliveryTimeoutMs;
     private final String logPrefix;
-    private final Map<String, Boolean> topics = new ConcurrentHashMap<>();
     private final Map<TopicPartition, Leaderless> leaderless = new ConcurrentHashMap<>();
     private final AtomicLong failedRecords = new AtomicLong();
-    /** Network thread only: the last snapshot looked at, and each topic's entry in it. */
+    /** Network thread only: the last snapshot and set of topics in use looked at, and each topic's entry in it. */
     private Cluster seen;
+    private int seenTopicsVersion = -1;
     private final Map<String, TopicMetadata> entries = new java.util.HashMap<>();
 
     public LeaderlessPartitions(KafkaMetadata metadata, Mode mode, long maxBlockMs, long deliveryTimeoutMs,
@@ -102,13 +102,6 @@ public final class LeaderlessPartitions {
 
     Mode mode() {
         return mode;
-    }
-
-    /** A send to {@code topic} (the interceptor's onSend): the topic is looked at from now on. */
-    public void onSend(String topic) {
-        if (topics.get(topic) == null) {
-            topics.put(topic, Boolean.TRUE);
-        }
     }
 
     /**
@@ -132,13 +125,17 @@ public final class LeaderlessPartitions {
      * in a new snapshot, then, for each one without a leader, fails its queue (FAIL, every replica offline) or warns
      * (once per window, while records are queued), and reports expiries. A field read and a map's emptiness read
      * when nothing changed and every partition has a leader.
+     *
+     * @param topics        the topics the producer uses ({@link Recreations#firstUse}), a live set
+     * @param topicsVersion moves when a topic joins {@code topics}: a new one is looked at without a new snapshot
      */
-    void onNetworkThread(StaleQueues queues) {
+    void onNetworkThread(StaleQueues queues, Iterable<String> topics, int topicsVersion) {
         Cluster c = metadata.fetch();
         long nowMs = metadata.ticker().milliTime();
-        if (c != seen) {
+        if (c != seen || topicsVersion != seenTopicsVersion) {
             seen = c;
-            rescan(c, nowMs);
+            seenTopicsVersion = topicsVersion;
+            rescan(c, nowMs, topics);
         }
         if (leaderless.isEmpty()) {
             return;
@@ -190,9 +187,9 @@ public final class LeaderlessPartitions {
         }
     }
 
-    private void rescan(Cluster c, long nowMs) {
+    private void rescan(Cluster c, long nowMs, Iterable<String> topics) {
         Map<String, Long> seenFor = null; // the instance handle's view (stats and health), read when one is new
-        for (String topic : topics.keySet()) {
+        for (String topic : topics) {
             TopicMetadata t = c.topic(topic);
             if (t == null || entries.get(topic) == t) {
                 continue; // unchanged topics are shared between snapshots: nothing to look at again

@@ -1,5 +1,6 @@
 package dev.kmeta.producer.internal.network;
 
+import dev.kmeta.cluster.Cluster;
 import dev.kmeta.cluster.PartitionMetadata;
 import dev.kmeta.cluster.TopicMetadata;
 import dev.kmeta.metadata.Diagnosis;
@@ -13,9 +14,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -41,9 +44,11 @@ import java.util.concurrent.atomic.AtomicLong;
  *       {@link #explain}: where they still expire, the diagnosis is their failure's cause.</li>
  * </ul>
  *
- * <p>Thread-safe. On a send to a topic whose snapshot entry did not change since this producer's last send:
- * a map read and two compares, allocation-free; a re-created topic's steered record allocates its new
- * {@code ProducerRecord}.
+ * <p>Thread-safe. Where it looks: at a topic's first use ({@link #firstUse}), on the producer's network thread once per
+ * new snapshot (every topic in use), and on a send only while the network thread has not looked at the snapshot yet,
+ * or while one of the producer's topics is re-created with fewer partitions - so a snapshot a send saw is looked at
+ * before the records of that send can be drained (the network thread's pass comes first). A send otherwise reads two
+ * fields and a map's emptiness, allocation-free; a re-created topic's steered record allocates its new {@code ProducerRecord}.
  */
 public final class Recreations {
     private static final Logger log = LoggerFactory.getLogger(Recreations.class);
@@ -114,6 +119,11 @@ public final class Recreations {
     private final KafkaMetadata metadata;
     private final String logPrefix;
     private final ConcurrentMap<String, Seen> topics = new ConcurrentHashMap<>();
+    /** The topics this producer used ({@link #firstUse}), known to kmeta or not yet: what the network thread watches. */
+    private final Set<String> used = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger usedVersion = new AtomicInteger();
+    /** The last snapshot on which the network thread brought every topic in use up to date; null before. */
+    private volatile Cluster observedAll;
     /** The re-created topics with fewer partitions than before: their vanished partitions' queues are failed. */
     private final ConcurrentMap<String, Boolean> shrunk = new ConcurrentHashMap<>();
     private volatile StaleQueues staleQueues;
@@ -157,13 +167,22 @@ public final class Recreations {
     /**
      * On the producer's network thread, each time round its loop: the records queued for a partition a re-created
      * topic lacks fail now, with TOPIC_RECREATED (kafka-clients would hold them until {@code delivery.timeout.ms}).
-     * Nothing to do, and a map's emptiness read, unless a topic was re-created with fewer partitions.
+     * First, on a snapshot it has not looked at, each topic in use is brought up to it (so that sends on that snapshot
+     * need not look: O(topics in use) once per snapshot, here instead of a lookup per send). Then nothing to do, and
+     * a map's emptiness read, unless a topic was re-created with fewer partitions.
      */
     public void onNetworkThread() {
+        Cluster c = metadata.fetch();
+        if (c != observedAll) {
+            for (String topic : used) {
+                observe(topic, c);
+            }
+            observedAll = c; // sends on this snapshot need not look: every topic in use was looked at on it
+        }
         StaleQueues queues = staleQueues;
         LeaderlessPartitions partitions = leaderless;
         if (partitions != null) {
-            partitions.onNetworkThread(queues); // issue 39
+            partitions.onNetworkThread(queues, used, usedVersion.get()); // issue 39
         }
         if (shrunk.isEmpty() || queues == null) {
             return;
@@ -189,14 +208,23 @@ public final class Recreations {
     }
 
     /**
-     * The interceptor's {@code onSend}: notes the topic's incarnation in kmeta's current snapshot and, while the topic
-     * is re-created with fewer partitions than this producer saw it with, gives a record the built-in partitioner
-     * would place a partition of the new topic. Returns {@code record} itself otherwise.
+     * The interceptor's {@code onSend}: notes the topic's incarnation in kmeta's current snapshot, unless this
+     * producer's network thread already looked at that snapshot ({@link #onNetworkThread}), and, while the topic is
+     * re-created with fewer partitions than this producer saw it with, gives a record the built-in partitioner would
+     * place a partition of the new topic. Returns {@code record} itself otherwise. While no topic of this producer is
+     * re-created with fewer partitions and the network thread looked at the current snapshot: two volatile reads and
+     * a map's emptiness read, no lookup by name.
      */
     public <K, V> ProducerRecord<K, V> onSend(ProducerRecord<K, V> record) {
-        Seen s = observe(record.topic());
-        if (s == null || s.recreation == null || s.count >= s.widest || record.partition() != null || !builtIn
-                || (record.key() != null && !ignoreKeys)) {
+        Cluster c = metadata.fetch();
+        if (c != observedAll) {
+            observe(record.topic(), c); // a snapshot the network thread has not looked at: its partitioner may use it
+        }
+        if (shrunk.isEmpty() || record.partition() != null || !builtIn || (record.key() != null && !ignoreKeys)) {
+            return record;
+        }
+        Seen s = observe(record.topic(), c);
+        if (s == null || s.recreation == null || s.count >= s.widest) {
             return record;
         }
         int partition = steer(s, record);
@@ -205,6 +233,18 @@ public final class Recreations {
         }
         return new ProducerRecord<>(record.topic(), partition, record.timestamp(), record.key(), record.value(),
                 record.headers());
+    }
+
+    /**
+     * The producer began using {@code topic} (its first {@code add}, or the first since it expired as idle): its
+     * incarnation now is noted, and the network thread's passes look at it from now on (re-creations, and the
+     * leaderless partitions of issue 39). Not on the per-send path: once per topic use.
+     */
+    public void firstUse(String topic) {
+        if (used.add(topic)) {
+            usedVersion.incrementAndGet();
+        }
+        observe(topic, metadata.fetch());
     }
 
     /**
@@ -240,7 +280,12 @@ public final class Recreations {
 
     /** What this producer knows of {@code topic} now, brought up to kmeta's current snapshot; null if never seen. */
     private Seen observe(String topic) {
-        TopicMetadata t = metadata.fetch().topic(topic);
+        return observe(topic, metadata.fetch());
+    }
+
+    /** {@link #observe(String)} on snapshot {@code c}. */
+    private Seen observe(String topic, Cluster c) {
+        TopicMetadata t = c.topic(topic);
         Seen s = topics.get(topic);
         if (s != null && s.entry == t) {
             return s; // the hit: the snapshot's entry for the topic did not change

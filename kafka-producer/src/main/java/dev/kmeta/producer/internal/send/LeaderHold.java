@@ -4,6 +4,7 @@ import dev.kmeta.cluster.Cluster;
 import dev.kmeta.cluster.Node;
 import dev.kmeta.cluster.PartitionMetadata;
 import dev.kmeta.cluster.TopicMetadata;
+import dev.kmeta.cluster.internal.TopicAttachment;
 import dev.kmeta.metadata.ConnectionEvidence;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.Diagnosis;
@@ -15,6 +16,7 @@ import dev.kmeta.sender.internal.Handles;
 import org.apache.kafka.common.errors.TimeoutException;
 
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.concurrent.atomic.LongAdder;
 import java.time.Duration;
 
@@ -65,6 +67,8 @@ public final class LeaderHold implements SendProtocol.Leaders {
     private final long maxBlockMs;
     /** The kmeta instance's clock: the hold's deadline reads it, and the hold parks on it. */
     private final Ticker ticker;
+    /** The instance's connection evidence, read when a topic's leaders are not proven yet. */
+    private final Supplier<ConnectionEvidence> evidence;
     /** Sends that were held (parked at least once) in {@code send()}. */
     private final LongAdder held = new LongAdder();
     /** Held sends let through before their deadline: what kmeta records changed. */
@@ -76,6 +80,7 @@ public final class LeaderHold implements SendProtocol.Leaders {
 
     public LeaderHold(KafkaMetadata metadata, long maxBlockMs, java.util.function.BooleanSupplier onNetworkThread) {
         this.metadata = metadata;
+        this.evidence = metadata::evidence;
         this.ticker = metadata.ticker();
         this.maxBlockMs = maxBlockMs;
         this.onNetworkThread = onNetworkThread;
@@ -102,9 +107,77 @@ public final class LeaderHold implements SendProtocol.Leaders {
         return onNetworkThread.getAsBoolean();
     }
 
+    /**
+     * The verdict for a send's record. A topic whose every leader already accepted a connection at its address is
+     * answered from its {@link Proof} (kept on kmeta's topic object: one read and two identity compares - a send to
+     * such a topic touches none of its partitions, brokers or evidence records, which is what a send costs when the
+     * caches went cold between sends, as in P2k); otherwise the full verdict, which also moves the proof along (at
+     * most one partition beyond the proven ones per send, so O(topic partitions) once per topic change, amortized).
+     */
     @Override
     public Verdict verdict(String topic, int partition) {
-        return verdict(metadata, topic, partition);
+        return verdict(metadata.fetch(), evidence, topic, partition);
+    }
+
+    /** {@link #verdict(String, int)} on snapshot {@code c}; {@code evidence} is read only when the proof is not done. */
+    static Verdict verdict(Cluster c, Supplier<ConnectionEvidence> evidence, String topic, int partition) {
+        TopicMetadata t = c.topic(topic);
+        if (t == null) {
+            return Verdict.UNKNOWN_TOPIC;
+        }
+        Object kept = TopicAttachment.get(t, TopicAttachment.SEND);
+        Proof proof = kept instanceof Proof && ((Proof) kept).nodes == c.nodes() ? (Proof) kept : null;
+        if (proof != null && proof.complete) {
+            return Verdict.SENDABLE;
+        }
+        if (proof == null) {
+            proof = new Proof(c.nodes()); // once per topic object and broker list (racing threads: either will do)
+            TopicAttachment.set(t, TopicAttachment.SEND, proof);
+        }
+        ConnectionEvidence e = evidence.get();
+        proof.advance(c, e, t);
+        return verdict(c, e, topic, partition);
+    }
+
+    /**
+     * How far a topic object's leaders, over one broker list, are proven: every partition below {@link #next} has no
+     * leader or one that accepted a connection at its address in that list (accepting is for good, so the proof never
+     * goes back; a new leader or address is a new topic object or broker list, and a new proof). Kept in the topic's
+     * {@link TopicAttachment#SEND} slot, for every producer of the instance (the evidence is the instance's). Moved
+     * along by sending threads; a racy write only repeats a step.
+     */
+    static final class Proof {
+        final java.util.List<Node> nodes;
+        volatile int next;
+        volatile boolean complete;
+
+        Proof(java.util.List<Node> nodes) {
+            this.nodes = nodes;
+        }
+
+        /** Moves past the proven partitions from {@link #next}; stops at the first whose leader is not proven. */
+        void advance(Cluster c, ConnectionEvidence evidence, TopicMetadata topic) {
+            int i = next;
+            int count = topic.partitionCount();
+            while (i < count && proven(c, evidence, topic.partition(i))) {
+                i++;
+            }
+            if (i != next) {
+                next = i;
+            }
+            if (i >= count) {
+                complete = true;
+            }
+        }
+
+        private static boolean proven(Cluster c, ConnectionEvidence evidence, PartitionMetadata p) {
+            Node leader = p == null || !p.hasLeader() ? null : c.node(p.leaderId());
+            if (leader == null) {
+                return true; // no leader: the producer's ordinary wait, never held
+            }
+            ConnectionEvidence.Record r = evidence.broker(leader.id());
+            return r != null && r.isAt(leader.host(), leader.port()) && r.everAccepted();
+        }
     }
 
     /**

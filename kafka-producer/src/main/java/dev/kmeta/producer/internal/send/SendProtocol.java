@@ -6,7 +6,7 @@ import dev.kmeta.metadata.Ticker;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.TimeoutException;
 
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.time.Duration;
 
 /**
@@ -156,9 +156,27 @@ public final class SendProtocol {
         TimeoutException hold(String topic, int partition, boolean settle, long sinceNs) throws InterruptedException;
     }
 
-    /** A producer's mark in a thread's state: the count of threads in a counted state of it; pins nothing. */
+    /**
+     * A producer's mark in a thread's state: the count of threads in a counted state of it; pins nothing. The count
+     * is a field of the mark itself (not an AtomicInteger beside it): a send reads it on every fetch() and add(), and
+     * one object is one cache line less to miss when the caches went cold between sends.
+     */
     private static final class Mark {
-        final AtomicInteger counted = new AtomicInteger();
+        private static final AtomicIntegerFieldUpdater<Mark> COUNTED =
+                AtomicIntegerFieldUpdater.newUpdater(Mark.class, "counted");
+        volatile int counted;
+
+        int counted() {
+            return counted;
+        }
+
+        void enter() {
+            COUNTED.incrementAndGet(this);
+        }
+
+        void leave() {
+            COUNTED.decrementAndGet(this);
+        }
     }
 
     /** One thread's send. Confined to its thread; refers to marks, strings and exceptions only. */
@@ -225,10 +243,13 @@ public final class SendProtocol {
         s.sendPartition = partition;
         s.sendStartNs = ticker.nanoTime();
         s.wasHeld = false;
-        LeaderHold.Verdict verdict = holdable && !leaders.isNetworkThread()
-                ? leaders.verdict(topic, partition) : LeaderHold.Verdict.SENDABLE;
+        LeaderHold.Verdict verdict = holdable ? leaders.verdict(topic, partition) : LeaderHold.Verdict.SENDABLE;
+        if (verdict != LeaderHold.Verdict.SENDABLE && leaders.isNetworkThread()) {
+            verdict = LeaderHold.Verdict.SENDABLE; // a callback's send on the network thread is never held
+        }
         if (verdict == LeaderHold.Verdict.SENDABLE) {
-            enter(s, State.SENT);
+            leave(s);
+            s.state = State.SENT; // enter(s, SENT) without reading the constant's fields: SENT is not counted
         } else if (verdict == LeaderHold.Verdict.UNKNOWN_TOPIC) {
             enter(s, State.FIRST_LOOK);
         } else {
@@ -245,7 +266,7 @@ public final class SendProtocol {
      * counted state of this producer.
      */
     public boolean fetchHidesTopic() {
-        if (mark.counted.get() == 0) {
+        if (mark.counted() == 0) {
             return false;
         }
         Send s = SENDS.get();
@@ -271,7 +292,7 @@ public final class SendProtocol {
      * thread has a counted state of this producer.
      */
     public boolean hidesArrivedTopic() {
-        if (mark.counted.get() == 0) {
+        if (mark.counted() == 0) {
             return false;
         }
         Send s = SENDS.get();
@@ -293,7 +314,7 @@ public final class SendProtocol {
      * later fetch() on this thread - a partitionsFor - does not act for it. A kept timeout stays for the interceptor.
      */
     public void sendFailed() {
-        if (mark.counted.get() == 0) {
+        if (mark.counted() == 0) {
             return;
         }
         Send s = SENDS.get();
@@ -316,7 +337,7 @@ public final class SendProtocol {
      * @throws InterruptException if the thread is interrupted while held (its interrupt status set)
      */
     public void add(String topic) {
-        if (mark.counted.get() == 0) {
+        if (mark.counted() == 0) {
             return;
         }
         Send s = SENDS.get();
@@ -485,13 +506,13 @@ public final class SendProtocol {
         s.state = to;
         if (to.counted) {
             s.owner = mark;
-            mark.counted.incrementAndGet();
+            mark.enter();
         }
     }
 
     private static void leave(Send s) {
-        if (s.state.counted) {
-            s.owner.counted.decrementAndGet();
+        if (s.owner != null) { // set exactly while the state is counted (no enum constant read per send)
+            s.owner.leave();
             s.owner = null;
         }
         s.error = null;

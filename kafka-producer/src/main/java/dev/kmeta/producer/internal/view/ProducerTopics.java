@@ -33,14 +33,27 @@ final class ProducerTopics {
         this.ticker = ticker;
     }
 
+    /** What {@link #add} did: the topic joined now, its use stamp moved, or neither. */
+    enum Added {
+        /** Its first use, or the first since it expired as idle. */
+        JOINED,
+        /** Known; its use stamp was written (at most once per {@link #STAMP_GRANULARITY_MS}). */
+        STAMPED,
+        /** Known and stamped within the granularity: nothing written. */
+        FRESH
+    }
+
     /** The producer uses {@code topic} at {@code nowMs} (KafkaProducer's clock). */
-    void add(String topic, long nowMs) {
+    Added add(String topic, long nowMs) {
         Use u = topics.get(topic);
         if (u != null) {
-            u.touch(nowMs);
-        } else if (topics.putIfAbsent(topic, new Use(nowMs, ticker.milliTime())) == null) {
-            version.incrementAndGet();
+            return u.touch(nowMs) ? Added.STAMPED : Added.FRESH;
         }
+        if (topics.putIfAbsent(topic, new Use(nowMs, ticker.milliTime())) == null) {
+            version.incrementAndGet();
+            return Added.JOINED;
+        }
+        return Added.FRESH;
     }
 
     /** Moves whenever a topic is added or expires. */
@@ -85,10 +98,12 @@ final class ProducerTopics {
             this.firstUsedTickerMs = tickerMs;
         }
 
-        void touch(long nowMs) {
+        boolean touch(long nowMs) {
             if (nowMs - lastUsedMs >= STAMP_GRANULARITY_MS) {
                 lastUsedMs = nowMs;
+                return true;
             }
+            return false;
         }
     }
 }

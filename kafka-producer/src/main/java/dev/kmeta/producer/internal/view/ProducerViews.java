@@ -16,9 +16,10 @@ import java.util.Set;
  * The Kafka views one kmeta-backed producer reads, scoped to what is asked, so that no view of the whole kmeta
  * snapshot is ever built (Kafka's {@code Cluster} is O(partitions) to construct):
  * <ul>
- *   <li><b>A sending thread</b> ({@link #forSend}) sees the topic its send is about: the producer view when that view
- *   already holds the topic as the current snapshot has it (a map lookup, allocation-free), else a {@code Cluster} of
- *   that topic alone, built once per topic change and kept with kmeta's topic object ({@link TopicParts}). A change to
+ *   <li><b>A sending thread</b> ({@link #forSend}) sees the topic its send is about: the newest network-thread view
+ *   made with the topic as the current snapshot has it (read from kmeta's topic object, {@link TopicParts#sendView}:
+ *   no map of this producer's is read, allocation-free), else the producer view when it holds the topic, else a
+ *   {@code Cluster} of that topic alone, built once per topic change and kept with kmeta's topic object. A change to
  *   another topic costs it nothing; a change to its own topic costs O(that topic's partitions), once.</li>
  *   <li><b>The producer's network thread</b> (Sender, accumulator, transaction manager, NetworkClient:
  *   {@link #current}) sees the topics this producer uses ({@link ProducerTopics}, with idle expiry), as a
@@ -61,9 +62,15 @@ public final class ProducerViews {
         this.shared = InstanceViews.join(metadata);
     }
 
-    /** The producer uses {@code topic} at {@code nowMs}: it joins the network thread's view. Allocation-free when known. */
-    public void add(String topic, long nowMs) {
-        topics.add(topic, nowMs);
+    /**
+     * The producer uses {@code topic} at {@code nowMs}: it joins the network thread's view. Allocation-free when known.
+     *
+     * @return 1 when the topic joined now (its first use, or the first since it expired as idle), 0 when it was known
+     *         and its use stamp moved (at most once a second per topic), -1 when it was known and stamped already
+     */
+    public int add(String topic, long nowMs) {
+        ProducerTopics.Added a = topics.add(topic, nowMs);
+        return a == ProducerTopics.Added.JOINED ? 1 : a == ProducerTopics.Added.STAMPED ? 0 : -1;
     }
 
     /** When this producer began using {@code topic}, on the kmeta instance's clock; -1 when it does not. */
@@ -98,6 +105,11 @@ public final class ProducerViews {
         if (closed) {
             return Cluster.empty();
         }
+        TopicMetadata t = topic == null ? null : s.topic(topic);
+        Cluster held = t == null ? null : TopicParts.sendView(t, s.nodes());
+        if (held != null) {
+            return held; // the hit: a view made with this topic object over these brokers (any producer's)
+        }
         if (s.nodes().isEmpty()) {
             return shared.bootstrap().cluster;
         }
@@ -105,7 +117,6 @@ public final class ProducerViews {
         if (topic == null) {
             return n.withoutTopics;
         }
-        TopicMetadata t = s.topic(topic);
         if (t == null) {
             return s.invalidTopics().contains(topic)
                     ? new Cluster(s.clusterId(), n.list, List.of(), Set.of(), Set.of(topic)) : n.withoutTopics;

@@ -34,6 +34,12 @@ final class TopicParts {
     final List<PartitionInfo> infos;
     final Uuid topicId;
     private volatile Cluster alone;
+    /**
+     * The {@code Cluster} of the newest network-thread view made with these parts (any producer's of the instance):
+     * a view that holds this topic, as this object has it, over these brokers - what a sending thread's fetch() may
+     * show for a send to it ({@link #sendView}). Null before the first such view.
+     */
+    private volatile Cluster inView;
 
     private TopicParts(TopicMetadata source, KafkaNodes nodes) {
         this.source = source;
@@ -50,12 +56,12 @@ final class TopicParts {
      * @param sendPath whether a sending thread asks (for the statistics)
      */
     static TopicParts of(TopicMetadata topic, KafkaNodes nodes, ViewStats built, boolean sendPath) {
-        Object cached = TopicAttachment.get(topic);
+        Object cached = TopicAttachment.get(topic, TopicAttachment.VIEW);
         if (cached instanceof TopicParts && ((TopicParts) cached).nodes.source == nodes.source) {
             return (TopicParts) cached;
         }
         TopicParts parts = new TopicParts(topic, nodes);
-        TopicAttachment.set(topic, parts);
+        TopicAttachment.set(topic, TopicAttachment.VIEW, parts);
         built.partsBuilt(topic.partitionCount(), sendPath);
         return parts;
     }
@@ -74,10 +80,29 @@ final class TopicParts {
         return c;
     }
 
+    /**
+     * A {@code Cluster} holding {@code topic} as this very object has it over the broker list {@code brokers} (the
+     * current snapshot's): the newest network-thread view made with its parts, or null. The sending thread's fetch()
+     * on its hit path: the topic object's slot, its parts and their broker set - no per-producer map is read.
+     */
+    static Cluster sendView(TopicMetadata topic, List<dev.kmeta.cluster.Node> brokers) {
+        Object kept = TopicAttachment.get(topic, TopicAttachment.VIEW);
+        if (!(kept instanceof TopicParts)) {
+            return null;
+        }
+        TopicParts parts = (TopicParts) kept;
+        return parts.nodes.source == brokers ? parts.inView : null;
+    }
+
+    /** A network-thread view was made with these parts: its {@code Cluster} is what {@link #sendView} shows now. */
+    void madeInto(Cluster view) {
+        inView = view;
+    }
+
     /** Empties {@code topic}'s slot of the route's objects (its last producer closed; the instance lives on). */
     static void forget(TopicMetadata topic) {
-        if (TopicAttachment.get(topic) instanceof TopicParts) {
-            TopicAttachment.set(topic, null);
+        if (TopicAttachment.get(topic, TopicAttachment.VIEW) instanceof TopicParts) {
+            TopicAttachment.set(topic, TopicAttachment.VIEW, null);
         }
     }
 

@@ -76,6 +76,7 @@ final class TopicsView {
         Set<String> internal = new HashSet<>();
         Set<String> invalid = new HashSet<>();
         Set<String> unauthorized = new HashSet<>();
+        List<TopicParts> parts = new ArrayList<>(names.size());
         for (String name : names) {
             TopicMetadata t = s.topic(name);
             if (t == null) {
@@ -89,6 +90,7 @@ final class TopicsView {
             }
             sources.put(name, t);
             TopicParts p = TopicParts.of(t, n, stats, false);
+            parts.add(p);
             infos.addAll(p.infos);
             if (p.topicId != null) {
                 ids.put(name, p.topicId);
@@ -100,6 +102,9 @@ final class TopicsView {
         }
         Node controller = n.node(s.controllerId());
         Cluster cluster = new Cluster(s.clusterId(), n.list, infos, unauthorized, invalid, internal, controller, ids);
+        for (TopicParts p : parts) {
+            p.madeInto(cluster); // a send to one of them shows this view (ProducerViews.forSend)
+        }
         MetadataSnapshot snapshot = new ScopedMetadataSnapshot(s.clusterId(), n.byId, unauthorized, invalid,
                 internal, controller, ids, cluster, sources);
         return new TopicsView(cluster, snapshot, Collections.unmodifiableMap(ids), names, sources, n);

@@ -100,4 +100,75 @@ class LeaderHoldTest {
         assertEquals(Verdict.UNKNOWN_TOPIC, verdict("missing", ANY), "an unknown topic is the metadata wait's");
         assertEquals(Verdict.SENDABLE, verdict("t", 7), "beyond the count: the metadata wait's");
     }
+
+    // ------------------------------------------------------------ the proof a send reads instead of the evidence
+
+    /** A new snapshot (new topic objects: proofs kept on them do not cross tests) with t's partition 0 led by broker {@code leader0}. */
+    private static Cluster fresh(int leader0, String host0) {
+        return Cluster.empty().apply(ClusterDelta.builder().clusterId("c")
+                .nodes(List.of(new Node(0, host0, 9092), new Node(1, "127.0.0.1", 9093),
+                        new Node(2, "127.0.0.1", 9094)))
+                .putTopic(TopicMetadata.of("t", List.of(PartitionMetadata.of("t", 0, leader0, 1),
+                        PartitionMetadata.of("t", 1, 1, 1),
+                        PartitionMetadata.of("t", 2, PartitionMetadata.NO_LEADER, 1))))
+                .build());
+    }
+
+    /** The evidence, counting the reads of it. */
+    private final java.util.concurrent.atomic.AtomicInteger evidenceReads = new java.util.concurrent.atomic.AtomicInteger();
+
+    private Verdict sendVerdict(Cluster c, String topic, int partition) {
+        return LeaderHold.verdict(c, () -> {
+            evidenceReads.incrementAndGet();
+            return evidence;
+        }, topic, partition);
+    }
+
+    @Test
+    void aTopicWhoseLeadersAllAcceptedIsSendableWithoutReadingTheEvidenceAgain() {
+        Cluster c = fresh(0, "127.0.0.1");
+        evidence.connected(record(0), 500);
+        evidence.accepted(record(1));
+        assertEquals(Verdict.SENDABLE, sendVerdict(c, "t", ANY));
+        int reads = evidenceReads.get();
+        for (int p : new int[] {ANY, 0, 1, 2, 7}) {
+            assertEquals(Verdict.SENDABLE, sendVerdict(c, "t", p));
+        }
+        assertEquals(reads, evidenceReads.get(), "proven: no partition, broker or evidence record read per send");
+        assertEquals(Verdict.UNKNOWN_TOPIC, sendVerdict(c, "missing", ANY));
+    }
+
+    @Test
+    void aLeaderNotProvenKeepsEverySendOnTheFullVerdictUntilItAccepts() {
+        Cluster c = fresh(0, "127.0.0.1");
+        evidence.connected(record(0), 500);
+        refused(1);
+        for (int i = 0; i < 3; i++) {
+            assertEquals(Verdict.UNREACHABLE, sendVerdict(c, "t", 1), "never a proof past an unproven leader");
+            assertEquals(Verdict.SENDABLE, sendVerdict(c, "t", 0));
+            assertEquals(Verdict.SENDABLE, sendVerdict(c, "t", ANY));
+        }
+        evidence.accepted(record(1));
+        assertEquals(Verdict.SENDABLE, sendVerdict(c, "t", 1));
+        int reads = evidenceReads.get();
+        assertEquals(Verdict.SENDABLE, sendVerdict(c, "t", 1));
+        assertEquals(reads, evidenceReads.get(), "proven once broker 1 accepted");
+    }
+
+    @Test
+    void aProofHoldsForOneTopicObjectOverOneBrokerList() {
+        Cluster before = fresh(0, "127.0.0.1");
+        evidence.connected(record(0), 500);
+        evidence.connected(record(1), 500);
+        assertEquals(Verdict.SENDABLE, sendVerdict(before, "t", 0));
+        refused(2);
+        assertEquals(Verdict.UNREACHABLE, sendVerdict(fresh(2, "127.0.0.1"), "t", 0),
+                "partition 0 moved to broker 2, which never accepted: a new topic object, a new proof");
+        Cluster moved = before.apply(ClusterDelta.builder().clusterId("c")
+                .nodes(List.of(new Node(0, "127.0.0.2", 9092), new Node(1, "127.0.0.1", 9093),
+                        new Node(2, "127.0.0.1", 9094))).build());
+        assertEquals(true, moved.topic("t") == before.topic("t"), "the topic object is shared; the brokers changed");
+        assertEquals(Verdict.UNSETTLED, sendVerdict(moved, "t", 0),
+                "broker 0 at a new address, not tried there: the proof over the old broker list does not hold");
+    }
 }
