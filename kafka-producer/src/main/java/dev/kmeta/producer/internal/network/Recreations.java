@@ -126,6 +126,11 @@ public final class Recreations {
     private volatile Cluster observedAll;
     /** The re-created topics with fewer partitions than before: their vanished partitions' queues are failed. */
     private final ConcurrentMap<String, Boolean> shrunk = new ConcurrentHashMap<>();
+    /**
+     * Whether {@link #shrunk} may hold a topic: set before one is put, cleared by the network thread when it found
+     * none (a field of this object: a send reads it instead of the map's size).
+     */
+    private volatile boolean anyShrunk;
     private volatile StaleQueues staleQueues;
     /** Issue 39: the producer's leaderless partitions, looked at on the same network-thread pass; null before set. */
     private volatile LeaderlessPartitions leaderless;
@@ -201,6 +206,12 @@ public final class Recreations {
                 }
             }
         }
+        if (shrunk.isEmpty()) {
+            anyShrunk = false;
+            if (!shrunk.isEmpty()) {
+                anyShrunk = true; // a sending thread put one meanwhile (it sets the flag before it puts)
+            }
+        }
     }
 
     private static TimeoutException failure(Diagnosis d) {
@@ -220,7 +231,7 @@ public final class Recreations {
         if (c != observedAll) {
             observe(record.topic(), c); // a snapshot the network thread has not looked at: its partitioner may use it
         }
-        if (shrunk.isEmpty() || record.partition() != null || !builtIn || (record.key() != null && !ignoreKeys)) {
+        if (!anyShrunk || record.partition() != null || !builtIn || (record.key() != null && !ignoreKeys)) {
             return record;
         }
         Seen s = observe(record.topic(), c);
@@ -297,6 +308,7 @@ public final class Recreations {
             Seen next = next(topic, s, t);
             if (s == null ? topics.putIfAbsent(topic, next) == null : topics.replace(topic, s, next)) {
                 if (next.recreation != null && next.count < next.widest) {
+                    anyShrunk = true;
                     shrunk.put(topic, Boolean.TRUE);
                 }
                 return next;

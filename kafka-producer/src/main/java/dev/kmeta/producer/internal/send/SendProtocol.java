@@ -186,7 +186,10 @@ public final class SendProtocol {
         Mark owner;
         /** The topic this thread's fetch() shows: the last one onSend or requestUpdateForTopic named. */
         String viewTopic;
-        /** The record the interceptor saw last: producer, topic, partition (or ANY), when (a hold's max.block.ms). */
+        /**
+         * The record the interceptor saw last: producer, topic, partition (or ANY), when (a hold's max.block.ms;
+         * {@link #UNSTAMPED} for a SENT send until a wait arms it, then its requestUpdateForTopic's time).
+         */
         Mark sendMark;
         String sendTopic;
         int sendPartition = MetadataClient.ANY_PARTITION;
@@ -209,6 +212,8 @@ public final class SendProtocol {
     }
 
     private static final int NONE = Integer.MIN_VALUE;
+    /** {@code sendStartNs} of a send that took no clock reading (SENT at onSend). */
+    private static final long UNSTAMPED = Long.MIN_VALUE;
     private static final ThreadLocal<Send> SENDS = ThreadLocal.withInitial(Send::new);
 
     private final Mark mark = new Mark();
@@ -241,7 +246,7 @@ public final class SendProtocol {
         s.sendTopic = topic;
         s.viewTopic = topic;
         s.sendPartition = partition;
-        s.sendStartNs = ticker.nanoTime();
+        s.sendStartNs = UNSTAMPED; // stamped below for a state that may hold; a SENT send's wait stamps it if armed
         s.wasHeld = false;
         LeaderHold.Verdict verdict = holdable ? leaders.verdict(topic, partition) : LeaderHold.Verdict.SENDABLE;
         if (verdict != LeaderHold.Verdict.SENDABLE && leaders.isNetworkThread()) {
@@ -250,7 +255,10 @@ public final class SendProtocol {
         if (verdict == LeaderHold.Verdict.SENDABLE) {
             leave(s);
             s.state = State.SENT; // enter(s, SENT) without reading the constant's fields: SENT is not counted
-        } else if (verdict == LeaderHold.Verdict.UNKNOWN_TOPIC) {
+            return; // no clock read: a send's start matters only to a hold, and a SENT send is held only after its wait
+        }
+        s.sendStartNs = ticker.nanoTime();
+        if (verdict == LeaderHold.Verdict.UNKNOWN_TOPIC) {
             enter(s, State.FIRST_LOOK);
         } else {
             // UNSETTLED: the topic is known already (kmeta's first answer carried it before this send looked), but
@@ -469,6 +477,9 @@ public final class SendProtocol {
             return false;
         }
         s.settle = true; // the topic arrived: give kmeta the moment it needs to try its leaders
+        if (s.sendStartNs == UNSTAMPED) {
+            s.sendStartNs = s.requestedAtNs; // a SENT send: its wait began right after its first look
+        }
         enter(s, State.HOLD_ARMED);
         return true;
     }
