@@ -298,7 +298,9 @@ public final class ProducerBridge implements RouteCounts {
         if (network.isCurrent()) {
             network.onSend();
         }
-        protocol.onSend(topic, partition == null ? MetadataClient.ANY_PARTITION : partition, !closed);
+        dev.kmeta.cluster.Cluster snapshot = metadata.fetch();
+        protocol.onSend(topic, partition == null ? MetadataClient.ANY_PARTITION : partition, !closed, snapshot,
+                views.entry(topic, snapshot)); // the producer's topic map, not kmeta's index, once per version
     }
 
     /** The interceptor's onAcknowledgement with an exception: on a sending thread, its send failed in send(). */

@@ -119,9 +119,18 @@ public final class LeaderHold implements SendProtocol.Leaders {
         return verdict(metadata.fetch(), evidence, topic, partition);
     }
 
+    @Override
+    public Verdict verdict(Cluster c, TopicMetadata entry, int partition) {
+        return verdict(c, entry, evidence, partition);
+    }
+
     /** {@link #verdict(String, int)} on snapshot {@code c}; {@code evidence} is read only when the proof is not done. */
     static Verdict verdict(Cluster c, Supplier<ConnectionEvidence> evidence, String topic, int partition) {
-        TopicMetadata t = c.topic(topic);
+        return verdict(c, c.topic(topic), evidence, partition);
+    }
+
+    /** The same, with the topic's entry in {@code c} looked up already ({@code t}; null: absent). */
+    private static Verdict verdict(Cluster c, TopicMetadata t, Supplier<ConnectionEvidence> evidence, int partition) {
         if (t == null) {
             return Verdict.UNKNOWN_TOPIC;
         }
@@ -136,7 +145,7 @@ public final class LeaderHold implements SendProtocol.Leaders {
         }
         ConnectionEvidence e = evidence.get();
         proof.advance(c, e, t);
-        return verdict(c, e, topic, partition);
+        return verdict(c, e, t.name(), partition);
     }
 
     /**

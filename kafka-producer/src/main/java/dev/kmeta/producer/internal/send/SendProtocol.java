@@ -1,5 +1,7 @@
 package dev.kmeta.producer.internal.send;
 
+import dev.kmeta.cluster.Cluster;
+import dev.kmeta.cluster.TopicMetadata;
 import dev.kmeta.metadata.Deadline;
 import dev.kmeta.metadata.MetadataClient;
 import dev.kmeta.metadata.Ticker;
@@ -147,6 +149,11 @@ public final class SendProtocol {
         /** The verdict for a record to {@code partition} ({@link MetadataClient#ANY_PARTITION}: any). */
         LeaderHold.Verdict verdict(String topic, int partition);
 
+        /** The same, on snapshot {@code c} whose entry for the record's topic is {@code entry} (null: absent). */
+        default LeaderHold.Verdict verdict(Cluster c, TopicMetadata entry, int partition) {
+            return entry == null ? LeaderHold.Verdict.UNKNOWN_TOPIC : verdict(entry.name(), partition);
+        }
+
         /**
          * Holds the calling thread until a leader is reachable or {@code max.block.ms} from {@code sinceNs}.
          *
@@ -241,6 +248,14 @@ public final class SendProtocol {
      * (with settling). Allocation-free.
      */
     public void onSend(String topic, int partition, boolean holdable) {
+        onSend(topic, partition, holdable, null, null);
+    }
+
+    /**
+     * {@link #onSend(String, int, boolean)} with the topic's entry in kmeta's snapshot {@code snapshot} already looked
+     * up by the caller ({@code snapshot} null: look it up).
+     */
+    public void onSend(String topic, int partition, boolean holdable, Cluster snapshot, TopicMetadata entry) {
         Send s = SENDS.get();
         s.sendMark = mark;
         s.sendTopic = topic;
@@ -248,7 +263,8 @@ public final class SendProtocol {
         s.sendPartition = partition;
         s.sendStartNs = UNSTAMPED; // stamped below for a state that may hold; a SENT send's wait stamps it if armed
         s.wasHeld = false;
-        LeaderHold.Verdict verdict = holdable ? leaders.verdict(topic, partition) : LeaderHold.Verdict.SENDABLE;
+        LeaderHold.Verdict verdict = !holdable ? LeaderHold.Verdict.SENDABLE
+                : snapshot == null ? leaders.verdict(topic, partition) : leaders.verdict(snapshot, entry, partition);
         if (verdict != LeaderHold.Verdict.SENDABLE && leaders.isNetworkThread()) {
             verdict = LeaderHold.Verdict.SENDABLE; // a callback's send on the network thread is never held
         }

@@ -1,5 +1,6 @@
 package dev.kmeta.producer.internal.view;
 
+import dev.kmeta.cluster.TopicMetadata;
 import dev.kmeta.metadata.Ticker;
 
 import java.util.Set;
@@ -56,6 +57,38 @@ final class ProducerTopics {
         return Added.FRESH;
     }
 
+    /**
+     * {@code topic}'s entry in kmeta's snapshot {@code c} (null when absent): for a topic this producer uses, looked up
+     * by name once per snapshot version and kept on its {@link Use}, which the send's {@code add} reads anyway - so a
+     * send reads one map of its producer's instead of that map and kmeta's snapshot index (objects a send meets cold
+     * in P2k). Allocates one small object per topic per snapshot change.
+     */
+    TopicMetadata entry(String topic, dev.kmeta.cluster.Cluster c) {
+        Use u = topics.get(topic);
+        if (u == null) {
+            return c.topic(topic);
+        }
+        Look l = u.look;
+        int version = c.version();
+        if (l != null && l.version == version) {
+            return l.entry;
+        }
+        TopicMetadata t = c.topic(topic);
+        u.look = new Look(version, t); // versions only grow within an instance: one version, one snapshot
+        return t;
+    }
+
+    /** A topic's entry in the snapshot of one version (null: absent in it). Immutable. */
+    private static final class Look {
+        final int version;
+        final TopicMetadata entry;
+
+        Look(int version, TopicMetadata entry) {
+            this.version = version;
+            this.entry = entry;
+        }
+    }
+
     /** Moves whenever a topic is added or expires. */
     int version() {
         return version.get();
@@ -90,6 +123,8 @@ final class ProducerTopics {
 
     private static final class Use {
         volatile long lastUsedMs;
+        /** The last look at the topic in kmeta's snapshot ({@link #entry}), or null. */
+        volatile Look look;
         /** The first use, on the kmeta instance's clock. */
         final long firstUsedTickerMs;
 

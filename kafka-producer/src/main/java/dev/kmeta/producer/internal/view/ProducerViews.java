@@ -73,6 +73,14 @@ public final class ProducerViews {
         return a == ProducerTopics.Added.JOINED ? 1 : a == ProducerTopics.Added.STAMPED ? 0 : -1;
     }
 
+    /**
+     * {@code topic}'s entry in kmeta's snapshot {@code s}, or null: for a topic this producer uses, looked up once per
+     * snapshot version ({@link ProducerTopics#entry}).
+     */
+    public TopicMetadata entry(String topic, dev.kmeta.cluster.Cluster s) {
+        return topics.entry(topic, s);
+    }
+
     /** When this producer began using {@code topic}, on the kmeta instance's clock; -1 when it does not. */
     public long firstUsedMs(String topic) {
         return topics.firstUsedMs(topic);
@@ -105,7 +113,7 @@ public final class ProducerViews {
         if (closed) {
             return Cluster.empty();
         }
-        TopicMetadata t = topic == null ? null : s.topic(topic);
+        TopicMetadata t = topic == null ? null : topics.entry(topic, s);
         Cluster held = t == null ? null : TopicParts.sendView(t, s.nodes());
         if (held != null) {
             return held; // the hit: a view made with this topic object over these brokers (any producer's)

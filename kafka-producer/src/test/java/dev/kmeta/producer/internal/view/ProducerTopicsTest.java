@@ -1,0 +1,60 @@
+package dev.kmeta.producer.internal.view;
+
+import dev.kmeta.cluster.Cluster;
+import dev.kmeta.cluster.ClusterDelta;
+import dev.kmeta.cluster.Node;
+import dev.kmeta.cluster.PartitionMetadata;
+import dev.kmeta.cluster.TopicMetadata;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+/**
+ * One producer's topics: what {@code add} says (a send's first use, a moved use stamp, neither - the caller subscribes
+ * and notes first uses on it), and the entry a send reads from the snapshot through them, looked up once per snapshot
+ * version.
+ */
+class ProducerTopicsTest {
+    private final ProducerTopics topics = new ProducerTopics(60_000, () -> 0L);
+
+    private static Cluster withTopic(Cluster before, String name, int partitions) {
+        List<PartitionMetadata> ps = new ArrayList<>();
+        for (int p = 0; p < partitions; p++) {
+            ps.add(PartitionMetadata.of(name, p, 0, 1));
+        }
+        return before.apply(ClusterDelta.builder().clusterId("c").nodes(List.of(new Node(0, "127.0.0.1", 9092)))
+                .putTopic(TopicMetadata.of(name, ps)).build());
+    }
+
+    @Test
+    void addSaysWhetherTheTopicJoinedOrItsUseStampMoved() {
+        assertEquals(ProducerTopics.Added.JOINED, topics.add("t", 10_000));
+        assertEquals(ProducerTopics.Added.FRESH, topics.add("t", 10_999), "within a second: nothing written");
+        assertEquals(ProducerTopics.Added.STAMPED, topics.add("t", 11_000));
+        assertEquals(ProducerTopics.Added.FRESH, topics.add("t", 11_500));
+        topics.expireIdle(11_000 + 60_000 + ProducerTopics.STAMP_GRANULARITY_MS + 1);
+        assertEquals(ProducerTopics.Added.JOINED, topics.add("t", 80_000), "expired as idle: a first use again");
+    }
+
+    @Test
+    void aTopicInUseIsLookedUpOncePerSnapshotVersionAndAgainOnTheNext() {
+        Cluster first = withTopic(Cluster.empty(), "t", 3);
+        assertSame(first.topic("t"), topics.entry("t", first), "a topic not in use: the snapshot's entry");
+        topics.add("t", 0);
+        assertSame(first.topic("t"), topics.entry("t", first));
+        assertSame(first.topic("t"), topics.entry("t", first), "the same version: the kept look");
+
+        Cluster grown = withTopic(first, "t", 5);
+        assertEquals(5, topics.entry("t", grown).partitionCount(), "a new version: looked up again");
+        assertSame(grown.topic("t"), topics.entry("t", grown));
+        assertEquals(3, topics.entry("t", first).partitionCount(), "each version its own entry");
+
+        Cluster gone = grown.apply(ClusterDelta.builder().clusterId("c").removeTopic("t").build());
+        assertNull(topics.entry("t", gone), "absent in the new version");
+    }
+}
