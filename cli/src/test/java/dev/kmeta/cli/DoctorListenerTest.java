@@ -50,7 +50,12 @@ class DoctorListenerTest {
     @Test
     void saslSettingsAgainstAPlaintextListenerAreNamedAsSuchNotAsAWrongPassword() throws IOException {
         String bootstrap = KAFKA.bootstrapServers();
-        Run r = run("doctor", "--bootstrap-server", bootstrap, "--command-config", config(SASL), "--topic", "t");
+        Run r;
+        // the doctor's probe decides; on a loaded machine its kmeta instance may also meet the listener first and log
+        // kmeta's ERROR and kafka-clients' (what the lookup test below asserts): kept out of the build's log
+        try (LogCapture log = LogCapture.at("error", "dev.kmeta")) {
+            r = run("doctor", "--bootstrap-server", bootstrap, "--command-config", config(SASL), "--topic", "t");
+        }
         assertEquals(KmetaCli.EXIT_PROBLEM, r.exitCode(), r.toString());
         String fail = line(r, "FAIL  TLS/SASL handshake (SASL_PLAINTEXT): ");
         assertTrue(fail.contains("SASL expected but the listener speaks PLAINTEXT: " + bootstrap + " (it answered a "
