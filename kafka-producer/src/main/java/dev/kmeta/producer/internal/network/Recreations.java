@@ -47,8 +47,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Thread-safe. Where it looks: at a topic's first use ({@link #firstUse}), on the producer's network thread once per
  * new snapshot (every topic in use), and on a send only while the network thread has not looked at the snapshot yet,
  * or while one of the producer's topics is re-created with fewer partitions - so a snapshot a send saw is looked at
- * before the records of that send can be drained (the network thread's pass comes first). A send otherwise reads two
- * fields and a map's emptiness, allocation-free; a re-created topic's steered record allocates its new {@code ProducerRecord}.
+ * before the records of that send can be drained (the network thread's pass comes first). A send otherwise reads
+ * three fields, allocation-free; a re-created topic's steered record allocates its new {@code ProducerRecord}.
  */
 public final class Recreations {
     private static final Logger log = LoggerFactory.getLogger(Recreations.class);
@@ -223,8 +223,8 @@ public final class Recreations {
      * producer's network thread already looked at that snapshot ({@link #onNetworkThread}), and, while the topic is
      * re-created with fewer partitions than this producer saw it with, gives a record the built-in partitioner would
      * place a partition of the new topic. Returns {@code record} itself otherwise. While no topic of this producer is
-     * re-created with fewer partitions and the network thread looked at the current snapshot: two volatile reads and
-     * a map's emptiness read, no lookup by name.
+     * re-created with fewer partitions and the network thread looked at the current snapshot: the snapshot and two
+     * flags read, no lookup by name.
      */
     public <K, V> ProducerRecord<K, V> onSend(ProducerRecord<K, V> record) {
         Cluster c = metadata.fetch();
