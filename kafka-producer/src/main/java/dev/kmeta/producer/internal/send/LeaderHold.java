@@ -145,7 +145,7 @@ public final class LeaderHold implements SendProtocol.Leaders {
         }
         ConnectionEvidence e = evidence.get();
         proof.advance(c, e, t);
-        return verdict(c, e, t.name(), partition);
+        return judge(c, e, t, partition);
     }
 
     /**
@@ -168,7 +168,8 @@ public final class LeaderHold implements SendProtocol.Leaders {
         void advance(Cluster c, ConnectionEvidence evidence, TopicMetadata topic) {
             int i = next;
             int count = topic.partitionCount();
-            while (i < count && proven(c, evidence, topic.partition(i))) {
+            // SENDABLE for a partition of this topic object over this broker list is for good: no leader, or accepted
+            while (i < count && of(c, evidence, topic.partition(i)) == Verdict.SENDABLE) {
                 i++;
             }
             if (i != next) {
@@ -177,15 +178,6 @@ public final class LeaderHold implements SendProtocol.Leaders {
             if (i >= count) {
                 complete = true;
             }
-        }
-
-        private static boolean proven(Cluster c, ConnectionEvidence evidence, PartitionMetadata p) {
-            Node leader = p == null || !p.hasLeader() ? null : c.node(p.leaderId());
-            if (leader == null) {
-                return true; // no leader: the producer's ordinary wait, never held
-            }
-            ConnectionEvidence.Record r = evidence.broker(leader.id());
-            return r != null && r.isAt(leader.host(), leader.port()) && r.everAccepted();
         }
     }
 
@@ -211,7 +203,11 @@ public final class LeaderHold implements SendProtocol.Leaders {
 
     /** The verdict on a snapshot and the evidence of the sender that made it. */
     static Verdict verdict(Cluster c, ConnectionEvidence evidence, String topic, int partition) {
-        TopicMetadata t = c.topic(topic);
+        return judge(c, evidence, c.topic(topic), partition);
+    }
+
+    /** The same, with the topic's entry in {@code c} looked up already ({@code t}; null: absent). */
+    private static Verdict judge(Cluster c, ConnectionEvidence evidence, TopicMetadata t, int partition) {
         if (t == null) {
             return Verdict.UNKNOWN_TOPIC;
         }
