@@ -188,7 +188,7 @@ public final class ProducerBridge implements RouteCounts {
         if (closed) {
             return;
         }
-        if (use(topic, nowMs) >= 0) { // at most once a second per topic: kmeta's own use stamp has that granularity
+        if (use(topic, nowMs) != ProducerViews.Added.FRESH) { // at most once a second per topic, as kmeta's stamp
             metadata.subscribe(topic);
         }
         if (network.isCurrent()) {
@@ -233,11 +233,11 @@ public final class ProducerBridge implements RouteCounts {
      * The producer uses {@code topic}: its network-thread view's scope; at the topic's first use, the network thread's
      * watch over it (its incarnation for {@link Recreations}, its leaderless partitions) - once per use, not per send.
      *
-     * @return what {@link ProducerViews#add} says: 1 joined now, 0 use stamp moved, -1 neither
+     * @return what {@link ProducerViews#add} says
      */
-    private int use(String topic, long nowMs) {
-        int added = views.add(topic, nowMs);
-        if (added > 0) {
+    private ProducerViews.Added use(String topic, long nowMs) {
+        ProducerViews.Added added = views.add(topic, nowMs);
+        if (added == ProducerViews.Added.JOINED) {
             recreations.firstUse(topic);
         }
         return added;

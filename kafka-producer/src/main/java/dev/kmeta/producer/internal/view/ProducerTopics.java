@@ -34,27 +34,17 @@ final class ProducerTopics {
         this.ticker = ticker;
     }
 
-    /** What {@link #add} did: the topic joined now, its use stamp moved, or neither. */
-    enum Added {
-        /** Its first use, or the first since it expired as idle. */
-        JOINED,
-        /** Known; its use stamp was written (at most once per {@link #STAMP_GRANULARITY_MS}). */
-        STAMPED,
-        /** Known and stamped within the granularity: nothing written. */
-        FRESH
-    }
-
     /** The producer uses {@code topic} at {@code nowMs} (KafkaProducer's clock). */
-    Added add(String topic, long nowMs) {
+    ProducerViews.Added add(String topic, long nowMs) {
         Use u = topics.get(topic);
         if (u != null) {
-            return u.touch(nowMs) ? Added.STAMPED : Added.FRESH;
+            return u.touch(nowMs) ? ProducerViews.Added.STAMPED : ProducerViews.Added.FRESH;
         }
         if (topics.putIfAbsent(topic, new Use(nowMs, ticker.milliTime())) == null) {
             version.incrementAndGet();
-            return Added.JOINED;
+            return ProducerViews.Added.JOINED;
         }
-        return Added.FRESH;
+        return ProducerViews.Added.FRESH;
     }
 
     /**

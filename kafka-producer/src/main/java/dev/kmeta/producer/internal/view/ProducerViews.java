@@ -62,15 +62,19 @@ public final class ProducerViews {
         this.shared = InstanceViews.join(metadata);
     }
 
-    /**
-     * The producer uses {@code topic} at {@code nowMs}: it joins the network thread's view. Allocation-free when known.
-     *
-     * @return 1 when the topic joined now (its first use, or the first since it expired as idle), 0 when it was known
-     *         and its use stamp moved (at most once a second per topic), -1 when it was known and stamped already
-     */
-    public int add(String topic, long nowMs) {
-        ProducerTopics.Added a = topics.add(topic, nowMs);
-        return a == ProducerTopics.Added.JOINED ? 1 : a == ProducerTopics.Added.STAMPED ? 0 : -1;
+    /** What {@link #add} did: the topic joined now, its use stamp moved, or neither. */
+    public enum Added {
+        /** Its first use, or the first since it expired as idle. */
+        JOINED,
+        /** Known; its use stamp was written (at most once per second per topic). */
+        STAMPED,
+        /** Known and stamped within the second: nothing written. */
+        FRESH
+    }
+
+    /** The producer uses {@code topic} at {@code nowMs}: it joins the network thread's view. Allocation-free when known. */
+    public Added add(String topic, long nowMs) {
+        return topics.add(topic, nowMs);
     }
 
     /**

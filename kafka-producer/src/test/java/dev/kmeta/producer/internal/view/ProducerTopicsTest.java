@@ -33,12 +33,12 @@ class ProducerTopicsTest {
 
     @Test
     void addSaysWhetherTheTopicJoinedOrItsUseStampMoved() {
-        assertEquals(ProducerTopics.Added.JOINED, topics.add("t", 10_000));
-        assertEquals(ProducerTopics.Added.FRESH, topics.add("t", 10_999), "within a second: nothing written");
-        assertEquals(ProducerTopics.Added.STAMPED, topics.add("t", 11_000));
-        assertEquals(ProducerTopics.Added.FRESH, topics.add("t", 11_500));
+        assertEquals(ProducerViews.Added.JOINED, topics.add("t", 10_000));
+        assertEquals(ProducerViews.Added.FRESH, topics.add("t", 10_999), "within a second: nothing written");
+        assertEquals(ProducerViews.Added.STAMPED, topics.add("t", 11_000));
+        assertEquals(ProducerViews.Added.FRESH, topics.add("t", 11_500));
         topics.expireIdle(11_000 + 60_000 + ProducerTopics.STAMP_GRANULARITY_MS + 1);
-        assertEquals(ProducerTopics.Added.JOINED, topics.add("t", 80_000), "expired as idle: a first use again");
+        assertEquals(ProducerViews.Added.JOINED, topics.add("t", 80_000), "expired as idle: a first use again");
     }
 
     @Test
