@@ -84,17 +84,10 @@ public final class RouteSendCost {
 
     private static void measure(FakeBroker broker, String impl, int round, List<String> names,
                                 Map<String, String> opts) throws Exception {
-        Map<String, Object> props = RealBroker.producerProps(broker.bootstrapServers(), "rsc-" + impl + "-" + round,
-                Map.of("linger.ms", "20", "batch.size", "65536", "buffer.memory", "134217728",
-                        "enable.idempotence", opts.get("idempotence"), "max.block.ms", "60000"));
         byte[] value = new byte[Args.intOpt(opts, "value-bytes")];
         byte[][] keys = keys();
-        try (Producer<byte[], byte[]> producer = RealBroker.producer(impl, props)) {
-            for (String topic : names) {
-                producer.send(new ProducerRecord<>(topic, keys[0], value)).get(); // metadata and connections
-            }
-            send(producer, names, keys, value, Args.intOpt(opts, "warm"));
-            producer.flush();
+        try (Producer<byte[], byte[]> producer = producer(broker, impl, "rsc-" + impl + "-" + round, opts)) {
+            warm(producer, names, keys, value, Args.intOpt(opts, "warm"));
             ThreadMXBean threads = ManagementFactory.getThreadMXBean();
             int n = Args.intOpt(opts, "sends");
             long cpu0 = threads.getCurrentThreadCpuTime();
@@ -121,27 +114,16 @@ public final class RouteSendCost {
         int kib = Args.intOpt(opts, "paired-kib");
         byte[] value = new byte[Args.intOpt(opts, "value-bytes")];
         byte[][] keys = keys();
-        Map<String, Object> overrides = Map.of("linger.ms", "20", "batch.size", "65536", "buffer.memory", "134217728",
-                "enable.idempotence", opts.get("idempotence"), "max.block.ms", "60000");
-        try (Producer<byte[], byte[]> stock = RealBroker.producer("stock", RealBroker.producerProps(
-                broker.bootstrapServers(), "rsc-paired-stock", overrides));
-             Producer<byte[], byte[]> kmeta = RealBroker.producer("kmeta", RealBroker.producerProps(
-                     broker.bootstrapServers(), "rsc-paired-kmeta", overrides))) {
-            for (Producer<byte[], byte[]> p : List.of(stock, kmeta)) {
-                for (String topic : names) {
-                    p.send(new ProducerRecord<>(topic, keys[0], value)).get();
-                }
-                send(p, names, keys, value, Args.intOpt(opts, "warm"));
-                p.flush();
-            }
+        try (Producer<byte[], byte[]> stock = producer(broker, "stock", "rsc-paired-stock", opts);
+             Producer<byte[], byte[]> kmeta = producer(broker, "kmeta", "rsc-paired-kmeta", opts)) {
+            warm(stock, names, keys, value, Args.intOpt(opts, "warm"));
+            warm(kmeta, names, keys, value, Args.intOpt(opts, "warm"));
             long[] evict = new long[kib * 128];
             long[] stockNs = new long[n];
             long[] kmetaNs = new long[n];
             long[] diffNs = new long[n];
-            int topics = names.size();
             for (int i = 0; i < n; i++) {
-                ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(names.get(i % topics),
-                        keys[(i / topics) % keys.length], value);
+                ProducerRecord<byte[], byte[]> record = record(names, keys, value, i);
                 if ((i & 1) == 0) {
                     stockNs[i] = coldSend(stock, record, evict);
                     kmetaNs[i] = coldSend(kmeta, record, evict);
@@ -160,6 +142,29 @@ public final class RouteSendCost {
                     at(stockNs, 0.99), at(kmetaNs, 0.50), at(kmetaNs, 0.90), at(kmetaNs, 0.99), at(diffNs, 0.50),
                     Args.load());
         }
+    }
+
+    /** A producer of route {@code impl} ({@code stock} or {@code kmeta}) on the broker, as every phase makes it. */
+    private static Producer<byte[], byte[]> producer(FakeBroker broker, String impl, String clientId,
+                                                     Map<String, String> opts) {
+        return RealBroker.producer(impl, RealBroker.producerProps(broker.bootstrapServers(), clientId,
+                Map.of("linger.ms", "20", "batch.size", "65536", "buffer.memory", "134217728",
+                        "enable.idempotence", opts.get("idempotence"), "max.block.ms", "60000")));
+    }
+
+    /** One acknowledged send per topic (metadata and connections), then {@code n} sends, flushed. */
+    private static void warm(Producer<byte[], byte[]> producer, List<String> names, byte[][] keys, byte[] value,
+                             int n) throws Exception {
+        for (String topic : names) {
+            producer.send(new ProducerRecord<>(topic, keys[0], value)).get();
+        }
+        send(producer, names, keys, value, n);
+        producer.flush();
+    }
+
+    /** The {@code i}-th record of a run: the topics in turn, a key of 64 per topic round. */
+    private static ProducerRecord<byte[], byte[]> record(List<String> names, byte[][] keys, byte[] value, int i) {
+        return new ProducerRecord<>(names.get(i % names.size()), keys[(i / names.size()) % keys.length], value);
     }
 
     /** One send after reading {@code evict} a cache line at a time: its wall time. */
@@ -188,10 +193,8 @@ public final class RouteSendCost {
                                     byte[] value, int n, int kib) {
         long[] evict = new long[kib * 128];
         long[] ns = new long[n];
-        int topics = names.size();
         for (int i = 0; i < n; i++) {
-            ns[i] = coldSend(producer, new ProducerRecord<>(names.get(i % topics), keys[(i / topics) % keys.length],
-                    value), evict);
+            ns[i] = coldSend(producer, record(names, keys, value, i), evict);
         }
         java.util.Arrays.sort(ns);
         return ns;
@@ -203,9 +206,8 @@ public final class RouteSendCost {
 
     private static void send(Producer<byte[], byte[]> producer, List<String> names, byte[][] keys, byte[] value,
                              int n) {
-        int topics = names.size();
         for (int i = 0; i < n; i++) {
-            producer.send(new ProducerRecord<>(names.get(i % topics), keys[(i / topics) % keys.length], value));
+            producer.send(record(names, keys, value, i));
         }
     }
 }
