@@ -14,6 +14,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.UUID;
 
@@ -33,6 +34,13 @@ final class TopicParts {
     final KafkaNodes nodes;
     final List<PartitionInfo> infos;
     final Uuid topicId;
+    /**
+     * Each partition's leader epoch, by index, as the {@code OptionalInt} the Sender's ready check and drain ask for on
+     * every loop ({@link ScopedMetadataSnapshot#leaderEpochFor}): made once per topic object, so the network thread
+     * allocates none (kafka-clients' own snapshot makes one per partition per loop). Values below
+     * {@link #SHARED_EPOCHS} are shared objects: an array slot per partition.
+     */
+    private final OptionalInt[] epochs;
     private volatile Cluster alone;
     /**
      * The {@code Cluster} of the newest network-thread view made with these parts (any producer's of the instance):
@@ -46,6 +54,12 @@ final class TopicParts {
         this.nodes = nodes;
         this.topicId = uuid(source.topicId());
         this.infos = Collections.unmodifiableList(buildInfos(source, nodes));
+        this.epochs = buildEpochs(source);
+    }
+
+    /** Partition {@code index}'s leader epoch; empty when the brokers gave none or the topic has no such partition. */
+    OptionalInt epoch(int index) {
+        return index >= 0 && index < epochs.length ? epochs[index] : OptionalInt.empty();
     }
 
     /**
@@ -122,6 +136,26 @@ final class TopicParts {
                     shared.computeIfAbsent(new IntsKey(p.replicas()), k -> nodes.nodes(k.ids)),
                     shared.computeIfAbsent(new IntsKey(p.inSyncReplicas()), k -> nodes.nodes(k.ids)),
                     shared.computeIfAbsent(new IntsKey(p.offlineReplicas()), k -> nodes.nodes(k.ids))));
+        }
+        return out;
+    }
+
+    private static final int SHARED_EPOCHS = 1024;
+    private static final OptionalInt[] SHARED = new OptionalInt[SHARED_EPOCHS];
+
+    static {
+        for (int i = 0; i < SHARED_EPOCHS; i++) {
+            SHARED[i] = OptionalInt.of(i);
+        }
+    }
+
+    private static OptionalInt[] buildEpochs(TopicMetadata t) {
+        OptionalInt[] out = new OptionalInt[t.partitionCount()];
+        for (int i = 0; i < out.length; i++) {
+            PartitionMetadata p = t.partition(i);
+            int e = p == null ? PartitionMetadata.NO_EPOCH : p.leaderEpoch();
+            out[i] = e == PartitionMetadata.NO_EPOCH || e < 0 ? OptionalInt.empty()
+                    : e < SHARED_EPOCHS ? SHARED[e] : OptionalInt.of(e);
         }
         return out;
     }

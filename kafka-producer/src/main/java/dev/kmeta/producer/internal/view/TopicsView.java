@@ -33,13 +33,13 @@ final class TopicsView {
     final Map<String, Uuid> topicIds;
     /** The topic names this view was made for (immutable; the key producers share it by). */
     final Set<String> names;
-    private final Map<String, TopicMetadata> sources;
+    private final Map<String, TopicParts> sources;
     /** The broker set this view is over; null for a view of brokers alone (bootstrap, closed). */
     private final KafkaNodes nodes;
     private volatile Map<Uuid, String> topicNames;
 
     private TopicsView(Cluster cluster, MetadataSnapshot snapshot, Map<String, Uuid> topicIds, Set<String> names,
-                       Map<String, TopicMetadata> sources, KafkaNodes nodes) {
+                       Map<String, TopicParts> sources, KafkaNodes nodes) {
         this.cluster = cluster;
         this.snapshot = snapshot;
         this.topicIds = topicIds;
@@ -65,7 +65,7 @@ final class TopicsView {
 
     /** The view of {@code names} as {@code s} has them over the brokers of {@code n}. O(their partitions). */
     static TopicsView build(dev.kmeta.cluster.Cluster s, KafkaNodes n, Set<String> names, ViewStats stats) {
-        Map<String, TopicMetadata> sources = new HashMap<>();
+        Map<String, TopicParts> sources = new HashMap<>();
         int partitions = 0;
         for (String name : names) {
             TopicMetadata t = s.topic(name);
@@ -88,8 +88,8 @@ final class TopicsView {
                 }
                 continue;
             }
-            sources.put(name, t);
             TopicParts p = TopicParts.of(t, n, stats, false);
+            sources.put(name, p);
             parts.add(p);
             infos.addAll(p.infos);
             if (p.topicId != null) {
@@ -112,7 +112,11 @@ final class TopicsView {
 
     /** True when this view holds {@code t} - the very object - over the broker set of {@code n}. Allocation-free. */
     boolean holds(TopicMetadata t, KafkaNodes n) {
-        return nodes != null && nodes.source == n.source && sources.get(t.name()) == t;
+        if (nodes == null || nodes.source != n.source) {
+            return false;
+        }
+        TopicParts p = sources.get(t.name());
+        return p != null && p.source == t;
     }
 
     /**
@@ -124,7 +128,8 @@ final class TopicsView {
             return false;
         }
         for (String name : names) {
-            if (s.topic(name) != sources.get(name)) {
+            TopicParts p = sources.get(name);
+            if (s.topic(name) != (p == null ? null : p.source)) {
                 return false;
             }
         }
