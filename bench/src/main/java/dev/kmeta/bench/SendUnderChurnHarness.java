@@ -65,6 +65,11 @@ public final class SendUnderChurnHarness {
     /** The producer settings of {@code --idempotence} over Kafka's defaults, both routes. */
     private static Map<String, Object> producerExtra = Map.of();
     private static boolean printChurn;
+    /**
+     * {@code --send-cpu}: each steady send's own CPU time is read too ({@code getCurrentThreadCpuTime} around it, two
+     * system calls outside the timed span): the route's work on the CPU, cache-miss stalls included, apart from waits.
+     */
+    private static boolean sendCpu;
 
     private SendUnderChurnHarness() {
     }
@@ -78,7 +83,7 @@ public final class SendUnderChurnHarness {
     record Run(int round, String impl, boolean churn, int sends, long p50Ns, long p99Ns, long p999Ns, long maxNs,
                int over10ms, long acked, long failed, long snapshotChanges, int churnTopics, long churnSendMedianNs,
                long churnSendMaxNs, long gcMs, String load, long senderPolls, long bufferWaitMs, long networkCpuMs,
-               long requests) {
+               long requests, long networkAllocKib, long sendCpuP50Ns) {
         /** p50 and p99 are tens of microseconds: printed to the microsecond (3 decimals), the rest as ms(). */
         private static String msFine(long ns) {
             return ns < 0 ? "-" : String.format(Locale.ROOT, "%.3f", ns / 1e6);
@@ -87,11 +92,12 @@ public final class SendUnderChurnHarness {
         String line() {
             return String.format(Locale.ROOT, "round %d %s %s: %d sends, send() p50 %s / p99 %s / p99.9 %s / max %s ms,"
                     + " %d over 10 ms; kmeta snapshot changes %s; GC %d ms; Sender polls %d, requests %d, buffer-pool wait"
-                    + " %d ms, network thread CPU %d ms; load %s%s", round, impl,
+                    + " %d ms, network thread CPU %d ms, allocated %d KiB%s; load %s%s", round, impl,
                     churn ? "churn" : "no churn", sends, msFine(p50Ns), msFine(p99Ns), ms(p999Ns), ms(maxNs), over10ms,
                     snapshotChanges < 0 ? "-" : Long.toString(snapshotChanges), gcMs, senderPolls, requests,
                     bufferWaitMs,
-                    networkCpuMs, load, !churn ? ""
+                    networkCpuMs, networkAllocKib,
+                    sendCpuP50Ns < 0 ? "" : "; send() CPU p50 " + sendCpuP50Ns + " ns", load, !churn ? ""
                             : String.format(Locale.ROOT, "; churn topics %d (first send median %s ms, max %s ms);"
                             + " both phases: acked %d, failed %d", churnTopics, ms(churnSendMedianNs),
                             ms(churnSendMaxNs), acked, failed));
@@ -115,6 +121,7 @@ public final class SendUnderChurnHarness {
         defaults.put("linger-ms", "5");
         defaults.put("broker-jvm", BROKER_JVM);
         defaults.put("print-churn", "false");
+        defaults.put("send-cpu", "false");
         // the broker's log dirs: on tmpfs where there is one, so that the kernel's write-back of dirty pages (other
         // builds', the warm-up's 10,000 files) does not stall the broker inside a measured window
         defaults.put("storage", Files.isDirectory(Path.of("/dev/shm")) ? "/dev/shm"
@@ -127,6 +134,7 @@ public final class SendUnderChurnHarness {
                 Boolean.parseBoolean(opts.get("sync-after-warm")));
         String impl = opts.get("impl");
         printChurn = Boolean.parseBoolean(opts.get("print-churn"));
+        sendCpu = Boolean.parseBoolean(opts.get("send-cpu"));
         producerExtra = Map.of("enable.idempotence", opts.get("idempotence"), "linger.ms", opts.get("linger-ms"));
         RealBroker.impls(impl, 1); // checks the option
         if (s.rate() < s.threads() || s.seconds() < 1 || s.threads() < 1 || s.churnMs() < 1) {
@@ -224,6 +232,8 @@ public final class SendUnderChurnHarness {
             int capacity = (int) Math.min(Integer.MAX_VALUE - 8, 2L * s.rate() * (s.seconds() + 1) / s.threads()
                     + 1_000);
             long[][][] times = new long[2][s.threads()][capacity]; // [0] no churn, [1] churn
+            long[][][] cpuTimes = sendCpu ? new long[2][s.threads()][capacity] : null;
+            java.lang.management.ThreadMXBean cpuClock = java.lang.management.ManagementFactory.getThreadMXBean();
             int[][] counts = new int[2][s.threads()];
             long periodNs = TimeUnit.SECONDS.toNanos(1) * s.threads() / s.rate();
             for (int t = 0; t < s.threads(); t++) {
@@ -244,6 +254,7 @@ public final class SendUnderChurnHarness {
                         random.nextBytes(key);
                         ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(
                                 topics.get(random.nextInt(topics.size())), key, value);
+                        long c0 = sendCpu ? cpuClock.getCurrentThreadCpuTime() : 0;
                         long t0 = System.nanoTime();
                         try {
                             producer.send(record, callback);
@@ -251,8 +262,12 @@ public final class SendUnderChurnHarness {
                             failed.incrementAndGet();
                         }
                         long t1 = System.nanoTime();
+                        long c1 = sendCpu ? cpuClock.getCurrentThreadCpuTime() : 0;
                         int phase = t0 >= churnFromNs ? 1 : t0 >= quietFromNs && t0 < churnStartNs ? 0 : -1;
                         if (phase >= 0 && counts[phase][me] < capacity) {
+                            if (cpuTimes != null) {
+                                cpuTimes[phase][me][counts[phase][me]] = c1 - c0;
+                            }
                             times[phase][me][counts[phase][me]++] = t1 - t0;
                         }
                         nextNs += periodNs;
@@ -306,6 +321,7 @@ public final class SendUnderChurnHarness {
             long[] requests = new long[4];
             long[] bufferWaitNs = new long[4];
             long[] networkCpuNs = new long[4];
+            long[] networkAlloc = new long[4];
             String[] loads = new String[2];
             long[] marks = {quietFromNs, churnStartNs, churnFromNs, endNs};
             for (int i = 0; i < 4; i++) {
@@ -315,7 +331,8 @@ public final class SendUnderChurnHarness {
                 polls[i] = (long) metric(producer, "select-total");
                 requests[i] = (long) metric(producer, "request-total");
                 bufferWaitNs[i] = (long) metric(producer, "bufferpool-wait-time-ns-total");
-                networkCpuNs[i] = networkThreadCpuNs(clientId);
+                networkCpuNs[i] = networkThreadUse(clientId, false);
+                networkAlloc[i] = networkThreadUse(clientId, true);
                 if (i == 1 || i == 3) {
                     loads[i / 2] = Args.load();
                 }
@@ -350,10 +367,12 @@ public final class SendUnderChurnHarness {
                     n += c;
                 }
                 long[] all = new long[n];
+                long[] cpuAll = new long[n];
                 int at = 0;
                 int over = 0;
                 for (int t = 0; t < s.threads(); t++) {
                     for (int i = 0; i < counts[phase][t]; i++) {
+                        cpuAll[at] = cpuTimes == null ? 0 : cpuTimes[phase][t][i];
                         all[at++] = times[phase][t][i];
                         over += times[phase][t][i] > SLOW_NS ? 1 : 0;
                     }
@@ -371,7 +390,9 @@ public final class SendUnderChurnHarness {
                         gcs[2 * phase + 1] - gcs[2 * phase], loads[phase], polls[2 * phase + 1] - polls[2 * phase],
                         (bufferWaitNs[2 * phase + 1] - bufferWaitNs[2 * phase]) / 1_000_000,
                         (networkCpuNs[2 * phase + 1] - networkCpuNs[2 * phase]) / 1_000_000,
-                        requests[2 * phase + 1] - requests[2 * phase]));
+                        requests[2 * phase + 1] - requests[2 * phase],
+                        (networkAlloc[2 * phase + 1] - networkAlloc[2 * phase]) / 1024,
+                        sendCpu ? RealBroker.quantile(RealBroker.sorted(cpuAll, n), n, 0.50) : -1));
             }
             return out;
         } finally {
@@ -397,13 +418,18 @@ public final class SendUnderChurnHarness {
         return -1;
     }
 
-    /** CPU time of the producer's network thread ({@code kafka-producer-network-thread | clientId}), ns; -1 if none. */
-    private static long networkThreadCpuNs(String clientId) {
+    /**
+     * CPU time (ns) or, with {@code allocated}, bytes allocated so far by the producer's network thread
+     * ({@code kafka-producer-network-thread | clientId}); -1 if none.
+     */
+    private static long networkThreadUse(String clientId, boolean allocated) {
         java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
         String name = "kafka-producer-network-thread | " + clientId;
         for (Thread t : Thread.getAllStackTraces().keySet()) {
             if (t.getName().equals(name)) {
-                return mx.getThreadCpuTime(t.getId());
+                return !allocated ? mx.getThreadCpuTime(t.getId())
+                        : mx instanceof com.sun.management.ThreadMXBean
+                        ? ((com.sun.management.ThreadMXBean) mx).getThreadAllocatedBytes(t.getId()) : -1;
             }
         }
         return -1;

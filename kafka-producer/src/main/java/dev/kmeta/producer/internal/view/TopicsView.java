@@ -101,6 +101,11 @@ final class TopicsView {
             p.forgetAlone();
         }
         Node controller = n.node(s.controllerId());
+        // an empty set is the JVM's shared Set.of(): waitOnMetadata asks invalidTopics() on every send, and a shared
+        // object is one a cold send finds in cache, where a HashSet per view is two more misses (and heap)
+        unauthorized = orShared(unauthorized);
+        invalid = orShared(invalid);
+        internal = orShared(internal);
         Cluster cluster = new Cluster(s.clusterId(), n.list, infos, unauthorized, invalid, internal, controller, ids);
         for (TopicParts p : parts) {
             p.madeInto(cluster); // a send to one of them shows this view (ProducerViews.forSend)
@@ -108,6 +113,10 @@ final class TopicsView {
         MetadataSnapshot snapshot = new ScopedMetadataSnapshot(s.clusterId(), n.byId, unauthorized, invalid,
                 internal, controller, ids, cluster, sources);
         return new TopicsView(cluster, snapshot, Collections.unmodifiableMap(ids), names, sources, n);
+    }
+
+    private static Set<String> orShared(Set<String> names) {
+        return names.isEmpty() ? Set.of() : names;
     }
 
     /** True when this view holds {@code t} - the very object - over the broker set of {@code n}. Allocation-free. */
