@@ -134,8 +134,16 @@ class KmetaProducerSharedViewsTest {
             for (int id = 0; id < broker.nodeCount(); id++) {
                 assertSame(mine.nodeById(id), theirs.nodeById(id), "one Node per broker on the instance");
             }
+            WeakReference<Cluster> dropped = new WeakReference<>(theirs);
+            theirs = null;
             third.close();
             assertEquals(1, one.views().instanceViews(), "a view no producer reads is dropped");
+            // and nothing refers to it any more: not the topic objects it was made of (their hint for a sending
+            // thread's fetch() named it while the instance kept it), though they stay in kmeta's snapshot
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                System.gc();
+                return dropped.get() == null;
+            });
         }
     }
 

@@ -145,9 +145,12 @@ final class InstanceViews {
                 byTopics.put(key, shared);
             } else if (shared.view.holdsAll(s, n, key)) { // another producer made it meanwhile: one view
                 take(shared, key, previous);
-                return shared.view;
+                return shared.view; // fresh was never adopted: nothing refers to it once this returns
+            } else {
+                shared.view.drop(); // stale: its readers take the fresh one on their next look
             }
             shared.view = fresh;
+            fresh.adopt();
             take(shared, key, previous);
             return fresh;
         }
@@ -173,6 +176,7 @@ final class InstanceViews {
         Shared shared = byTopics.get(key);
         if (shared != null && --shared.readers <= 0) {
             byTopics.remove(key);
+            shared.view.drop();
         }
     }
 }

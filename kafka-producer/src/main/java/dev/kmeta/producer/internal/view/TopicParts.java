@@ -108,9 +108,19 @@ final class TopicParts {
         return parts.nodes.source == brokers ? parts.inView : null;
     }
 
-    /** A network-thread view was made with these parts: its {@code Cluster} is what {@link #sendView} shows now. */
+    /**
+     * A network-thread view the instance keeps holds these parts: its {@code Cluster} is what {@link #sendView} shows
+     * now.
+     */
     void madeInto(Cluster view) {
         inView = view;
+    }
+
+    /** {@code view} was dropped: if {@link #sendView} shows it, it shows none now (a race loses a hint, no more). */
+    void unmade(Cluster view) {
+        if (inView == view) {
+            inView = null;
+        }
     }
 
     /** Empties {@code topic}'s slot of the route's objects (its last producer closed; the instance lives on). */

@@ -76,7 +76,6 @@ final class TopicsView {
         Set<String> internal = new HashSet<>();
         Set<String> invalid = new HashSet<>();
         Set<String> unauthorized = new HashSet<>();
-        List<TopicParts> parts = new ArrayList<>(names.size());
         for (String name : names) {
             TopicMetadata t = s.topic(name);
             if (t == null) {
@@ -90,7 +89,6 @@ final class TopicsView {
             }
             TopicParts p = TopicParts.of(t, n, stats, false);
             sources.put(name, p);
-            parts.add(p);
             infos.addAll(p.infos);
             if (p.topicId != null) {
                 ids.put(name, p.topicId);
@@ -107,12 +105,27 @@ final class TopicsView {
         invalid = orShared(invalid);
         internal = orShared(internal);
         Cluster cluster = new Cluster(s.clusterId(), n.list, infos, unauthorized, invalid, internal, controller, ids);
-        for (TopicParts p : parts) {
-            p.madeInto(cluster); // a send to one of them shows this view (ProducerViews.forSend)
-        }
         MetadataSnapshot snapshot = new ScopedMetadataSnapshot(s.clusterId(), n.byId, unauthorized, invalid,
                 internal, controller, ids, cluster, sources);
         return new TopicsView(cluster, snapshot, Collections.unmodifiableMap(ids), names, sources, n);
+    }
+
+    /**
+     * This view is the instance's shared one for its topics ({@link InstanceViews}): a send to one of them may show it
+     * ({@link TopicParts#sendView}). Only a view that is kept is named so - a duplicate that lost a race, or one no
+     * producer reads any more, named on a topic object, would stay reachable as long as that topic stays unchanged.
+     */
+    void adopt() {
+        for (TopicParts p : sources.values()) {
+            p.madeInto(cluster);
+        }
+    }
+
+    /** No producer reads this view any more: the topics it named it on forget it (a send then finds another). */
+    void drop() {
+        for (TopicParts p : sources.values()) {
+            p.unmade(cluster);
+        }
     }
 
     private static Set<String> orShared(Set<String> names) {
