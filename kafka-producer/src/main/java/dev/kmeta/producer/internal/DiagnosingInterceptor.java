@@ -51,9 +51,7 @@ public final class DiagnosingInterceptor implements ProducerInterceptor<Object, 
         if (b == null) {
             return record;
         }
-        ProducerRecord<Object, Object> r = b.recreations.onSend(record); // issue 27: a re-created topic's partitions
-        b.onSend(r.topic(), r.partition());
-        return r;
+        return b.onSend(record);
     }
 
     @Override

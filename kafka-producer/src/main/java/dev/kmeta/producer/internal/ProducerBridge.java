@@ -19,6 +19,7 @@ import dev.kmeta.producer.internal.view.ViewStats;
 import dev.kmeta.sender.KafkaMetadata;
 import org.apache.kafka.clients.Metadata;
 import org.apache.kafka.clients.MetadataSnapshot;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.Node;
@@ -295,10 +296,25 @@ public final class ProducerBridge implements RouteCounts {
      * the producer's network thread. Allocation-free.
      */
     void onSend(String topic, Integer partition) {
+        onSend(topic, partition, metadata.fetch());
+    }
+
+    /**
+     * The interceptor's {@code onSend}: a record to a topic re-created with fewer partitions gets a partition of the
+     * new topic ({@link Recreations}, issue 27), then {@link #onSend(String, Integer)} for the record it returns - both
+     * on one read of kmeta's snapshot.
+     */
+    <K, V> ProducerRecord<K, V> onSend(ProducerRecord<K, V> record) {
+        dev.kmeta.cluster.Cluster snapshot = metadata.fetch();
+        ProducerRecord<K, V> r = recreations.onSend(record, snapshot);
+        onSend(r.topic(), r.partition(), snapshot);
+        return r;
+    }
+
+    private void onSend(String topic, Integer partition, dev.kmeta.cluster.Cluster snapshot) {
         if (network.isCurrent()) {
             network.onSend();
         }
-        dev.kmeta.cluster.Cluster snapshot = metadata.fetch();
         protocol.onSend(topic, partition == null ? MetadataClient.ANY_PARTITION : partition, !closed, snapshot,
                 views.entry(topic, snapshot)); // the producer's topic map, not kmeta's index, once per version
     }

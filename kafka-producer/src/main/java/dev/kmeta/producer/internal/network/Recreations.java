@@ -225,9 +225,10 @@ public final class Recreations {
      * place a partition of the new topic. Returns {@code record} itself otherwise. While no topic of this producer is
      * re-created with fewer partitions and the network thread looked at the current snapshot: the snapshot and two
      * flags read, no lookup by name.
+     *
+     * @param c kmeta's snapshot as the send's caller read it (the one its leader verdict reads too)
      */
-    public <K, V> ProducerRecord<K, V> onSend(ProducerRecord<K, V> record) {
-        Cluster c = metadata.fetch();
+    public <K, V> ProducerRecord<K, V> onSend(ProducerRecord<K, V> record, Cluster c) {
         if (c != observedAll) {
             observe(record.topic(), c); // a snapshot the network thread has not looked at: its partitioner may use it
         }

@@ -16,8 +16,8 @@ import java.util.Set;
  * The Kafka views one kmeta-backed producer reads, scoped to what is asked, so that no view of the whole kmeta
  * snapshot is ever built (Kafka's {@code Cluster} is O(partitions) to construct):
  * <ul>
- *   <li><b>A sending thread</b> ({@link #forSend}) sees the topic its send is about: the newest network-thread view
- *   made with the topic as the current snapshot has it (read from kmeta's topic object, {@link TopicParts#sendView}:
+ *   <li><b>A sending thread</b> ({@link #forSend}) sees the topic its send is about: the network-thread view the
+ *   instance last kept with the topic as the current snapshot has it (read from kmeta's topic object, {@link TopicParts#sendView}:
  *   no map of this producer's is read, allocation-free), else the producer view when it holds the topic, else a
  *   {@code Cluster} of that topic alone, built once per topic change and kept with kmeta's topic object. A change to
  *   another topic costs it nothing; a change to its own topic costs O(that topic's partitions), once.</li>

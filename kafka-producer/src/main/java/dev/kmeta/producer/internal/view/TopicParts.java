@@ -43,9 +43,10 @@ final class TopicParts {
     private final OptionalInt[] epochs;
     private volatile Cluster alone;
     /**
-     * The {@code Cluster} of the newest network-thread view made with these parts (any producer's of the instance):
-     * a view that holds this topic, as this object has it, over these brokers - what a sending thread's fetch() may
-     * show for a send to it ({@link #sendView}). Null before the first such view.
+     * The {@code Cluster} of the network-thread view the instance last kept with these parts (any producer's;
+     * {@link #madeInto}): a view that holds this topic, as this object has it, over these brokers - what a sending
+     * thread's fetch() may show for a send to it ({@link #sendView}). Null before the first such view, and once that
+     * view is dropped ({@link #unmade}).
      */
     private volatile Cluster inView;
 
@@ -96,7 +97,7 @@ final class TopicParts {
 
     /**
      * A {@code Cluster} holding {@code topic} as this very object has it over the broker list {@code brokers} (the
-     * current snapshot's): the newest network-thread view made with its parts, or null. The sending thread's fetch()
+     * current snapshot's): the network-thread view the instance last kept with its parts, or null. The sending thread's fetch()
      * on its hit path: the topic object's slot, its parts and their broker set - no per-producer map is read.
      */
     static Cluster sendView(TopicMetadata topic, List<dev.kmeta.cluster.Node> brokers) {
@@ -164,7 +165,7 @@ final class TopicParts {
         for (int i = 0; i < out.length; i++) {
             PartitionMetadata p = t.partition(i);
             int e = p == null ? PartitionMetadata.NO_EPOCH : p.leaderEpoch();
-            out[i] = e == PartitionMetadata.NO_EPOCH || e < 0 ? OptionalInt.empty()
+            out[i] = e < 0 ? OptionalInt.empty() // PartitionMetadata.NO_EPOCH (-1), none given
                     : e < SHARED_EPOCHS ? SHARED[e] : OptionalInt.of(e);
         }
         return out;
