@@ -374,6 +374,18 @@ public final class MetadataDriver implements NodeProvider.Listener {
     }
 
     /**
+     * Whether the client's poll threw because a KIP-1242 refusal in that poll closed connections inside its receive
+     * loop: kafka-clients 4.4 does so itself, and the receive it read next from a closed connection finds no request
+     * ("There are no in-flight requests for node -1"). Known and recovered ({@link MetadataRequests#failIfLost}); any
+     * other exception, or this one without a refusal in the poll, is not.
+     */
+    boolean pollThrewAfterRefusal(RuntimeException e) {
+        String message = e.getMessage();
+        return refusalsPending > 0 && e instanceof IllegalStateException && message != null
+                && message.startsWith("There are no in-flight requests for node");
+    }
+
+    /**
      * The refusals of the last poll, outside it: closing connections inside the client's receive loop (the refused
      * ones stuck in ApiVersions, the bootstrap's at a rebootstrap) cleared in-flight requests whose answers that loop
      * was about to read, and the poll threw ("There are no in-flight requests for node 1") before it completed the

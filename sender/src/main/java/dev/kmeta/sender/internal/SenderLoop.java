@@ -28,6 +28,8 @@ public final class SenderLoop implements Runnable {
     private final Metrics metrics;
     /** kafka-clients' view of the instance's ticker: the client, its metrics and each step run on it. */
     private final Time time;
+    /** Polls that threw after an identity refusal (logged at WARN once, then at DEBUG). */
+    private long pollsLostToRefusals;
 
     /** Builds the transport from the manager's config; the loop starts when {@link #run()} runs on a thread. */
     SenderLoop(MetadataManager manager, MetadataConfig config, RecordingResolver resolver,
@@ -67,13 +69,28 @@ public final class SenderLoop implements Runnable {
                     client.poll(waitMs, time.milliseconds());
                 } catch (RuntimeException e) {
                     if (!manager.isClosed()) {
-                        log.error("[{}] network poll failed; going on", config.clientId(), e);
+                        pollFailed(e);
                     }
                 }
             }
             manager.poll(manager.ticker().milliTime()); // moves the state machine to CLOSED
         } finally {
             closeTransport();
+        }
+    }
+
+    /**
+     * The client's poll threw: an ERROR with its trace, except the known throw after a KIP-1242 refusal (see
+     * {@link MetadataDriver#pollThrewAfterRefusal}), which kmeta recovers from: WARN the first time, DEBUG after.
+     */
+    void pollFailed(RuntimeException e) {
+        if (!driver.pollThrewAfterRefusal(e)) {
+            log.error("[{}] network poll failed; going on", config.clientId(), e);
+        } else if (pollsLostToRefusals++ == 0) {
+            log.warn("[{}] network poll stopped: a broker's identity refusal (KIP-1242) closed connections inside it "
+                    + "({}); a request it lost is asked again", config.clientId(), e.getMessage());
+        } else {
+            log.debug("[{}] network poll stopped after an identity refusal ({})", config.clientId(), e.getMessage());
         }
     }
 
