@@ -55,6 +55,11 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * minutes per route and round (the warm-up on 10,000 partitions takes 10 s to 2 minutes), plus ~1 min for the
  * topics; the program exits (closing the broker) if it runs longer than twice its estimate plus 5 minutes.
  * {@code --print-churn true|false} (false): print each churn topic's first {@code send()} time, in order.
+ * {@code --together true|false} (false): with {@code --impl both}, the two routes run at once, each at the full rate
+ * with its own threads (their sends interleaved), rather than one after the other: a round's two windows then meet the
+ * same machine - the broker's, the JIT's and the other JVM threads' moments - so the per-round kmeta/stock ratio is a
+ * paired comparison (one after the other, a route's p50 moved 8-30 us between windows a minute apart on a 2-core
+ * machine, more than the difference measured).
  * {@code --storage DIR} (/dev/shm where it exists): where the broker's log dirs go - on tmpfs, the kernel's write-back
  * of dirty pages (the warm-up's 10,000 files, other builds' writes) cannot stall the broker inside a measured window.
  *
@@ -84,9 +89,12 @@ public final class SendUnderChurnHarness {
                int over10ms, long acked, long failed, long snapshotChanges, int churnTopics, long churnSendMedianNs,
                long churnSendMaxNs, long gcMs, String load, long senderPolls, long bufferWaitMs, long networkCpuMs,
                long requests, long networkAllocKib, long sendCpuP50Ns) {
-        /** p50 and p99 are tens of microseconds: printed to the microsecond (3 decimals), the rest as ms(). */
+        /**
+         * p50 and p99 are tens of microseconds: printed to a tenth of one (4 decimals; at 3, a 10 us p50 moved in 10%
+         * steps, as coarse as the 1.1x target it is held to), the rest as ms().
+         */
         private static String msFine(long ns) {
-            return ns < 0 ? "-" : String.format(Locale.ROOT, "%.3f", ns / 1e6);
+            return ns < 0 ? "-" : String.format(Locale.ROOT, "%.4f", ns / 1e6);
         }
 
         String line() {
@@ -122,6 +130,7 @@ public final class SendUnderChurnHarness {
         defaults.put("broker-jvm", BROKER_JVM);
         defaults.put("print-churn", "false");
         defaults.put("send-cpu", "false");
+        defaults.put("together", "false");
         // the broker's log dirs: on tmpfs where there is one, so that the kernel's write-back of dirty pages (other
         // builds', the warm-up's 10,000 files) does not stall the broker inside a measured window
         defaults.put("storage", Files.isDirectory(Path.of("/dev/shm")) ? "/dev/shm"
@@ -135,12 +144,13 @@ public final class SendUnderChurnHarness {
         String impl = opts.get("impl");
         printChurn = Boolean.parseBoolean(opts.get("print-churn"));
         sendCpu = Boolean.parseBoolean(opts.get("send-cpu"));
+        boolean together = Boolean.parseBoolean(opts.get("together"));
         producerExtra = Map.of("enable.idempotence", opts.get("idempotence"), "linger.ms", opts.get("linger-ms"));
         RealBroker.impls(impl, 1); // checks the option
         if (s.rate() < s.threads() || s.seconds() < 1 || s.threads() < 1 || s.churnMs() < 1) {
             throw new IllegalArgumentException("--rate must be >= --threads, --seconds, --threads, --churn-ms >= 1");
         }
-        int pairsPerRound = impl.equals("both") ? 2 : 1;
+        int pairsPerRound = impl.equals("both") && !together ? 2 : 1;
         long estimateS = 90 + (long) rounds * pairsPerRound * (2 * (s.seconds() + s.warmupSeconds()) + 120);
         RealBroker.watchdog("SendUnderChurnHarness", TimeUnit.SECONDS.toMillis(2 * estimateS + 300));
         System.out.printf(Locale.ROOT, "SendUnderChurnHarness (P2k): %d rounds, %d topics x %d partitions, %d threads"
@@ -162,8 +172,10 @@ public final class SendUnderChurnHarness {
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - createNs), Args.load());
             AtomicLong churnSeq = new AtomicLong();
             for (int round = 1; round <= rounds; round++) {
-                for (String which : RealBroker.impls(impl, round)) {
-                    for (Run r : pair(cluster, s, topics, round, which, churnSeq)) {
+                List<String> order = RealBroker.impls(impl, round);
+                List<List<String>> groups = together ? List.of(order) : order.stream().map(List::of).toList();
+                for (List<String> group : groups) {
+                    for (Run r : pair(cluster, s, topics, round, group, churnSeq)) {
                         System.out.println(r.line());
                         runs.add(r);
                     }
@@ -176,37 +188,25 @@ public final class SendUnderChurnHarness {
     }
 
     /**
-     * One route in one round: a new producer, warmed on every partition, then the steady threads through four
-     * phases: warm-up, no churn (measured), churn warm-up, churn (measured). Returns the no-churn and the churn run.
+     * One round of {@code impls}: per route a new producer, warmed on every partition, then its steady threads through
+     * four phases: warm-up, no churn (measured), churn warm-up, churn (measured). Several routes run at once
+     * ({@code --together}): their threads' sends interleave evenly in the send period, and the churn thread sends each
+     * new topic's first record through every route, in an order that alternates - so both meet the same moments of
+     * the machine. Returns each route's no-churn and churn run.
      */
-    private static List<Run> pair(KafkaCluster cluster, Settings s, List<String> topics, int round, String impl,
-                                  AtomicLong churnSeq) throws Exception {
+    private static List<Run> pair(KafkaCluster cluster, Settings s, List<String> topics, int round,
+                                  List<String> impls, AtomicLong churnSeq) throws Exception {
         System.gc(); // each pair starts from a collected heap, whatever the one before left
-        String clientId = "p2k-" + impl + "-r" + round;
-        Producer<byte[], byte[]> producer = RealBroker.producer(impl, RealBroker.producerProps(
-                cluster.bootstrapServers(), clientId, producerExtra));
-        AtomicLong acked = new AtomicLong();
-        AtomicLong failed = new AtomicLong();
-        AtomicReference<Exception> firstError = new AtomicReference<>();
-        Callback callback = (metadata, error) -> {
-            (error == null ? acked : failed).incrementAndGet();
-            if (error != null) {
-                firstError.compareAndSet(null, error);
-            }
-        };
-        byte[] value = new byte[s.valueBytes()];
+        List<Route> routes = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
         try {
-            long warmNs = System.nanoTime();
-            for (String topic : topics) { // warmed on every partition
-                for (int p = 0; p < s.partitions(); p++) {
-                    producer.send(new ProducerRecord<>(topic, p, null, value), callback);
-                }
+            for (String impl : impls) {
+                routes.add(new Route(impl, "p2k-" + impl + "-r" + round, cluster, s));
             }
-            producer.flush();
-            System.out.printf(Locale.ROOT, "  %s: warmed on %d partitions in %d ms, %d records failed%s%n", clientId,
-                    topics.size() * s.partitions(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - warmNs),
-                    failed.get(), firstError.get() == null ? "" : " (first: " + firstError.get() + ")");
+            byte[] value = new byte[s.valueBytes()];
+            for (Route r : routes) {
+                r.warm(topics, s, value);
+            }
             if (s.syncAfterWarm()) {
                 // The warm-up wrote one record to each of the broker's 10,000 partitions: dirty pages in 10,000 log
                 // and index files, which the kernel writes back dirty_expire_centisecs (30 s) later - inside the
@@ -215,12 +215,14 @@ public final class SendUnderChurnHarness {
                 // measured, for both routes alike.
                 long syncNs = System.nanoTime();
                 new ProcessBuilder("sync").inheritIO().start().waitFor();
-                System.out.printf(Locale.ROOT, "  %s: sync after the warm-up took %d ms%n", clientId,
+                System.out.printf(Locale.ROOT, "  %s: sync after the warm-up took %d ms%n", clientIds(routes),
                         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - syncNs));
             }
-            failed.set(0); // the runs' counts start here
-            acked.set(0);
-            firstError.set(null);
+            for (Route r : routes) {
+                r.failed.set(0); // the runs' counts start here
+                r.acked.set(0);
+                r.firstError.set(null);
+            }
             long warmupNs = TimeUnit.SECONDS.toNanos(s.warmupSeconds());
             long measuredNs = TimeUnit.SECONDS.toNanos(s.seconds());
             long startNs = System.nanoTime();
@@ -229,122 +231,216 @@ public final class SendUnderChurnHarness {
             long churnStartNs = quietFromNs + measuredNs;
             long churnFromNs = churnStartNs + warmupNs;
             long endNs = churnFromNs + measuredNs;
-            int capacity = (int) Math.min(Integer.MAX_VALUE - 8, 2L * s.rate() * (s.seconds() + 1) / s.threads()
-                    + 1_000);
-            long[][][] times = new long[2][s.threads()][capacity]; // [0] no churn, [1] churn
-            long[][][] cpuTimes = sendCpu ? new long[2][s.threads()][capacity] : null;
-            java.lang.management.ThreadMXBean cpuClock = java.lang.management.ManagementFactory.getThreadMXBean();
-            int[][] counts = new int[2][s.threads()];
             long periodNs = TimeUnit.SECONDS.toNanos(1) * s.threads() / s.rate();
-            for (int t = 0; t < s.threads(); t++) {
-                int me = t;
-                Thread thread = new Thread(() -> {
-                    ThreadLocalRandom random = ThreadLocalRandom.current();
-                    long nextNs = startNs + me * periodNs / s.threads();
-                    while (true) {
-                        long now = System.nanoTime();
-                        if (nextNs >= endNs || Thread.currentThread().isInterrupted()) {
-                            return;
-                        }
-                        if (now < nextNs) {
-                            LockSupport.parkNanos(nextNs - now); // pacing to the rate, not synchronization
-                            continue;
-                        }
-                        byte[] key = new byte[8];
-                        random.nextBytes(key);
-                        ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(
-                                topics.get(random.nextInt(topics.size())), key, value);
-                        long c0 = sendCpu ? cpuClock.getCurrentThreadCpuTime() : 0;
-                        long t0 = System.nanoTime();
-                        try {
-                            producer.send(record, callback);
-                        } catch (RuntimeException e) {
-                            failed.incrementAndGet();
-                        }
-                        long t1 = System.nanoTime();
-                        long c1 = sendCpu ? cpuClock.getCurrentThreadCpuTime() : 0;
-                        int phase = t0 >= churnFromNs ? 1 : t0 >= quietFromNs && t0 < churnStartNs ? 0 : -1;
-                        if (phase >= 0 && counts[phase][me] < capacity) {
-                            if (cpuTimes != null) {
-                                cpuTimes[phase][me][counts[phase][me]] = c1 - c0;
-                            }
-                            times[phase][me][counts[phase][me]++] = t1 - t0;
-                        }
-                        nextNs += periodNs;
-                    }
-                }, "p2k-steady-" + t);
-                thread.setDaemon(true);
-                threads.add(thread);
-            }
-            List<Long> churnTimes = new ArrayList<>();
-            AtomicLong churnTopics = new AtomicLong();
-            Admin admin = cluster.admin();
-            Thread churner = new Thread(() -> {
-                long nextNs = churnStartNs;
-                long periodChurnNs = TimeUnit.MILLISECONDS.toNanos(s.churnMs());
-                while (!Thread.currentThread().isInterrupted()) {
-                    long now = System.nanoTime();
-                    if (nextNs >= endNs) {
-                        return;
-                    }
-                    if (now < nextNs) {
-                        LockSupport.parkNanos(nextNs - now); // the churn's cadence
-                        continue;
-                    }
-                    nextNs += periodChurnNs;
-                    String name = "p2k-churn-" + churnSeq.incrementAndGet();
-                    try {
-                        admin.createTopics(List.of(new NewTopic(name, 1, (short) 1))).all().get(10, TimeUnit.SECONDS);
-                        long t0 = System.nanoTime();
-                        producer.send(new ProducerRecord<>(name, new byte[8], value), callback);
-                        long t1 = System.nanoTime();
-                        if (t0 >= churnFromNs) {
-                            churnTopics.incrementAndGet();
-                            synchronized (churnTimes) {
-                                churnTimes.add(t1 - t0);
-                            }
-                        }
-                    } catch (InterruptedException e) {
-                        return;
-                    } catch (Exception e) {
-                        System.out.println("  churn topic " + name + ": " + e);
-                    }
+            int slots = s.threads() * routes.size(); // each thread of each route gets its own offset in the period
+            for (int ri = 0; ri < routes.size(); ri++) {
+                Route route = routes.get(ri);
+                for (int t = 0; t < s.threads(); t++) {
+                    int me = t;
+                    long firstNs = startNs + (long) (t * routes.size() + ri) * periodNs / slots;
+                    Thread thread = new Thread(() -> route.steady(me, firstNs, periodNs, topics, value, quietFromNs,
+                            churnStartNs, churnFromNs, endNs), "p2k-steady-" + route.impl + "-" + t);
+                    thread.setDaemon(true);
+                    threads.add(thread);
                 }
-            }, "p2k-churn");
+            }
+            Admin admin = cluster.admin();
+            Thread churner = new Thread(() -> churn(admin, routes, s, value, churnSeq, churnStartNs, churnFromNs, endNs),
+                    "p2k-churn");
             churner.setDaemon(true);
             threads.add(churner);
             threads.forEach(Thread::start);
-            Thread diag = Boolean.getBoolean("p2k.diag") ? ProducerDiag.start(producer, clientId, 500) : null;
+            List<Thread> diags = new ArrayList<>();
+            if (Boolean.getBoolean("p2k.diag")) {
+                routes.forEach(r -> diags.add(ProducerDiag.start(r.producer, r.clientId, 500)));
+            }
             long[] versions = new long[4];
             long[] gcs = new long[4];
-            long[] polls = new long[4];
-            long[] requests = new long[4];
-            long[] bufferWaitNs = new long[4];
-            long[] networkCpuNs = new long[4];
-            long[] networkAlloc = new long[4];
             String[] loads = new String[2];
             long[] marks = {quietFromNs, churnStartNs, churnFromNs, endNs};
             for (int i = 0; i < 4; i++) {
                 LockSupport.parkNanos(Math.max(0, marks[i] - System.nanoTime())); // until the next phase bound
                 versions[i] = RealBroker.kmetaVersion();
                 gcs[i] = RealBroker.gcMs();
-                polls[i] = (long) metric(producer, "select-total");
-                requests[i] = (long) metric(producer, "request-total");
-                bufferWaitNs[i] = (long) metric(producer, "bufferpool-wait-time-ns-total");
-                networkCpuNs[i] = networkThreadUse(clientId, false);
-                networkAlloc[i] = networkThreadUse(clientId, true);
+                for (Route r : routes) {
+                    r.sample(i);
+                }
                 if (i == 1 || i == 3) {
                     loads[i / 2] = Args.load();
                 }
             }
-            if (diag != null) {
-                diag.interrupt();
+            diags.forEach(Thread::interrupt);
+            for (Route r : routes) {
+                dev.kmeta.producer.KmetaProducer.metadataOf(r.producer).ifPresent(m -> System.out.println("  "
+                        + r.clientId + " " + dev.kmeta.producer.KmetaProducer.routeStats(m)));
             }
-            dev.kmeta.producer.KmetaProducer.metadataOf(producer).ifPresent(m -> System.out.println("  " + clientId
-                    + " " + dev.kmeta.producer.KmetaProducer.routeStats(m)));
             if (!RealBroker.joinAll(threads, 60_000)) {
                 System.out.println("  a sending thread was still running 60 s after the end (interrupted)");
             }
+            List<Run> out = new ArrayList<>();
+            for (Route r : routes) {
+                out.addAll(r.runs(round, s, versions, gcs, loads));
+            }
+            return out;
+        } finally {
+            threads.forEach(Thread::interrupt);
+            RealBroker.joinAll(threads, 10_000);
+            for (Route r : routes) {
+                r.producer.close(Duration.ofSeconds(30));
+            }
+        }
+    }
+
+    private static String clientIds(List<Route> routes) {
+        return String.join(", ", routes.stream().map(r -> r.clientId).toList());
+    }
+
+    /**
+     * The churn thread: a new 1-partition topic every {@code --churn-ms}, its first record sent through every route
+     * (the order alternating topic by topic), each send timed.
+     */
+    private static void churn(Admin admin, List<Route> routes, Settings s, byte[] value, AtomicLong churnSeq,
+                              long churnStartNs, long churnFromNs, long endNs) {
+        long nextNs = churnStartNs;
+        long periodChurnNs = TimeUnit.MILLISECONDS.toNanos(s.churnMs());
+        while (!Thread.currentThread().isInterrupted()) {
+            long now = System.nanoTime();
+            if (nextNs >= endNs) {
+                return;
+            }
+            if (now < nextNs) {
+                LockSupport.parkNanos(nextNs - now); // the churn's cadence
+                continue;
+            }
+            nextNs += periodChurnNs;
+            long seq = churnSeq.incrementAndGet();
+            String name = "p2k-churn-" + seq;
+            try {
+                admin.createTopics(List.of(new NewTopic(name, 1, (short) 1))).all().get(10, TimeUnit.SECONDS);
+                for (int i = 0; i < routes.size(); i++) {
+                    routes.get((int) ((i + seq) % routes.size())).churnSend(name, value, churnFromNs);
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (Exception e) {
+                System.out.println("  churn topic " + name + ": " + e);
+            }
+        }
+    }
+
+    /** One route's producer in a round, its steady threads' samples and its counters. */
+    private static final class Route {
+        final String impl;
+        final String clientId;
+        final Producer<byte[], byte[]> producer;
+        final AtomicLong acked = new AtomicLong();
+        final AtomicLong failed = new AtomicLong();
+        final AtomicReference<Exception> firstError = new AtomicReference<>();
+        final Callback callback;
+        final long[][][] times; // [0] no churn, [1] churn; per thread
+        final long[][][] cpuTimes;
+        final int[][] counts;
+        final int capacity;
+        final List<Long> churnTimes = new ArrayList<>();
+        final long[] polls = new long[4];
+        final long[] requests = new long[4];
+        final long[] bufferWaitNs = new long[4];
+        final long[] networkCpuNs = new long[4];
+        final long[] networkAlloc = new long[4];
+
+        Route(String impl, String clientId, KafkaCluster cluster, Settings s) {
+            this.impl = impl;
+            this.clientId = clientId;
+            this.producer = RealBroker.producer(impl, RealBroker.producerProps(cluster.bootstrapServers(), clientId,
+                    producerExtra));
+            this.callback = (metadata, error) -> {
+                (error == null ? acked : failed).incrementAndGet();
+                if (error != null) {
+                    firstError.compareAndSet(null, error);
+                }
+            };
+            capacity = (int) Math.min(Integer.MAX_VALUE - 8, 2L * s.rate() * (s.seconds() + 1) / s.threads() + 1_000);
+            times = new long[2][s.threads()][capacity];
+            cpuTimes = sendCpu ? new long[2][s.threads()][capacity] : null;
+            counts = new int[2][s.threads()];
+        }
+
+        /** One record to each partition, then flush. */
+        void warm(List<String> topics, Settings s, byte[] value) {
+            long warmNs = System.nanoTime();
+            for (String topic : topics) {
+                for (int p = 0; p < s.partitions(); p++) {
+                    producer.send(new ProducerRecord<>(topic, p, null, value), callback);
+                }
+            }
+            producer.flush();
+            System.out.printf(Locale.ROOT, "  %s: warmed on %d partitions in %d ms, %d records failed%s%n", clientId,
+                    topics.size() * s.partitions(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - warmNs),
+                    failed.get(), firstError.get() == null ? "" : " (first: " + firstError.get() + ")");
+        }
+
+        /** Steady thread {@code me}: keyed records to random topics, one every {@code periodNs} from {@code firstNs}. */
+        void steady(int me, long firstNs, long periodNs, List<String> topics, byte[] value, long quietFromNs,
+                    long churnStartNs, long churnFromNs, long endNs) {
+            java.lang.management.ThreadMXBean cpuClock = java.lang.management.ManagementFactory.getThreadMXBean();
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            long nextNs = firstNs;
+            while (true) {
+                long now = System.nanoTime();
+                if (nextNs >= endNs || Thread.currentThread().isInterrupted()) {
+                    return;
+                }
+                if (now < nextNs) {
+                    LockSupport.parkNanos(nextNs - now); // pacing to the rate, not synchronization
+                    continue;
+                }
+                byte[] key = new byte[8];
+                random.nextBytes(key);
+                ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(
+                        topics.get(random.nextInt(topics.size())), key, value);
+                long c0 = sendCpu ? cpuClock.getCurrentThreadCpuTime() : 0;
+                long t0 = System.nanoTime();
+                try {
+                    producer.send(record, callback);
+                } catch (RuntimeException e) {
+                    failed.incrementAndGet();
+                }
+                long t1 = System.nanoTime();
+                long c1 = sendCpu ? cpuClock.getCurrentThreadCpuTime() : 0;
+                int phase = t0 >= churnFromNs ? 1 : t0 >= quietFromNs && t0 < churnStartNs ? 0 : -1;
+                if (phase >= 0 && counts[phase][me] < capacity) {
+                    if (cpuTimes != null) {
+                        cpuTimes[phase][me][counts[phase][me]] = c1 - c0;
+                    }
+                    times[phase][me][counts[phase][me]++] = t1 - t0;
+                }
+                nextNs += periodNs;
+            }
+        }
+
+        /** A churn topic's first record through this route (timed when in the measured churn phase). */
+        void churnSend(String topic, byte[] value, long churnFromNs) {
+            long t0 = System.nanoTime();
+            producer.send(new ProducerRecord<>(topic, new byte[8], value), callback);
+            long t1 = System.nanoTime();
+            if (t0 >= churnFromNs) {
+                synchronized (churnTimes) {
+                    churnTimes.add(t1 - t0);
+                }
+            }
+        }
+
+        /** The producer's counters at phase bound {@code i}. */
+        void sample(int i) {
+            polls[i] = (long) metric(producer, "select-total");
+            requests[i] = (long) metric(producer, "request-total");
+            bufferWaitNs[i] = (long) metric(producer, "bufferpool-wait-time-ns-total");
+            networkCpuNs[i] = networkThreadUse(clientId, false);
+            networkAlloc[i] = networkThreadUse(clientId, true);
+        }
+
+        /** After the steady threads ended: flush, then the no-churn and the churn run. */
+        List<Run> runs(int round, Settings s, long[] versions, long[] gcs, String[] loads) {
             producer.flush();
             if (firstError.get() != null) {
                 System.out.println("  " + clientId + ": " + failed.get() + " records failed, first: "
@@ -395,10 +491,6 @@ public final class SendUnderChurnHarness {
                         sendCpu ? RealBroker.quantile(RealBroker.sorted(cpuAll, n), n, 0.50) : -1));
             }
             return out;
-        } finally {
-            threads.forEach(Thread::interrupt);
-            RealBroker.joinAll(threads, 10_000);
-            producer.close(Duration.ofSeconds(30));
         }
     }
 
@@ -456,6 +548,7 @@ public final class SendUnderChurnHarness {
                     kc == null ? "-" : kc.over10ms(), kc == null ? "-" : kc.snapshotChanges(),
                     kq == null ? "-" : kq.snapshotChanges(), vsStock, vsSelf);
         }
+        ratios(runs, rounds);
         System.out.println("first send to a new topic (churn thread), median / max ms:");
         for (Run r : runs) {
             if (r.churn()) {
@@ -464,6 +557,45 @@ public final class SendUnderChurnHarness {
             }
         }
         System.out.println("load at the end: " + Args.load());
+    }
+
+    /**
+     * Issue 38's targets, per round and as the median over the rounds: kmeta's send() p50 and p99 over stock's in the
+     * same round (no churn, churn), and the Sender's loops and produce requests likewise.
+     */
+    private static void ratios(List<Run> runs, int rounds) {
+        System.out.println("kmeta / stock per round (p50, p99, Sender loops, requests), no churn | churn:");
+        List<List<Double>> columns = new ArrayList<>();
+        for (int c = 0; c < 8; c++) {
+            columns.add(new ArrayList<>());
+        }
+        for (int round = 1; round <= rounds; round++) {
+            StringBuilder line = new StringBuilder("  round " + round + ":");
+            for (boolean churn : new boolean[] {false, true}) {
+                Run st = find(runs, round, STOCK, churn);
+                Run km = find(runs, round, KMETA, churn);
+                if (st == null || km == null) {
+                    continue;
+                }
+                double[] r = {(double) km.p50Ns() / st.p50Ns(), (double) km.p99Ns() / st.p99Ns(),
+                    (double) km.senderPolls() / st.senderPolls(), (double) km.requests() / st.requests()};
+                for (int i = 0; i < r.length; i++) {
+                    columns.get((churn ? 4 : 0) + i).add(r[i]);
+                }
+                line.append(String.format(Locale.ROOT, "%s %.2f %.2f %.2f %.2f", churn ? " |" : "", r[0], r[1], r[2],
+                        r[3]));
+            }
+            System.out.println(line);
+        }
+        StringBuilder medians = new StringBuilder("  median:");
+        for (int c = 0; c < columns.size(); c++) {
+            List<Double> col = columns.get(c);
+            col.sort(null);
+            double m = col.isEmpty() ? Double.NaN : col.size() % 2 == 1 ? col.get(col.size() / 2)
+                    : (col.get(col.size() / 2 - 1) + col.get(col.size() / 2)) / 2;
+            medians.append(String.format(Locale.ROOT, "%s %.2f", c == 4 ? " |" : "", m));
+        }
+        System.out.println(medians);
     }
 
     private static String verdict(boolean p99, boolean p999) {
