@@ -156,6 +156,44 @@ class KmetaProducerViewsTest {
         }
     }
 
+    /**
+     * A send to a topic kmeta does not have yet adds it to the producer's topics: the network thread's view is kept (a
+     * build would make the same Kafka objects again, which the sending threads then read cold - twice per new topic
+     * under churn), and the topic's arrival still rebuilds it. Fails with a rebuild per joining topic, and with a kept
+     * view that no longer notices the topic arrive.
+     */
+    @Test
+    void aTopicJoiningBeforeKmetaHasItKeepsTheNetworkThreadsViewAndItsArrivalRebuildsIt() throws Exception {
+        KAFKA.cluster().createTopic("join-1", 2, 1);
+        Map<String, Object> props = producerProps(KAFKA.cluster().bootstrapServers());
+        props.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 1_000);
+        try (Producer<String, String> producer = KmetaProducer.create(props)) {
+            ProducerBridge b = bridge(producer);
+            send(producer, "join-1", 1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> networkTopics(b).equals(Set.of("join-1")));
+            long built = b.views().stats().producerViewsBuilt();
+
+            boolean failed = onSender(() -> {
+                try {
+                    producer.send(new ProducerRecord<>("join-late", "k", "v")).get(30, TimeUnit.SECONDS);
+                    return false;
+                } catch (Exception e) {
+                    return true; // no such topic yet: max.block.ms
+                }
+            });
+            assertTrue(failed, "the topic did not exist");
+            assertTrue(b.views().topicsInScope().contains("join-late"), "it joined the producer's topics");
+            assertEquals(Set.of("join-1"), networkTopics(b), "the view, looked at after the join");
+            assertEquals(built, b.views().stats().producerViewsBuilt(), "kept, not built again, for a topic kmeta lacks");
+
+            KAFKA.cluster().createTopic("join-late", 3, 1);
+            send(producer, "join-late", 1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> networkTopics(b).equals(Set.of("join-1", "join-late")));
+            assertEquals(3, b.fetchMetadataSnapshot().cluster().partitionCountForTopic("join-late"));
+            assertTrue(b.views().stats().producerViewsBuilt() > built, "its arrival rebuilt the view");
+        }
+    }
+
     /** Records what a custom partitioner is given, per client id. */
     public static final class RecordingPartitioner implements Partitioner {
         static final Map<String, String> SEEN = new ConcurrentHashMap<>();

@@ -24,7 +24,8 @@ import java.util.Set;
  *   <li><b>The producer's network thread</b> (Sender, accumulator, transaction manager, NetworkClient:
  *   {@link #current}) sees the topics this producer uses ({@link ProducerTopics}, with idle expiry), as a
  *   {@code Cluster} and a {@code MetadataSnapshot} rebuilt only when one of those topics or the broker set changed -
- *   never for another producer's topic, never for a refresh that changed nothing - from the {@link TopicParts} of
+ *   never for another producer's topic, never for a refresh that changed nothing, never for a topic that joins before
+ *   kmeta has it - from the {@link TopicParts} of
  *   unchanged topics, so a rebuild costs hashing, not making PartitionInfos again. Producers of one kmeta instance that
  *   use the same topics read one such view ({@link InstanceViews}): what the route makes for kafka-clients exists once
  *   per instance, not once per producer.</li>
@@ -179,7 +180,7 @@ public final class ProducerViews {
         if (s.nodes().isEmpty()) {
             ProducerView boot = bootstrapView;
             if (boot == null) {
-                boot = new ProducerView(shared.bootstrap(), -1, null);
+                boot = new ProducerView(shared.bootstrap(), -1, null, Set.of());
                 bootstrapView = boot;
             }
             return boot;
@@ -187,22 +188,40 @@ public final class ProducerViews {
         topics.expireIdle(KafkaClientsAbi.producerNowMs()); // the clock of add(topic, nowMs)
         int version = topics.version();
         KafkaNodes n = shared.nodes(s);
-        if (b != null && b.topicsVersion == version && b.view.holdsAll(s, n, b.view.names)) {
+        if (b != null && b.topicsVersion == version && b.view.holdsAll(s, n, b.scope)) {
             b.checked = s;
             stats.producerViewReused();
             return b;
         }
         Set<String> key = Set.copyOf(topics.names());
+        if (b != null && b.topicsVersion != version && b.view.isExactly(s, n, key)) {
+            // the producer's topics changed, not what the snapshot has of them: a topic kmeta does not have yet joined
+            // (a send to a new topic: it arrives with the next snapshot, which rebuilds), or one it lacked left
+            return rescope(b, key, version, s);
+        }
         ProducerView fresh;
         synchronized (this) { // the network thread's; close() takes it to leave the shared view once
             if (closed) {
                 return ProducerView.closed();
             }
-            fresh = new ProducerView(shared.view(s, n, key, sharedKey, stats), version, s);
+            fresh = new ProducerView(shared.view(s, n, key, sharedKey, stats), version, s, key);
             sharedKey = key;
             built = fresh;
         }
         return fresh;
+    }
+
+    /** {@code b}'s view, kept for the producer's new topic set {@code key}: no Kafka object is made again. */
+    private ProducerView rescope(ProducerView b, Set<String> key, int version, dev.kmeta.cluster.Cluster s) {
+        ProducerView same = new ProducerView(b.view, version, s, key);
+        synchronized (this) { // as a build: close() must not see a view published after it
+            if (closed) {
+                return ProducerView.closed();
+            }
+            built = same;
+        }
+        stats.producerViewReused();
+        return same;
     }
 
     /** Drops this producer's view and leaves the instance's shared ones; later calls see an empty cluster. */
@@ -231,11 +250,17 @@ public final class ProducerViews {
         final MetadataSnapshot snapshot;
         final Map<String, Uuid> topicIds;
         private final int topicsVersion;
+        /**
+         * The producer's topics this view was made or kept for: the shared view's names, or a set that differs from
+         * them only in topics the snapshot lacked ({@link #rescope}).
+         */
+        final Set<String> scope;
         /** The last kmeta snapshot this view was found to match. */
         volatile dev.kmeta.cluster.Cluster checked;
 
-        ProducerView(TopicsView view, int topicsVersion, dev.kmeta.cluster.Cluster checked) {
+        ProducerView(TopicsView view, int topicsVersion, dev.kmeta.cluster.Cluster checked, Set<String> scope) {
             this.view = view;
+            this.scope = scope;
             this.cluster = view.cluster;
             this.snapshot = view.snapshot;
             this.topicIds = view.topicIds;
@@ -244,7 +269,7 @@ public final class ProducerViews {
         }
 
         static ProducerView closed() {
-            return new ProducerView(CLOSED_VIEW, -1, null);
+            return new ProducerView(CLOSED_VIEW, -1, null, Set.of());
         }
 
         /** Topic id to name, for the producer's Sender (made on first use, once per shared view). */

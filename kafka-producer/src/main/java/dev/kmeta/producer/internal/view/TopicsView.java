@@ -158,6 +158,22 @@ final class TopicsView {
         return true;
     }
 
+    /**
+     * True when this view is what a build of {@code names} from {@code s} would be: {@link #holdsAll} of them, and
+     * no topic beyond them. O(names + this view's topics), allocation-free.
+     */
+    boolean isExactly(dev.kmeta.cluster.Cluster s, KafkaNodes n, Set<String> names) {
+        if (!holdsAll(s, n, names)) {
+            return false;
+        }
+        for (String held : sources.keySet()) {
+            if (!names.contains(held)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Topic id to name, for the producer's Sender (made on first use). */
     Map<Uuid, String> topicNames() {
         Map<Uuid, String> m = topicNames;
