@@ -34,6 +34,11 @@ final class RealBroker {
     static final String STOCK = "stock";
     /** The KafkaProducer on kmeta ({@code KmetaProducer.create}). */
     static final String KMETA = "kmeta";
+    /**
+     * A stock {@code KafkaProducer} with one interceptor that does nothing ({@link NoopInterceptor}): what kafka-clients'
+     * interceptor hop costs a send, which the KafkaProducer route pays for its own interceptor (a control for P2k).
+     */
+    static final String STOCK_INTERCEPTOR = "stock-interceptor";
     /** The broker JVM's options by default: a server's GC and compiler, and room for 10,000-20,000 partitions. */
     static final String BROKER_JVM = "-Xmx1g -XX:+UseG1GC";
 
@@ -119,12 +124,21 @@ final class RealBroker {
         return p;
     }
 
-    /** {@link #STOCK}: {@code new KafkaProducer(props)}; {@link #KMETA}: {@code KmetaProducer.create(props)}. */
+    /**
+     * {@link #STOCK}: {@code new KafkaProducer(props)}; {@link #KMETA}: {@code KmetaProducer.create(props)};
+     * {@link #STOCK_INTERCEPTOR}: a stock producer with {@link NoopInterceptor}.
+     */
     static Producer<byte[], byte[]> producer(String impl, Map<String, Object> props) {
         return switch (impl) {
             case STOCK -> new KafkaProducer<>(props);
             case KMETA -> KmetaProducer.create(props);
-            default -> throw new IllegalArgumentException("impl must be " + STOCK + " or " + KMETA + ": " + impl);
+            case STOCK_INTERCEPTOR -> {
+                Map<String, Object> withHop = new HashMap<>(props);
+                withHop.put("interceptor.classes", NoopInterceptor.class.getName());
+                yield new KafkaProducer<>(withHop);
+            }
+            default -> throw new IllegalArgumentException("impl must be " + STOCK + ", " + KMETA + " or "
+                    + STOCK_INTERCEPTOR + ": " + impl);
         };
     }
 

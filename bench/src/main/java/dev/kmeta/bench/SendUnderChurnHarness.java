@@ -60,6 +60,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * same machine - the broker's, the JIT's and the other JVM threads' moments - so the per-round kmeta/stock ratio is a
  * paired comparison (one after the other, a route's p50 moved 8-30 us between windows a minute apart on a 2-core
  * machine, more than the difference measured).
+ * {@code --stock-slot} / {@code --kmeta-slot} ({@code stock} / {@code kmeta}): what runs in each slot, for controls -
+ * {@code stock} in both is an A/A run (the harness's own spread and bias), {@code stock-interceptor} a stock producer
+ * with an interceptor that does nothing (the price of kafka-clients' interceptor hop, which the route pays).
  * {@code --storage DIR} (/dev/shm where it exists): where the broker's log dirs go - on tmpfs, the kernel's write-back
  * of dirty pages (the warm-up's 10,000 files, other builds' writes) cannot stall the broker inside a measured window.
  *
@@ -75,6 +78,12 @@ public final class SendUnderChurnHarness {
      * system calls outside the timed span): the route's work on the CPU, cache-miss stalls included, apart from waits.
      */
     private static boolean sendCpu;
+    /**
+     * What each slot runs ({@code --stock-slot}, {@code --kmeta-slot}): by default the slot's own route; a control
+     * puts another route in a slot (a second stock producer: an A/A run, the harness's own spread and bias; a stock
+     * producer with a no-op interceptor: the price of kafka-clients' interceptor hop). Results keep the slot's name.
+     */
+    private static final Map<String, String> slotKinds = new java.util.HashMap<>(Map.of(STOCK, STOCK, KMETA, KMETA));
 
     private SendUnderChurnHarness() {
     }
@@ -98,9 +107,10 @@ public final class SendUnderChurnHarness {
         }
 
         String line() {
-            return String.format(Locale.ROOT, "round %d %s %s: %d sends, send() p50 %s / p99 %s / p99.9 %s / max %s ms,"
+            return String.format(Locale.ROOT, "round %d %s%s %s: %d sends, send() p50 %s / p99 %s / p99.9 %s / max %s ms,"
                     + " %d over 10 ms; kmeta snapshot changes %s; GC %d ms; Sender polls %d, requests %d, buffer-pool wait"
                     + " %d ms, network thread CPU %d ms, allocated %d KiB%s; load %s%s", round, impl,
+                    slotKinds.get(impl).equals(impl) ? "" : " (" + slotKinds.get(impl) + ")",
                     churn ? "churn" : "no churn", sends, msFine(p50Ns), msFine(p99Ns), ms(p999Ns), ms(maxNs), over10ms,
                     snapshotChanges < 0 ? "-" : Long.toString(snapshotChanges), gcMs, senderPolls, requests,
                     bufferWaitMs,
@@ -131,6 +141,8 @@ public final class SendUnderChurnHarness {
         defaults.put("print-churn", "false");
         defaults.put("send-cpu", "false");
         defaults.put("together", "false");
+        defaults.put("stock-slot", STOCK);
+        defaults.put("kmeta-slot", KMETA);
         // the broker's log dirs: on tmpfs where there is one, so that the kernel's write-back of dirty pages (other
         // builds', the warm-up's 10,000 files) does not stall the broker inside a measured window
         defaults.put("storage", Files.isDirectory(Path.of("/dev/shm")) ? "/dev/shm"
@@ -146,6 +158,14 @@ public final class SendUnderChurnHarness {
         sendCpu = Boolean.parseBoolean(opts.get("send-cpu"));
         boolean together = Boolean.parseBoolean(opts.get("together"));
         producerExtra = Map.of("enable.idempotence", opts.get("idempotence"), "linger.ms", opts.get("linger-ms"));
+        slotKinds.put(STOCK, opts.get("stock-slot"));
+        slotKinds.put(KMETA, opts.get("kmeta-slot"));
+        for (String kind : slotKinds.values()) {
+            if (!List.of(STOCK, KMETA, RealBroker.STOCK_INTERCEPTOR).contains(kind)) {
+                throw new IllegalArgumentException("--stock-slot and --kmeta-slot must be " + STOCK + ", " + KMETA
+                        + " or " + RealBroker.STOCK_INTERCEPTOR + ": " + kind);
+            }
+        }
         RealBroker.impls(impl, 1); // checks the option
         if (s.rate() < s.threads() || s.seconds() < 1 || s.threads() < 1 || s.churnMs() < 1) {
             throw new IllegalArgumentException("--rate must be >= --threads, --seconds, --threads, --churn-ms >= 1");
@@ -155,8 +175,9 @@ public final class SendUnderChurnHarness {
         RealBroker.watchdog("SendUnderChurnHarness", TimeUnit.SECONDS.toMillis(2 * estimateS + 300));
         System.out.printf(Locale.ROOT, "SendUnderChurnHarness (P2k): %d rounds, %d topics x %d partitions, %d threads"
                         + " at %d records/s in all, keyed %d B records, churn every %d ms, %d s measured after %d s;"
-                        + " broker JVM %s; %s%n", rounds, s.topics(), s.partitions(), s.threads(), s.rate(),
-                s.valueBytes(), s.churnMs(), s.seconds(), s.warmupSeconds(), opts.get("broker-jvm"), Args.jvm());
+                        + " broker JVM %s; slots: stock = %s, kmeta = %s; %s%n", rounds, s.topics(), s.partitions(), s.threads(), s.rate(),
+                s.valueBytes(), s.churnMs(), s.seconds(), s.warmupSeconds(), opts.get("broker-jvm"), slotKinds.get(STOCK),
+                slotKinds.get(KMETA), Args.jvm());
         Path storage = Files.createTempDirectory(Path.of(opts.get("storage")), "kmeta-p2k-");
         System.out.println("broker storage: " + storage);
         List<Run> runs = new ArrayList<>();
@@ -330,6 +351,7 @@ public final class SendUnderChurnHarness {
 
     /** One route's producer in a round, its steady threads' samples and its counters. */
     private static final class Route {
+        /** The slot ({@link RealBroker#STOCK} or {@link RealBroker#KMETA}); the producer is the slot's kind. */
         final String impl;
         final String clientId;
         final Producer<byte[], byte[]> producer;
@@ -351,7 +373,7 @@ public final class SendUnderChurnHarness {
         Route(String impl, String clientId, KafkaCluster cluster, Settings s) {
             this.impl = impl;
             this.clientId = clientId;
-            this.producer = RealBroker.producer(impl, RealBroker.producerProps(cluster.bootstrapServers(), clientId,
+            this.producer = RealBroker.producer(slotKinds.get(impl), RealBroker.producerProps(cluster.bootstrapServers(), clientId,
                     producerExtra));
             this.callback = (metadata, error) -> {
                 (error == null ? acked : failed).incrementAndGet();
@@ -455,7 +477,7 @@ public final class SendUnderChurnHarness {
                 }
                 churnSorted = churnTimes.stream().mapToLong(Long::longValue).sorted().toArray();
             }
-            boolean kmeta = impl.equals(KMETA);
+            boolean kmeta = slotKinds.get(impl).equals(KMETA);
             List<Run> out = new ArrayList<>();
             for (int phase = 0; phase < 2; phase++) {
                 int n = 0;
