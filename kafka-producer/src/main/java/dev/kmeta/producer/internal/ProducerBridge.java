@@ -15,6 +15,7 @@ import dev.kmeta.producer.internal.send.SendProtocol;
 import dev.kmeta.producer.internal.stats.RouteCounts;
 import dev.kmeta.producer.internal.stats.RouteInstances;
 import dev.kmeta.producer.internal.view.ProducerViews;
+import dev.kmeta.producer.internal.view.TopicLook;
 import dev.kmeta.producer.internal.view.ViewStats;
 import dev.kmeta.sender.KafkaMetadata;
 import org.apache.kafka.clients.Metadata;
@@ -315,8 +316,16 @@ public final class ProducerBridge implements RouteCounts {
         if (network.isCurrent()) {
             network.onSend();
         }
-        protocol.onSend(topic, partition == null ? MetadataClient.ANY_PARTITION : partition, !closed, snapshot,
-                views.entry(topic, snapshot)); // the producer's topic map, not kmeta's index, once per version
+        // the producer's topic map, not kmeta's index: one object per topic and version (TopicLook), which fetch()
+        // reads next; a topic whose leaders a send on this version saw proven needs no verdict (a proof never goes back)
+        TopicLook look = views.look(topic, snapshot);
+        TopicMetadata entry = look != null ? look.entry() : snapshot.topic(topic);
+        boolean proven = look != null && look.isProven();
+        protocol.onSend(topic, partition == null ? MetadataClient.ANY_PARTITION : partition, !closed && !proven,
+                snapshot, entry);
+        if (!proven && look != null && entry != null && LeaderHold.proven(snapshot, entry)) {
+            look.proven();
+        }
     }
 
     /** The interceptor's onAcknowledgement with an exception: on a sending thread, its send failed in send(). */

@@ -124,6 +124,16 @@ public final class LeaderHold implements SendProtocol.Leaders {
         return verdict(c, entry, evidence, partition);
     }
 
+    /**
+     * True when every leader of {@code t} (the topic's entry in snapshot {@code c}) over {@code c}'s brokers accepted a
+     * connection or there is none: the proof a verdict moves along is complete, for good - every send to the topic on
+     * {@code c} is {@link Verdict#SENDABLE}. Reads the proof only; never moves it.
+     */
+    public static boolean proven(Cluster c, TopicMetadata t) {
+        Object kept = TopicAttachment.get(t, TopicAttachment.SEND);
+        return kept instanceof Proof && ((Proof) kept).nodes == c.nodes() && ((Proof) kept).complete;
+    }
+
     /** {@link #verdict(String, int)} on snapshot {@code c}; {@code evidence} is read only when the proof is not done. */
     static Verdict verdict(Cluster c, Supplier<ConnectionEvidence> evidence, String topic, int partition) {
         return verdict(c, c.topic(topic), evidence, partition);

@@ -244,8 +244,9 @@ public final class SendProtocol {
 
     /**
      * The interceptor saw a record about to be sent (KafkaProducer's waitOnMetadata comes next): SENT, or
-     * HOLD_ARMED when {@code holdable} (the producer is open) and its leaders are unreachable, or not tried yet
-     * (with settling). Allocation-free.
+     * HOLD_ARMED when {@code holdable} (the producer is open, and no send saw the topic's leaders proven on this
+     * snapshot: {@link dev.kmeta.producer.internal.view.TopicLook#isProven}) and its leaders are unreachable, or not
+     * tried yet (with settling). Allocation-free.
      */
     public void onSend(String topic, int partition, boolean holdable) {
         onSend(topic, partition, holdable, null, null);

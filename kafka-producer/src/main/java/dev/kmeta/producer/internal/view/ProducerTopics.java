@@ -48,34 +48,42 @@ final class ProducerTopics {
     }
 
     /**
-     * {@code topic}'s entry in kmeta's snapshot {@code c} (null when absent): for a topic this producer uses, looked up
-     * by name once per snapshot version and kept on its {@link Use}, which the send's {@code add} reads anyway - so a
-     * send reads one map of its producer's instead of that map and kmeta's snapshot index (objects a send meets cold
-     * in P2k). Allocates one small object per topic per snapshot change.
+     * This producer's look at {@code topic} in kmeta's snapshot {@code c} ({@link TopicLook}), or null when it does
+     * not use the topic: made once per topic and snapshot version and kept on its {@link Use}, which the send's
+     * {@code add} reads anyway - so a send reads one map of its producer's instead of that map and kmeta's snapshot
+     * index (objects a send meets cold in P2k). Allocates one small object per topic per snapshot change.
      */
-    TopicMetadata entry(String topic, dev.kmeta.cluster.Cluster c) {
+    TopicLook look(String topic, dev.kmeta.cluster.Cluster c) {
         Use u = topics.get(topic);
         if (u == null) {
-            return c.topic(topic);
+            return null;
         }
-        Look l = u.look;
+        TopicLook l = u.look;
         int version = c.version();
         if (l != null && l.version == version) {
-            return l.entry;
+            return l;
         }
-        TopicMetadata t = c.topic(topic);
-        u.look = new Look(version, t); // versions only grow within an instance: one version, one snapshot
-        return t;
+        l = new TopicLook(version, c.topic(topic)); // versions only grow within an instance: one version, one snapshot
+        u.look = l;
+        return l;
     }
 
-    /** A topic's entry in the snapshot of one version (null: absent in it). Immutable. */
-    private static final class Look {
-        final int version;
-        final TopicMetadata entry;
+    /** {@code topic}'s entry in kmeta's snapshot {@code c} (null when absent): through {@link #look} when in use. */
+    TopicMetadata entry(String topic, dev.kmeta.cluster.Cluster c) {
+        TopicLook l = look(topic, c);
+        return l != null ? l.entry : c.topic(topic);
+    }
 
-        Look(int version, TopicMetadata entry) {
-            this.version = version;
-            this.entry = entry;
+    /**
+     * Drops the looks of versions other than {@code version} (the network thread, when kmeta's snapshot changed): a
+     * look of an older version would keep its entry and view reachable until the topic's next send. O(topics).
+     */
+    void dropLooksNotAt(int version) {
+        for (Use u : topics.values()) {
+            TopicLook l = u.look;
+            if (l != null && l.version != version) {
+                u.look = null; // racing a send that made a newer one: it is made again, no more
+            }
         }
     }
 
@@ -113,8 +121,8 @@ final class ProducerTopics {
 
     private static final class Use {
         volatile long lastUsedMs;
-        /** The last look at the topic in kmeta's snapshot ({@link #entry}), or null. */
-        volatile Look look;
+        /** The last look at the topic in kmeta's snapshot ({@link #look}), or null. */
+        volatile TopicLook look;
         /** The first use, on the kmeta instance's clock. */
         final long firstUsedTickerMs;
 

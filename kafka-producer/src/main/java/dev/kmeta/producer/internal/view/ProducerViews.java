@@ -86,6 +86,15 @@ public final class ProducerViews {
         return topics.entry(topic, s);
     }
 
+    /**
+     * This producer's look at {@code topic} in kmeta's snapshot {@code s} ({@link TopicLook}: its entry, whether its
+     * leaders are proven, its send view), or null when the producer does not use the topic yet. Allocation-free
+     * after the first send on a snapshot version.
+     */
+    public TopicLook look(String topic, dev.kmeta.cluster.Cluster s) {
+        return topics.look(topic, s);
+    }
+
     /** When this producer began using {@code topic}, on the kmeta instance's clock; -1 when it does not. */
     public long firstUsedMs(String topic) {
         return topics.firstUsedMs(topic);
@@ -118,7 +127,20 @@ public final class ProducerViews {
         if (closed) {
             return Cluster.empty();
         }
-        TopicMetadata t = topic == null ? null : topics.entry(topic, s);
+        TopicLook look = topic == null ? null : topics.look(topic, s);
+        Cluster seen = look == null ? null : look.view;
+        if (seen != null) {
+            return seen; // what this producer's sends showed for the topic on this version: one object, read by onSend
+        }
+        TopicMetadata t = look != null ? look.entry : topic == null ? null : s.topic(topic);
+        Cluster view = viewOf(topic, t, s);
+        if (look != null && t != null) {
+            look.view = view; // a view of this topic object over these brokers: right for the whole version
+        }
+        return view;
+    }
+
+    private Cluster viewOf(String topic, TopicMetadata t, dev.kmeta.cluster.Cluster s) {
         Cluster held = t == null ? null : TopicParts.sendView(t, s.nodes());
         if (held != null) {
             return held; // the hit: a view made with this topic object over these brokers (any producer's)
@@ -184,6 +206,9 @@ public final class ProducerViews {
                 bootstrapView = boot;
             }
             return boot;
+        }
+        if (b == null || b.checked != s) {
+            topics.dropLooksNotAt(s.version()); // the sends' looks at older snapshots: their entries and views go
         }
         topics.expireIdle(KafkaClientsAbi.producerNowMs()); // the clock of add(topic, nowMs)
         int version = topics.version();

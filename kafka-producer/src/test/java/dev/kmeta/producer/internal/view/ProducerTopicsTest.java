@@ -11,8 +11,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * One producer's topics: what {@code add} says (a send's first use, a moved use stamp, neither - the caller subscribes
@@ -56,5 +59,28 @@ class ProducerTopicsTest {
 
         Cluster gone = grown.apply(ClusterDelta.builder().clusterId("c").removeTopic("t").build());
         assertNull(topics.entry("t", gone), "absent in the new version");
+    }
+
+    @Test
+    void aLookKeepsWhatASendLearnedForItsVersionAndIsDroppedWhenTheSnapshotMovesOn() {
+        Cluster first = withTopic(Cluster.empty(), "t", 3);
+        assertNull(topics.look("t", first), "a topic not in use has no look");
+        topics.add("t", 0);
+        TopicLook look = topics.look("t", first);
+        assertSame(first.topic("t"), look.entry());
+        assertFalse(look.isProven());
+        look.proven();
+        assertSame(look, topics.look("t", first), "one look per version: the next send reads what this one learned");
+        assertTrue(topics.look("t", first).isProven());
+
+        topics.dropLooksNotAt(first.version());
+        assertSame(look, topics.look("t", first), "the current version's look stays");
+
+        Cluster grown = withTopic(first, "t", 5);
+        topics.dropLooksNotAt(grown.version()); // the network thread saw the snapshot move on
+        TopicLook again = topics.look("t", first);
+        assertNotSame(look, again, "the older version's look was dropped: it keeps no entry or view reachable");
+        assertFalse(again.isProven());
+        assertSame(grown.topic("t"), topics.look("t", grown).entry());
     }
 }

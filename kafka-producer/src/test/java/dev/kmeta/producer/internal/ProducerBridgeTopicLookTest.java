@@ -1,0 +1,83 @@
+package dev.kmeta.producer.internal;
+
+import dev.kmeta.producer.internal.abi.KafkaClientsAbi.SenderRef;
+import dev.kmeta.producer.internal.view.TopicLook;
+import dev.kmeta.sender.KafkaMetadata;
+import dev.kmeta.testkit.FakeBroker;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A send's look at its topic (issue 38): the first send on a snapshot version whose leaders accepted kmeta's
+ * connection notes them proven on its {@link TopicLook}, so the next sends on that version skip the leader verdict and
+ * show the view the look kept; the producer's network thread drops the look when kmeta's snapshot moves on, so it
+ * keeps no entry or view of an older snapshot reachable.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ProducerBridgeTopicLookTest {
+    private static final String TOPIC = "orders";
+
+    private FakeBroker broker;
+    private KafkaMetadata metadata;
+    private ProducerBridge bridge;
+
+    @BeforeEach
+    void start() {
+        broker = FakeBroker.start(1);
+        broker.createTopic(TOPIC, 3);
+        metadata = KafkaMetadata.builder(Map.of("bootstrap.servers", broker.bootstrapServers())).build();
+        bridge = new ProducerBridge(metadata, 300_000, 0, 60_000, "[test] ");
+        Thread network = new Thread(() -> { }, "kafka-producer-network-thread | look-test");
+        bridge.attach(new SenderRef(network, () -> true, () -> { }));
+        metadata.awaitTopic(TOPIC, 0, metadata.newSendDeadline());
+    }
+
+    @AfterEach
+    void stop() {
+        bridge.close();
+        broker.close();
+    }
+
+    /** What KafkaProducer's send() asks of the stand-in for a known topic. */
+    private org.apache.kafka.common.Cluster send() {
+        bridge.onSend(TOPIC, null);
+        org.apache.kafka.common.Cluster view = bridge.fetch();
+        bridge.add(TOPIC, 0);
+        assertEquals(3, view.partitionCountForTopic(TOPIC));
+        return view;
+    }
+
+    @Test
+    void aSendNotesItsTopicsLeadersProvenAndTheLookGoesWhenTheSnapshotMovesOn() {
+        send(); // the topic joins the producer's topics
+        org.apache.kafka.common.Cluster view = send();
+        dev.kmeta.cluster.Cluster snapshot = metadata.fetch();
+        TopicLook look = bridge.views().look(TOPIC, snapshot);
+        assertTrue(look.isProven(), "kmeta's connection to the leader was accepted: no verdict for the next sends");
+        assertSame(look, bridge.views().look(TOPIC, snapshot), "one look per version");
+        assertSame(view, send(), "the next send shows the view the look kept");
+
+        broker.createTopic("other", 1);
+        metadata.awaitTopic("other", 0, metadata.newSendDeadline()); // a new snapshot version
+        bridge.fetchMetadataSnapshot(); // the Sender's loop reads its view: the network-thread half refreshes
+        assertNotSame(look, bridge.views().look(TOPIC, snapshot), "the older version's look was dropped");
+        // a send on the new version proves the leaders again (kmeta's snapshot may move once more meanwhile)
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            dev.kmeta.cluster.Cluster now = metadata.fetch();
+            send();
+            return metadata.fetch() == now && bridge.views().look(TOPIC, now).isProven();
+        });
+    }
+}
