@@ -1,5 +1,6 @@
 package dev.kmeta.producer.internal;
 
+import dev.kmeta.producer.internal.abi.KafkaClientsAbi;
 import dev.kmeta.producer.internal.abi.KafkaClientsAbi.SenderRef;
 import dev.kmeta.producer.internal.view.TopicLook;
 import dev.kmeta.sender.KafkaMetadata;
@@ -15,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -22,8 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A send's look at its topic (issue 38): the first send on a snapshot version whose leaders accepted kmeta's
  * connection notes them proven on its {@link TopicLook}, so the next sends on that version skip the leader verdict and
- * show the view the look kept; the producer's network thread drops the look when kmeta's snapshot moves on, so it
- * keeps no entry or view of an older snapshot reachable.
+ * show the view the look kept; when kmeta's snapshot moves on, the producer's network thread moves the look of an
+ * unchanged topic to it with its proof, and drops a changed topic's (whose new object is judged again).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ProducerBridgeTopicLookTest {
@@ -54,13 +56,13 @@ class ProducerBridgeTopicLookTest {
     private org.apache.kafka.common.Cluster send() {
         bridge.onSend(TOPIC, null);
         org.apache.kafka.common.Cluster view = bridge.fetch();
-        bridge.add(TOPIC, 0);
+        bridge.add(TOPIC, KafkaClientsAbi.producerNowMs()); // the clock idle topics expire on
         assertEquals(3, view.partitionCountForTopic(TOPIC));
         return view;
     }
 
     @Test
-    void aSendNotesItsTopicsLeadersProvenAndTheLookGoesWhenTheSnapshotMovesOn() {
+    void aSendNotesItsTopicsLeadersProvenAndAnUnchangedTopicKeepsTheProofWhenTheSnapshotMovesOn() {
         send(); // the topic joins the producer's topics
         org.apache.kafka.common.Cluster view = send();
         dev.kmeta.cluster.Cluster snapshot = metadata.fetch();
@@ -70,14 +72,38 @@ class ProducerBridgeTopicLookTest {
         assertSame(view, send(), "the next send shows the view the look kept");
 
         broker.createTopic("other", 1);
-        metadata.awaitTopic("other", 0, metadata.newSendDeadline()); // a new snapshot version
-        bridge.fetchMetadataSnapshot(); // the Sender's loop reads its view: the network-thread half refreshes
-        assertNotSame(look, bridge.views().look(TOPIC, snapshot), "the older version's look was dropped");
-        // a send on the new version proves the leaders again (kmeta's snapshot may move once more meanwhile)
+        metadata.awaitTopic("other", 0, metadata.newSendDeadline()); // a new snapshot version; "orders" unchanged
+        // the Sender's loop reads its view: the network-thread half moves the looks to the new snapshot, and the
+        // proof of an unchanged topic with them (kmeta's snapshot may move once more meanwhile: then again)
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            bridge.fetchMetadataSnapshot();
+            dev.kmeta.cluster.Cluster now = metadata.fetch();
+            TopicLook moved = bridge.views().look(TOPIC, now);
+            return now != snapshot && moved != look && moved.isProven();
+        });
+        assertEquals(3, send().partitionCountForTopic(TOPIC));
+    }
+
+    @Test
+    void aChangedTopicsLookIsDroppedAndItsLeadersAreJudgedAgain() {
+        send();
+        send();
+        dev.kmeta.cluster.Cluster snapshot = metadata.fetch();
+        assertTrue(bridge.views().look(TOPIC, snapshot).isProven());
+
+        broker.deleteTopic(TOPIC); // re-created with 4 partitions: a new topic object, whose proof is not the old one's
+        broker.createTopic(TOPIC, 4);
+        metadata.awaitTopic(TOPIC, 3, metadata.newSendDeadline());
+        bridge.fetchMetadataSnapshot();
+        dev.kmeta.cluster.Cluster grown = metadata.fetch();
+        assertEquals(4, grown.topic(TOPIC).partitionCount());
+        assertFalse(bridge.views().look(TOPIC, grown).isProven(), "no proof carried from the older topic object");
         await().atMost(Duration.ofSeconds(10)).until(() -> {
             dev.kmeta.cluster.Cluster now = metadata.fetch();
-            send();
-            return metadata.fetch() == now && bridge.views().look(TOPIC, now).isProven();
+            bridge.onSend(TOPIC, null);
+            boolean fourPartitions = bridge.fetch().partitionCountForTopic(TOPIC) == 4;
+            bridge.add(TOPIC, KafkaClientsAbi.producerNowMs()); // the clock idle topics expire on
+            return fourPartitions && metadata.fetch() == now && bridge.views().look(TOPIC, now).isProven();
         });
     }
 }
