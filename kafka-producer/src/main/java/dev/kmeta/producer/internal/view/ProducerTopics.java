@@ -6,8 +6,6 @@ import dev.kmeta.metadata.Ticker;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Function;
-import org.apache.kafka.common.Cluster;
 
 /**
  * The topics one producer uses - what KafkaProducer and its Sender {@code add} to their metadata - with
@@ -65,7 +63,7 @@ final class ProducerTopics {
         if (l != null && l.version == version) {
             return l;
         }
-        l = new TopicLook(version, c.topic(topic), c.nodes()); // versions only grow in an instance: one version, one snapshot
+        l = new TopicLook(version, c.topic(topic)); // versions only grow within an instance: one version, one snapshot
         u.look = l;
         return l;
     }
@@ -77,29 +75,16 @@ final class ProducerTopics {
     }
 
     /**
-     * kmeta's snapshot moved on to {@code c} (the producer's network thread): each look of an older version is replaced
-     * by one of {@code c}'s that keeps its proof, when the topic object and the brokers are the same ones (a proof is of
-     * them: a send to an unchanged topic needs no verdict under churn), with the view {@code viewOf} gives for the topic
-     * now (null: the next send finds it); a look of a changed or absent topic, or not proven, is dropped. Either way no
-     * entry or view of an older snapshot stays reachable through the looks. O(topics), once per snapshot change.
+     * Drops the looks of versions other than {@code version} (the network thread, when kmeta's snapshot changed): a
+     * look of an older version would keep its entry and view reachable until the topic's next send. O(topics).
      */
-    void moveLooksTo(dev.kmeta.cluster.Cluster c, Function<TopicMetadata, Cluster> viewOf) {
-        int version = c.version();
-        topics.forEach((name, u) -> {
+    void dropLooksNotAt(int version) {
+        for (Use u : topics.values()) {
             TopicLook l = u.look;
-            if (l == null || l.version >= version) {
-                return; // a send made this version's (or a newer one's) already
+            if (l != null && l.version != version) {
+                u.look = null; // racing a send that made a newer one: it is made again, no more
             }
-            TopicMetadata t = c.topic(name);
-            if (t != null && t == l.entry && l.brokers == c.nodes() && l.isProven()) {
-                TopicLook next = new TopicLook(version, t, c.nodes());
-                next.proven();
-                next.view = viewOf.apply(t);
-                u.look = next; // racing a send that made one for this version: either will do
-            } else {
-                u.look = null;
-            }
-        });
+        }
     }
 
     /** Moves whenever a topic is added or expires. */

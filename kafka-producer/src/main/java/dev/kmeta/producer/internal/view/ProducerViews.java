@@ -192,12 +192,7 @@ public final class ProducerViews {
         if (b != null && b.checked == s && b.topicsVersion == topics.version()) {
             return b;
         }
-        boolean moved = b == null || b.checked != s;
-        ProducerView now = refresh(s, b);
-        if (moved) { // the sends' looks move to this snapshot (after the build: the views they take are this one's)
-            topics.moveLooksTo(s, t -> TopicParts.sendView(t, s.nodes()));
-        }
-        return now;
+        return refresh(s, b);
     }
 
     private ProducerView refresh(dev.kmeta.cluster.Cluster s, ProducerView b) {
@@ -211,6 +206,9 @@ public final class ProducerViews {
                 bootstrapView = boot;
             }
             return boot;
+        }
+        if (b == null || b.checked != s) {
+            topics.dropLooksNotAt(s.version()); // the sends' looks at older snapshots: their entries and views go
         }
         topics.expireIdle(KafkaClientsAbi.producerNowMs()); // the clock of add(topic, nowMs)
         int version = topics.version();

@@ -1,10 +1,7 @@
 package dev.kmeta.producer.internal.view;
 
-import dev.kmeta.cluster.Node;
 import dev.kmeta.cluster.TopicMetadata;
 import org.apache.kafka.common.Cluster;
-
-import java.util.List;
 
 /**
  * A producer's look at one of its topics in kmeta's snapshot of one version: the topic's entry there, and what the
@@ -14,25 +11,20 @@ import java.util.List;
  * send's other calls read anyway, instead of the topic's entry, its leader proof, its parts and its view: objects a
  * send meets cold when the caches went cold between sends (issue 38).
  *
- * <p>Thread-safe: the version, entry and brokers are final; the proof flag and the view are caches that any sending
- * thread fills (a lost write repeats a lookup, no more). When the snapshot changes, the producer's network thread moves
- * each look to the new version - keeping its proof when the topic object and the brokers are the same ones (a proof is
- * of them), with the view its views show now - or drops it ({@link ProducerTopics#moveLooksTo}), so a look keeps no
- * entry or view of an older snapshot reachable.
+ * <p>Thread-safe: the version and entry are final; the proof flag and the view are caches that any sending thread
+ * fills (a lost write repeats a lookup, no more). The producer's network thread drops the looks of older versions
+ * when the snapshot changes, so a look pins no view past it.
  */
 public final class TopicLook {
     final int version;
     final TopicMetadata entry;
-    /** The broker list of this look's snapshot (its identity is the broker set's). */
-    final List<Node> brokers;
     private volatile boolean proven;
     /** What {@link ProducerViews#forSend} showed for the topic on this version, or null. */
     volatile Cluster view;
 
-    TopicLook(int version, TopicMetadata entry, List<Node> brokers) {
+    TopicLook(int version, TopicMetadata entry) {
         this.version = version;
         this.entry = entry;
-        this.brokers = brokers;
     }
 
     /** The topic's entry in the snapshot of this look's version; null when that snapshot does not have it. */

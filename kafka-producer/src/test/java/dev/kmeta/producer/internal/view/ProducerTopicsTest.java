@@ -62,38 +62,25 @@ class ProducerTopicsTest {
     }
 
     @Test
-    void aLookKeepsWhatASendLearnedForItsVersionAndMovesOnOnlyForAnUnchangedTopic() {
+    void aLookKeepsWhatASendLearnedForItsVersionAndIsDroppedWhenTheSnapshotMovesOn() {
         Cluster first = withTopic(Cluster.empty(), "t", 3);
         assertNull(topics.look("t", first), "a topic not in use has no look");
         topics.add("t", 0);
-        topics.add("u", 0);
         TopicLook look = topics.look("t", first);
         assertSame(first.topic("t"), look.entry());
         assertFalse(look.isProven());
         look.proven();
         assertSame(look, topics.look("t", first), "one look per version: the next send reads what this one learned");
         assertTrue(topics.look("t", first).isProven());
-        TopicLook unproven = topics.look("u", first);
 
-        topics.moveLooksTo(first, t -> null);
+        topics.dropLooksNotAt(first.version());
         assertSame(look, topics.look("t", first), "the current version's look stays");
 
-        Cluster other = first.apply(ClusterDelta.builder().clusterId("c").putTopic(TopicMetadata.of("u",
-                List.of(PartitionMetadata.of("u", 0, 0, 1)))).build()); // another topic changed
-        org.apache.kafka.common.Cluster shown = org.apache.kafka.common.Cluster.empty();
-        topics.moveLooksTo(other, t -> shown); // the network thread saw the snapshot move on
-        TopicLook moved = topics.look("t", other);
-        assertNotSame(look, moved, "a look of the new version");
-        assertTrue(moved.isProven(), "the same topic object over the same brokers: the proof holds");
-        assertSame(other.topic("t"), moved.entry());
-        assertSame(shown, moved.view, "with the view the network thread's views show now");
-        assertNotSame(unproven, topics.look("u", other), "a changed topic's look was dropped");
-
-        Cluster grown = withTopic(other, "t", 5);
-        topics.moveLooksTo(grown, t -> shown);
-        TopicLook again = topics.look("t", grown);
-        assertFalse(again.isProven(), "a changed topic: its look was dropped, no proof carried");
-        assertNull(again.view);
-        assertSame(grown.topic("t"), again.entry());
+        Cluster grown = withTopic(first, "t", 5);
+        topics.dropLooksNotAt(grown.version()); // the network thread saw the snapshot move on
+        TopicLook again = topics.look("t", first);
+        assertNotSame(look, again, "the older version's look was dropped: it keeps no entry or view reachable");
+        assertFalse(again.isProven());
+        assertSame(grown.topic("t"), topics.look("t", grown).entry());
     }
 }
