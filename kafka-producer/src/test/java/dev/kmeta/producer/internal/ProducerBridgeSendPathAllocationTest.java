@@ -1,8 +1,5 @@
 package dev.kmeta.producer.internal;
 
-import dev.kmeta.producer.internal.abi.KafkaClientsAbi.SenderRef;
-import dev.kmeta.sender.KafkaMetadata;
-import dev.kmeta.testkit.FakeBroker;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -12,7 +9,6 @@ import org.apache.kafka.clients.MetadataSnapshot;
 import org.apache.kafka.common.TopicPartition;
 
 import java.lang.management.ManagementFactory;
-import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 
@@ -32,31 +28,22 @@ class ProducerBridgeSendPathAllocationTest {
     private static final String TOPIC = "orders";
     private static final int SENDS = 20_000;
 
-    private FakeBroker broker;
-    private KafkaMetadata metadata;
-    private ProducerBridge bridge;
+    private BridgeOnFakeBroker f;
 
     @BeforeEach
     void start() {
-        broker = FakeBroker.start(1);
-        broker.createTopic(TOPIC, 3);
-        metadata = KafkaMetadata.builder(Map.of("bootstrap.servers", broker.bootstrapServers())).build();
-        bridge = new ProducerBridge(metadata, 300_000, 0, 60_000, "[test] ");
-        Thread network = new Thread(() -> { }, "kafka-producer-network-thread | alloc-test");
-        bridge.attach(new SenderRef(network, () -> true, () -> { }));
-        metadata.awaitTopic(TOPIC, 0, metadata.newSendDeadline());
+        f = new BridgeOnFakeBroker(TOPIC, 3, "alloc-test");
     }
 
     @AfterEach
     void stop() {
-        bridge.close();
-        broker.close();
+        f.close();
     }
 
     private void send(long nowMs) {
-        bridge.onSend(TOPIC, null);
-        assertEquals(3, bridge.fetch().partitionCountForTopic(TOPIC));
-        bridge.add(TOPIC, nowMs);
+        f.bridge.onSend(TOPIC, null);
+        assertEquals(3, f.bridge.fetch().partitionCountForTopic(TOPIC));
+        f.bridge.add(TOPIC, nowMs);
     }
 
     private static com.sun.management.ThreadMXBean allocationCounter() {
@@ -89,16 +76,16 @@ class ProducerBridgeSendPathAllocationTest {
      */
     @Test
     void theSendersLeaderEpochLookupIsRightAndAllocatesNothing() {
-        bridge.onSend(TOPIC, null);
-        bridge.add(TOPIC, System.currentTimeMillis());
-        int epoch = broker.leaderEpoch(TOPIC);
-        assertEpochs(bridge.fetchMetadataSnapshot(), epoch);
-        int bumped = broker.bumpLeaderEpoch(TOPIC);
-        metadata.requestUpdate();
+        f.bridge.onSend(TOPIC, null);
+        f.bridge.add(TOPIC, System.currentTimeMillis());
+        int epoch = f.broker.leaderEpoch(TOPIC);
+        assertEpochs(f.bridge.fetchMetadataSnapshot(), epoch);
+        int bumped = f.broker.bumpLeaderEpoch(TOPIC);
+        f.metadata.requestUpdate();
         TopicPartition first = new TopicPartition(TOPIC, 0);
         org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20))
-                .until(() -> bridge.fetchMetadataSnapshot().leaderEpochFor(first).equals(OptionalInt.of(bumped)));
-        MetadataSnapshot snapshot = bridge.fetchMetadataSnapshot();
+                .until(() -> f.bridge.fetchMetadataSnapshot().leaderEpochFor(first).equals(OptionalInt.of(bumped)));
+        MetadataSnapshot snapshot = f.bridge.fetchMetadataSnapshot();
         assertEpochs(snapshot, bumped);
         assertEquals(OptionalInt.empty(), snapshot.leaderEpochFor(new TopicPartition(TOPIC, 3)));
         assertEquals(OptionalInt.empty(), snapshot.leaderEpochFor(new TopicPartition("absent", 0)));

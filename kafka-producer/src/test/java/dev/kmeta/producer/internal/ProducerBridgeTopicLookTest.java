@@ -1,17 +1,13 @@
 package dev.kmeta.producer.internal;
 
 import dev.kmeta.producer.internal.abi.KafkaClientsAbi;
-import dev.kmeta.producer.internal.abi.KafkaClientsAbi.SenderRef;
 import dev.kmeta.producer.internal.view.TopicLook;
-import dev.kmeta.sender.KafkaMetadata;
-import dev.kmeta.testkit.FakeBroker;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.awaitility.Awaitility.await;
@@ -31,32 +27,23 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ProducerBridgeTopicLookTest {
     private static final String TOPIC = "orders";
 
-    private FakeBroker broker;
-    private KafkaMetadata metadata;
-    private ProducerBridge bridge;
+    private BridgeOnFakeBroker f;
 
     @BeforeEach
     void start() {
-        broker = FakeBroker.start(1);
-        broker.createTopic(TOPIC, 3);
-        metadata = KafkaMetadata.builder(Map.of("bootstrap.servers", broker.bootstrapServers())).build();
-        bridge = new ProducerBridge(metadata, 300_000, 0, 60_000, "[test] ");
-        Thread network = new Thread(() -> { }, "kafka-producer-network-thread | look-test");
-        bridge.attach(new SenderRef(network, () -> true, () -> { }));
-        metadata.awaitTopic(TOPIC, 0, metadata.newSendDeadline());
+        f = new BridgeOnFakeBroker(TOPIC, 3, "look-test");
     }
 
     @AfterEach
     void stop() {
-        bridge.close();
-        broker.close();
+        f.close();
     }
 
     /** What KafkaProducer's send() asks of the stand-in for a known topic. */
     private org.apache.kafka.common.Cluster send() {
-        bridge.onSend(TOPIC, null);
-        org.apache.kafka.common.Cluster view = bridge.fetch();
-        bridge.add(TOPIC, KafkaClientsAbi.producerNowMs()); // the clock idle topics expire on
+        f.bridge.onSend(TOPIC, null);
+        org.apache.kafka.common.Cluster view = f.bridge.fetch();
+        f.bridge.add(TOPIC, KafkaClientsAbi.producerNowMs()); // the clock idle topics expire on
         assertEquals(3, view.partitionCountForTopic(TOPIC));
         return view;
     }
@@ -65,21 +52,21 @@ class ProducerBridgeTopicLookTest {
     void aSendNotesItsTopicsLeadersProvenAndTheLookGoesWhenTheSnapshotMovesOn() {
         send(); // the topic joins the producer's topics
         org.apache.kafka.common.Cluster view = send();
-        dev.kmeta.cluster.Cluster snapshot = metadata.fetch();
-        TopicLook look = bridge.views().look(TOPIC, snapshot);
+        dev.kmeta.cluster.Cluster snapshot = f.metadata.fetch();
+        TopicLook look = f.bridge.views().look(TOPIC, snapshot);
         assertTrue(look.isProven(), "kmeta's connection to the leader was accepted: no verdict for the next sends");
-        assertSame(look, bridge.views().look(TOPIC, snapshot), "one look per version");
+        assertSame(look, f.bridge.views().look(TOPIC, snapshot), "one look per version");
         assertSame(view, send(), "the next send shows the view the look kept");
 
-        broker.createTopic("other", 1);
-        metadata.awaitTopic("other", 0, metadata.newSendDeadline()); // a new snapshot version
-        bridge.fetchMetadataSnapshot(); // the Sender's loop reads its view: the network-thread half refreshes
-        assertNotSame(look, bridge.views().look(TOPIC, snapshot), "the older version's look was dropped");
+        f.broker.createTopic("other", 1);
+        f.metadata.awaitTopic("other", 0, f.metadata.newSendDeadline()); // a new snapshot version
+        f.bridge.fetchMetadataSnapshot(); // the Sender's loop reads its view: the network-thread half refreshes
+        assertNotSame(look, f.bridge.views().look(TOPIC, snapshot), "the older version's look was dropped");
         // a send on the new version proves the leaders again (kmeta's snapshot may move once more meanwhile)
         await().atMost(Duration.ofSeconds(10)).until(() -> {
-            dev.kmeta.cluster.Cluster now = metadata.fetch();
+            dev.kmeta.cluster.Cluster now = f.metadata.fetch();
             send();
-            return metadata.fetch() == now && bridge.views().look(TOPIC, now).isProven();
+            return f.metadata.fetch() == now && f.bridge.views().look(TOPIC, now).isProven();
         });
     }
 
@@ -87,22 +74,22 @@ class ProducerBridgeTopicLookTest {
     void aChangedTopicsLookIsDroppedAndItsLeadersAreJudgedAgain() {
         send();
         send();
-        dev.kmeta.cluster.Cluster snapshot = metadata.fetch();
-        assertTrue(bridge.views().look(TOPIC, snapshot).isProven());
+        dev.kmeta.cluster.Cluster snapshot = f.metadata.fetch();
+        assertTrue(f.bridge.views().look(TOPIC, snapshot).isProven());
 
-        broker.deleteTopic(TOPIC); // re-created with 4 partitions: a new topic object, whose proof is not the old one's
-        broker.createTopic(TOPIC, 4);
-        metadata.awaitTopic(TOPIC, 3, metadata.newSendDeadline());
-        bridge.fetchMetadataSnapshot();
-        dev.kmeta.cluster.Cluster grown = metadata.fetch();
+        f.broker.deleteTopic(TOPIC); // re-created with 4 partitions: a new topic object, whose proof is not the old one's
+        f.broker.createTopic(TOPIC, 4);
+        f.metadata.awaitTopic(TOPIC, 3, f.metadata.newSendDeadline());
+        f.bridge.fetchMetadataSnapshot();
+        dev.kmeta.cluster.Cluster grown = f.metadata.fetch();
         assertEquals(4, grown.topic(TOPIC).partitionCount());
-        assertFalse(bridge.views().look(TOPIC, grown).isProven(), "no proof carried from the older topic object");
+        assertFalse(f.bridge.views().look(TOPIC, grown).isProven(), "no proof carried from the older topic object");
         await().atMost(Duration.ofSeconds(10)).until(() -> {
-            dev.kmeta.cluster.Cluster now = metadata.fetch();
-            bridge.onSend(TOPIC, null);
-            boolean fourPartitions = bridge.fetch().partitionCountForTopic(TOPIC) == 4;
-            bridge.add(TOPIC, KafkaClientsAbi.producerNowMs()); // the clock idle topics expire on
-            return fourPartitions && metadata.fetch() == now && bridge.views().look(TOPIC, now).isProven();
+            dev.kmeta.cluster.Cluster now = f.metadata.fetch();
+            f.bridge.onSend(TOPIC, null);
+            boolean fourPartitions = f.bridge.fetch().partitionCountForTopic(TOPIC) == 4;
+            f.bridge.add(TOPIC, KafkaClientsAbi.producerNowMs()); // the clock idle topics expire on
+            return fourPartitions && f.metadata.fetch() == now && f.bridge.views().look(TOPIC, now).isProven();
         });
     }
 }
