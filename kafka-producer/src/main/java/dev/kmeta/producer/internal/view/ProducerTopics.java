@@ -1,6 +1,5 @@
 package dev.kmeta.producer.internal.view;
 
-import dev.kmeta.cluster.TopicMetadata;
 import dev.kmeta.metadata.Ticker;
 
 import java.util.Set;
@@ -66,12 +65,6 @@ final class ProducerTopics {
         l = new TopicLook(version, c.topic(topic)); // versions only grow within an instance: one version, one snapshot
         u.look = l;
         return l;
-    }
-
-    /** {@code topic}'s entry in kmeta's snapshot {@code c} (null when absent): through {@link #look} when in use. */
-    TopicMetadata entry(String topic, dev.kmeta.cluster.Cluster c) {
-        TopicLook l = look(topic, c);
-        return l != null ? l.entry : c.topic(topic);
     }
 
     /**

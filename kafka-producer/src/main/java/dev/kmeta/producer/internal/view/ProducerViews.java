@@ -79,14 +79,6 @@ public final class ProducerViews {
     }
 
     /**
-     * {@code topic}'s entry in kmeta's snapshot {@code s}, or null: for a topic this producer uses, looked up once per
-     * snapshot version ({@link ProducerTopics#entry}).
-     */
-    public TopicMetadata entry(String topic, dev.kmeta.cluster.Cluster s) {
-        return topics.entry(topic, s);
-    }
-
-    /**
      * This producer's look at {@code topic} in kmeta's snapshot {@code s} ({@link TopicLook}: its entry, whether its
      * leaders are proven, its send view), or null when the producer does not use the topic yet. Allocation-free
      * after the first send on a snapshot version.

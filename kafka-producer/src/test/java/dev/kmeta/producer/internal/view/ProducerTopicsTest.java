@@ -47,18 +47,18 @@ class ProducerTopicsTest {
     @Test
     void aTopicInUseIsLookedUpOncePerSnapshotVersionAndAgainOnTheNext() {
         Cluster first = withTopic(Cluster.empty(), "t", 3);
-        assertSame(first.topic("t"), topics.entry("t", first), "a topic not in use: the snapshot's entry");
+        assertNull(topics.look("t", first), "a topic not in use: no look");
         topics.add("t", 0);
-        assertSame(first.topic("t"), topics.entry("t", first));
-        assertSame(first.topic("t"), topics.entry("t", first), "the same version: the kept look");
+        assertSame(first.topic("t"), topics.look("t", first).entry());
+        assertSame(topics.look("t", first), topics.look("t", first), "the same version: the kept look");
 
         Cluster grown = withTopic(first, "t", 5);
-        assertEquals(5, topics.entry("t", grown).partitionCount(), "a new version: looked up again");
-        assertSame(grown.topic("t"), topics.entry("t", grown));
-        assertEquals(3, topics.entry("t", first).partitionCount(), "each version its own entry");
+        assertEquals(5, topics.look("t", grown).entry().partitionCount(), "a new version: looked up again");
+        assertSame(grown.topic("t"), topics.look("t", grown).entry());
+        assertEquals(3, topics.look("t", first).entry().partitionCount(), "each version its own entry");
 
         Cluster gone = grown.apply(ClusterDelta.builder().clusterId("c").removeTopic("t").build());
-        assertNull(topics.entry("t", gone), "absent in the new version");
+        assertNull(topics.look("t", gone).entry(), "absent in the new version");
     }
 
     @Test
