@@ -35,10 +35,13 @@ final class RealBroker {
     /** The KafkaProducer on kmeta ({@code KmetaProducer.create}). */
     static final String KMETA = "kmeta";
     /**
-     * A stock {@code KafkaProducer} with one interceptor that does nothing ({@link NoopInterceptor}): what kafka-clients'
-     * interceptor hop costs a send, which the KafkaProducer route pays for its own interceptor (a control for P2k).
+     * A stock {@code KafkaProducer} with one interceptor that does nothing ({@link NoopInterceptor}): what
+     * kafka-clients' interceptor hop costs a send, which the KafkaProducer route pays for its own interceptor (a
+     * control for P2k).
      */
     static final String STOCK_INTERCEPTOR = "stock-interceptor";
+    /** Every producer {@link #producer} makes. */
+    static final List<String> KINDS = List.of(STOCK, KMETA, STOCK_INTERCEPTOR);
     /** The broker JVM's options by default: a server's GC and compiler, and room for 10,000-20,000 partitions. */
     static final String BROKER_JVM = "-Xmx1g -XX:+UseG1GC";
 
@@ -137,9 +140,20 @@ final class RealBroker {
                 withHop.put("interceptor.classes", NoopInterceptor.class.getName());
                 yield new KafkaProducer<>(withHop);
             }
-            default -> throw new IllegalArgumentException("impl must be " + STOCK + ", " + KMETA + " or "
-                    + STOCK_INTERCEPTOR + ": " + impl);
+            default -> throw new IllegalArgumentException(kindError("impl", impl));
         };
+    }
+
+    /** {@code kind}, when {@link #producer} makes it; else an IllegalArgumentException naming {@code option}. */
+    static String checkKind(String option, String kind) {
+        if (!KINDS.contains(kind)) {
+            throw new IllegalArgumentException(kindError(option, kind));
+        }
+        return kind;
+    }
+
+    private static String kindError(String option, String kind) {
+        return option + " must be one of " + KINDS + ": " + kind;
     }
 
     /** The routes {@code --impl} names, in the order of a round: {@code both} alternates by round. */

@@ -158,14 +158,8 @@ public final class SendUnderChurnHarness {
         sendCpu = Boolean.parseBoolean(opts.get("send-cpu"));
         boolean together = Boolean.parseBoolean(opts.get("together"));
         producerExtra = Map.of("enable.idempotence", opts.get("idempotence"), "linger.ms", opts.get("linger-ms"));
-        slotKinds.put(STOCK, opts.get("stock-slot"));
-        slotKinds.put(KMETA, opts.get("kmeta-slot"));
-        for (String kind : slotKinds.values()) {
-            if (!List.of(STOCK, KMETA, RealBroker.STOCK_INTERCEPTOR).contains(kind)) {
-                throw new IllegalArgumentException("--stock-slot and --kmeta-slot must be " + STOCK + ", " + KMETA
-                        + " or " + RealBroker.STOCK_INTERCEPTOR + ": " + kind);
-            }
-        }
+        slotKinds.put(STOCK, RealBroker.checkKind("--stock-slot", opts.get("stock-slot")));
+        slotKinds.put(KMETA, RealBroker.checkKind("--kmeta-slot", opts.get("kmeta-slot")));
         RealBroker.impls(impl, 1); // checks the option
         if (s.rate() < s.threads() || s.seconds() < 1 || s.threads() < 1 || s.churnMs() < 1) {
             throw new IllegalArgumentException("--rate must be >= --threads, --seconds, --threads, --churn-ms >= 1");
