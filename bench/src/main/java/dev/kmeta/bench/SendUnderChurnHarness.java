@@ -107,9 +107,9 @@ public final class SendUnderChurnHarness {
         }
 
         String line() {
-            return String.format(Locale.ROOT, "round %d %s%s %s: %d sends, send() p50 %s / p99 %s / p99.9 %s / max %s ms,"
-                    + " %d over 10 ms; kmeta snapshot changes %s; GC %d ms; Sender polls %d, requests %d, buffer-pool wait"
-                    + " %d ms, network thread CPU %d ms, allocated %d KiB%s; load %s%s", round, impl,
+            return String.format(Locale.ROOT, "round %d %s%s %s: %d sends, send() p50 %s / p99 %s / p99.9 %s / max %s"
+                    + " ms, %d over 10 ms; kmeta snapshot changes %s; GC %d ms; Sender polls %d, requests %d,"
+                    + " buffer-pool wait %d ms, network thread CPU %d ms, allocated %d KiB%s; load %s%s", round, impl,
                     slotKinds.get(impl).equals(impl) ? "" : " (" + slotKinds.get(impl) + ")",
                     churn ? "churn" : "no churn", sends, msFine(p50Ns), msFine(p99Ns), ms(p999Ns), ms(maxNs), over10ms,
                     snapshotChanges < 0 ? "-" : Long.toString(snapshotChanges), gcMs, senderPolls, requests,
@@ -169,9 +169,9 @@ public final class SendUnderChurnHarness {
         RealBroker.watchdog("SendUnderChurnHarness", TimeUnit.SECONDS.toMillis(2 * estimateS + 300));
         System.out.printf(Locale.ROOT, "SendUnderChurnHarness (P2k): %d rounds, %d topics x %d partitions, %d threads"
                         + " at %d records/s in all, keyed %d B records, churn every %d ms, %d s measured after %d s;"
-                        + " broker JVM %s; slots: stock = %s, kmeta = %s; %s%n", rounds, s.topics(), s.partitions(), s.threads(), s.rate(),
-                s.valueBytes(), s.churnMs(), s.seconds(), s.warmupSeconds(), opts.get("broker-jvm"), slotKinds.get(STOCK),
-                slotKinds.get(KMETA), Args.jvm());
+                        + " broker JVM %s; slots: stock = %s, kmeta = %s; %s%n", rounds, s.topics(), s.partitions(),
+                s.threads(), s.rate(), s.valueBytes(), s.churnMs(), s.seconds(), s.warmupSeconds(),
+                opts.get("broker-jvm"), slotKinds.get(STOCK), slotKinds.get(KMETA), Args.jvm());
         Path storage = Files.createTempDirectory(Path.of(opts.get("storage")), "kmeta-p2k-");
         System.out.println("broker storage: " + storage);
         List<Run> runs = new ArrayList<>();
@@ -260,8 +260,8 @@ public final class SendUnderChurnHarness {
                 }
             }
             Admin admin = cluster.admin();
-            Thread churner = new Thread(() -> churn(admin, routes, s, value, churnSeq, churnStartNs, churnFromNs, endNs),
-                    "p2k-churn");
+            Thread churner = new Thread(
+                    () -> churn(admin, routes, s, value, churnSeq, churnStartNs, churnFromNs, endNs), "p2k-churn");
             churner.setDaemon(true);
             threads.add(churner);
             threads.forEach(Thread::start);
@@ -367,8 +367,8 @@ public final class SendUnderChurnHarness {
         Route(String impl, String clientId, KafkaCluster cluster, Settings s) {
             this.impl = impl;
             this.clientId = clientId;
-            this.producer = RealBroker.producer(slotKinds.get(impl), RealBroker.producerProps(cluster.bootstrapServers(), clientId,
-                    producerExtra));
+            this.producer = RealBroker.producer(slotKinds.get(impl),
+                    RealBroker.producerProps(cluster.bootstrapServers(), clientId, producerExtra));
             this.callback = (metadata, error) -> {
                 (error == null ? acked : failed).incrementAndGet();
                 if (error != null) {
@@ -395,7 +395,7 @@ public final class SendUnderChurnHarness {
                     failed.get(), firstError.get() == null ? "" : " (first: " + firstError.get() + ")");
         }
 
-        /** Steady thread {@code me}: keyed records to random topics, one every {@code periodNs} from {@code firstNs}. */
+        /** Steady thread {@code me}: keyed records to random topics, one per {@code periodNs} from {@code firstNs}. */
         void steady(int me, long firstNs, long periodNs, List<String> topics, byte[] value, long quietFromNs,
                     long churnStartNs, long churnFromNs, long endNs) {
             java.lang.management.ThreadMXBean cpuClock = java.lang.management.ManagementFactory.getThreadMXBean();

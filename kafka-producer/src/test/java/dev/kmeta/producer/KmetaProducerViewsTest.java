@@ -184,7 +184,8 @@ class KmetaProducerViewsTest {
             assertTrue(failed, "the topic did not exist");
             assertTrue(b.views().topicsInScope().contains("join-late"), "it joined the producer's topics");
             assertEquals(Set.of("join-1"), networkTopics(b), "the view, looked at after the join");
-            assertEquals(built, b.views().stats().producerViewsBuilt(), "kept, not built again, for a topic kmeta lacks");
+            assertEquals(built, b.views().stats().producerViewsBuilt(),
+                    "kept, not built again, for a topic kmeta lacks");
 
             KAFKA.cluster().createTopic("join-late", 3, 1);
             send(producer, "join-late", 1);

@@ -317,7 +317,7 @@ public final class ProducerBridge implements RouteCounts {
             network.onSend();
         }
         // the producer's topic map, not kmeta's index: one object per topic and version (TopicLook), which fetch()
-        // reads next; a topic whose leaders a send on this version saw proven needs no verdict (a proof never goes back)
+        // reads next; a topic whose leaders a send on this version saw proven needs no verdict (proofs never go back)
         TopicLook look = views.look(topic, snapshot);
         TopicMetadata entry = look != null ? look.entry() : snapshot.topic(topic);
         boolean proven = look != null && look.isProven();

@@ -77,7 +77,7 @@ class ProducerBridgeTopicLookTest {
         dev.kmeta.cluster.Cluster snapshot = f.metadata.fetch();
         assertTrue(f.bridge.views().look(TOPIC, snapshot).isProven());
 
-        f.broker.deleteTopic(TOPIC); // re-created with 4 partitions: a new topic object, whose proof is not the old one's
+        f.broker.deleteTopic(TOPIC); // re-created with 4 partitions: a new topic object, with a proof of its own
         f.broker.createTopic(TOPIC, 4);
         f.metadata.awaitTopic(TOPIC, 3, f.metadata.newSendDeadline());
         f.bridge.fetchMetadataSnapshot();
