@@ -48,13 +48,16 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * }</pre>
  * Options: {@code --rounds N} (3), {@code --seconds N} (25), {@code --warmup-seconds N} (3), {@code --rate N} (400),
  * {@code --threads N} (4), {@code --topics N} (100), {@code --partitions N} (100), {@code --churn-ms N} (250),
- * {@code --value-bytes N} (1024), {@code --impl both|stock|kmeta}, {@code --idempotence true|false} (true), {@code --linger-ms N} (5, Kafka's default), {@code --sync-after-warm true|false} (true: the
- * warm-up's dirty pages are written back before the measured phases, see {@code pair}), {@code --broker-jvm} (the child broker's JVM
- * options, {@code "-Xmx1g -XX:+UseG1GC"}; the testkit's test defaults, 256 MB, Serial GC and C1 only, spend their
+ * {@code --value-bytes N} (1024), {@code --impl both|stock|kmeta}, {@code --idempotence true|false} (true),
+ * {@code --linger-ms N} (5, Kafka's default), {@code --sync-after-warm true|false} (true: the warm-up's dirty pages
+ * are written back before the measured phases, see {@code pair}), {@code --broker-jvm} (the child broker's JVM options, {@code "-Xmx1g -XX:+UseG1GC"}; the testkit's test defaults, 256 MB, Serial GC and C1 only, spend their
  * time in full GCs with 10,000 partitions, and with 1 GB still stall sends for seconds on this machine). About 1.5-4
  * minutes per route and round (the warm-up on 10,000 partitions takes 10 s to 2 minutes), plus ~1 min for the
  * topics; the program exits (closing the broker) if it runs longer than twice its estimate plus 5 minutes.
  * {@code --print-churn true|false} (false): print each churn topic's first {@code send()} time, in order.
+ * {@code --slow-detail true|false} (false): each send over 10 ms printed with its start instant and its time split
+ * into CPU, waiting for a CPU and blocked, and its minor page faults; per run, the sends that waited 1 ms or more for
+ * a CPU (Linux only).
  * {@code --together true|false} (false): with {@code --impl both}, the two routes run at once, each at the full rate
  * with its own threads (their sends interleaved), rather than one after the other: a round's two windows then meet the
  * same machine - the broker's, the JIT's and the other JVM threads' moments - so the per-round kmeta/stock ratio is a
@@ -78,6 +81,16 @@ public final class SendUnderChurnHarness {
      * system calls outside the timed span): the route's work on the CPU, cache-miss stalls included, apart from waits.
      */
     private static boolean sendCpu;
+    /**
+     * {@code --slow-detail}: around each steady send the thread's CPU time, run-queue wait and minor page faults
+     * ({@link ThreadSchedStats}) are read too; each send over 10 ms is printed with its wall-clock start (to find it in
+     * a JFR recording), its time split into CPU, waiting for a CPU and the rest (blocked) and its page faults, and each
+     * run counts the sends that waited 1 ms or more for a CPU.
+     */
+    private static boolean slowDetail;
+    /** A wall-clock instant and the nanoTime read with it: a send's nanoTime start as an instant. */
+    private static final java.time.Instant BASE_INSTANT = java.time.Instant.now();
+    private static final long BASE_NANOS = System.nanoTime();
     /**
      * What each slot runs ({@code --stock-slot}, {@code --kmeta-slot}): by default the slot's own route; a control
      * puts another route in a slot (a second stock producer: an A/A run, the harness's own spread and bias; a stock
@@ -140,6 +153,7 @@ public final class SendUnderChurnHarness {
         defaults.put("broker-jvm", BROKER_JVM);
         defaults.put("print-churn", "false");
         defaults.put("send-cpu", "false");
+        defaults.put("slow-detail", "false");
         defaults.put("together", "false");
         defaults.put("stock-slot", STOCK);
         defaults.put("kmeta-slot", KMETA);
@@ -155,7 +169,8 @@ public final class SendUnderChurnHarness {
                 Boolean.parseBoolean(opts.get("sync-after-warm")));
         String impl = opts.get("impl");
         printChurn = Boolean.parseBoolean(opts.get("print-churn"));
-        sendCpu = Boolean.parseBoolean(opts.get("send-cpu"));
+        slowDetail = Boolean.parseBoolean(opts.get("slow-detail"));
+        sendCpu = slowDetail || Boolean.parseBoolean(opts.get("send-cpu"));
         boolean together = Boolean.parseBoolean(opts.get("together"));
         producerExtra = Map.of("enable.idempotence", opts.get("idempotence"), "linger.ms", opts.get("linger-ms"));
         slotKinds.put(STOCK, RealBroker.checkKind("--stock-slot", opts.get("stock-slot")));
@@ -356,6 +371,10 @@ public final class SendUnderChurnHarness {
         final long[][][] times; // [0] no churn, [1] churn; per thread
         final long[][][] cpuTimes;
         final int[][] counts;
+        /** {@code --slow-detail}: per phase and thread, sends that waited >= 1 ms for a CPU, and their wait. */
+        final int[][] cpuWaits;
+        final long[][] cpuWaitNs;
+        final List<String> slowSends = new ArrayList<>();
         final int capacity;
         final List<Long> churnTimes = new ArrayList<>();
         final long[] polls = new long[4];
@@ -379,6 +398,8 @@ public final class SendUnderChurnHarness {
             times = new long[2][s.threads()][capacity];
             cpuTimes = sendCpu ? new long[2][s.threads()][capacity] : null;
             counts = new int[2][s.threads()];
+            cpuWaits = new int[2][s.threads()];
+            cpuWaitNs = new long[2][s.threads()];
         }
 
         /** One record to each partition, then flush. */
@@ -400,10 +421,18 @@ public final class SendUnderChurnHarness {
                     long churnStartNs, long churnFromNs, long endNs) {
             java.lang.management.ThreadMXBean cpuClock = java.lang.management.ManagementFactory.getThreadMXBean();
             ThreadLocalRandom random = ThreadLocalRandom.current();
+            ThreadSchedStats queue = slowDetail ? ThreadSchedStats.open() : null;
             long nextNs = firstNs;
             while (true) {
                 long now = System.nanoTime();
                 if (nextNs >= endNs || Thread.currentThread().isInterrupted()) {
+                    if (queue != null) {
+                        try {
+                            queue.close();
+                        } catch (java.io.IOException e) {
+                            System.out.println("  closing schedstat: " + e);
+                        }
+                    }
                     return;
                 }
                 if (now < nextNs) {
@@ -414,6 +443,8 @@ public final class SendUnderChurnHarness {
                 random.nextBytes(key);
                 ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(
                         topics.get(random.nextInt(topics.size())), key, value);
+                long q0 = queue != null ? queue.runQueueNs() : 0;
+                long f0 = queue != null ? queue.minorFaults() : 0;
                 long c0 = sendCpu ? cpuClock.getCurrentThreadCpuTime() : 0;
                 long t0 = System.nanoTime();
                 try {
@@ -423,7 +454,12 @@ public final class SendUnderChurnHarness {
                 }
                 long t1 = System.nanoTime();
                 long c1 = sendCpu ? cpuClock.getCurrentThreadCpuTime() : 0;
+                long f1 = queue != null ? queue.minorFaults() : 0;
+                long q1 = queue != null ? queue.runQueueNs() : 0;
                 int phase = t0 >= churnFromNs ? 1 : t0 >= quietFromNs && t0 < churnStartNs ? 0 : -1;
+                if (phase >= 0 && slowDetail) {
+                    noteDetail(phase, me, t0, t1 - t0, c1 - c0, q1 - q0, queue != null ? f1 - f0 : -1);
+                }
                 if (phase >= 0 && counts[phase][me] < capacity) {
                     if (cpuTimes != null) {
                         cpuTimes[phase][me][counts[phase][me]] = c1 - c0;
@@ -431,6 +467,26 @@ public final class SendUnderChurnHarness {
                     times[phase][me][counts[phase][me]++] = t1 - t0;
                 }
                 nextNs += periodNs;
+            }
+        }
+
+        /** {@code --slow-detail}: one measured send's CPU-queue wait counted, and the send noted if over 10 ms. */
+        private void noteDetail(int phase, int me, long t0, long wallNs, long cpuNs, long queueNs, long faults) {
+            boolean queued = faults >= 0;
+            if (queueNs >= 1_000_000) {
+                cpuWaits[phase][me]++;
+                cpuWaitNs[phase][me] += queueNs;
+            }
+            if (wallNs > SLOW_NS) {
+                String line = String.format(Locale.ROOT, "  slow send: %s %s at %s: %.2f ms - CPU %.2f, waiting for a"
+                                + " CPU %s, other (blocked) %s; minor page faults %s", Thread.currentThread().getName(),
+                        phase == 0 ? "no churn" : "churn", BASE_INSTANT.plusNanos(t0 - BASE_NANOS), wallNs / 1e6,
+                        cpuNs / 1e6, queued ? String.format(Locale.ROOT, "%.2f", queueNs / 1e6) : "?",
+                        queued ? String.format(Locale.ROOT, "%.2f", (wallNs - cpuNs - queueNs) / 1e6) : "?",
+                        queued ? Long.toString(faults) : "?");
+                synchronized (slowSends) {
+                    slowSends.add(line);
+                }
             }
         }
 
@@ -443,6 +499,22 @@ public final class SendUnderChurnHarness {
                 synchronized (churnTimes) {
                     churnTimes.add(t1 - t0);
                 }
+            }
+        }
+
+        private void printDetail(Settings s) {
+            synchronized (slowSends) {
+                slowSends.forEach(System.out::println);
+            }
+            for (int phase = 0; phase < 2; phase++) {
+                int waits = 0;
+                long waitNs = 0;
+                for (int t = 0; t < s.threads(); t++) {
+                    waits += cpuWaits[phase][t];
+                    waitNs += cpuWaitNs[phase][t];
+                }
+                System.out.printf(Locale.ROOT, "  %s %s: %d sends waited >= 1 ms for a CPU, %.1f ms in all%n",
+                        clientId, phase == 0 ? "no churn" : "churn", waits, waitNs / 1e6);
             }
         }
 
@@ -465,11 +537,15 @@ public final class SendUnderChurnHarness {
             long[] churnSorted;
             synchronized (churnTimes) {
                 if (printChurn) {
-                    StringBuilder b = new StringBuilder("  " + clientId + " churn topics' first send() (ms, in order):");
+                    StringBuilder b = new StringBuilder("  " + clientId
+                            + " churn topics' first send() (ms, in order):");
                     churnTimes.forEach(t -> b.append(' ').append(ms(t)));
                     System.out.println(b);
                 }
                 churnSorted = churnTimes.stream().mapToLong(Long::longValue).sorted().toArray();
+            }
+            if (slowDetail) {
+                printDetail(s);
             }
             boolean kmeta = slotKinds.get(impl).equals(KMETA);
             List<Run> out = new ArrayList<>();
