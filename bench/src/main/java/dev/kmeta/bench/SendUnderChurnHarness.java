@@ -50,8 +50,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * {@code --threads N} (4), {@code --topics N} (100), {@code --partitions N} (100), {@code --churn-ms N} (250),
  * {@code --value-bytes N} (1024), {@code --impl both|stock|kmeta}, {@code --idempotence true|false} (true),
  * {@code --linger-ms N} (5, Kafka's default), {@code --sync-after-warm true|false} (true: the warm-up's dirty pages
- * are written back before the measured phases, see {@code pair}), {@code --broker-jvm} (the child broker's JVM options, {@code "-Xmx1g -XX:+UseG1GC"}; the testkit's test defaults, 256 MB, Serial GC and C1 only, spend their
- * time in full GCs with 10,000 partitions, and with 1 GB still stall sends for seconds on this machine). About 1.5-4
+ * are written back before the measured phases, see {@code pair}), {@code --broker-jvm} (the child broker's JVM
+ * options, {@code "-Xmx1g -XX:+UseG1GC"}; the testkit's test defaults, 256 MB, Serial GC and C1 only, spend their time
+ * in full GCs with 10,000 partitions, and with 1 GB still stall sends for seconds on this machine). About 1.5-4
  * minutes per route and round (the warm-up on 10,000 partitions takes 10 s to 2 minutes), plus ~1 min for the
  * topics; the program exits (closing the broker) if it runs longer than twice its estimate plus 5 minutes.
  * {@code --print-churn true|false} (false): print each churn topic's first {@code send()} time, in order.
@@ -421,14 +422,14 @@ public final class SendUnderChurnHarness {
                     long churnStartNs, long churnFromNs, long endNs) {
             java.lang.management.ThreadMXBean cpuClock = java.lang.management.ManagementFactory.getThreadMXBean();
             ThreadLocalRandom random = ThreadLocalRandom.current();
-            ThreadSchedStats queue = slowDetail ? ThreadSchedStats.open() : null;
+            ThreadSchedStats sched = slowDetail ? ThreadSchedStats.open() : null;
             long nextNs = firstNs;
             while (true) {
                 long now = System.nanoTime();
                 if (nextNs >= endNs || Thread.currentThread().isInterrupted()) {
-                    if (queue != null) {
+                    if (sched != null) {
                         try {
-                            queue.close();
+                            sched.close();
                         } catch (java.io.IOException e) {
                             System.out.println("  closing schedstat: " + e);
                         }
@@ -443,8 +444,8 @@ public final class SendUnderChurnHarness {
                 random.nextBytes(key);
                 ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(
                         topics.get(random.nextInt(topics.size())), key, value);
-                long q0 = queue != null ? queue.runQueueNs() : 0;
-                long f0 = queue != null ? queue.minorFaults() : 0;
+                long q0 = sched != null ? sched.runQueueNs() : 0;
+                long f0 = sched != null ? sched.minorFaults() : 0;
                 long c0 = sendCpu ? cpuClock.getCurrentThreadCpuTime() : 0;
                 long t0 = System.nanoTime();
                 try {
@@ -454,11 +455,11 @@ public final class SendUnderChurnHarness {
                 }
                 long t1 = System.nanoTime();
                 long c1 = sendCpu ? cpuClock.getCurrentThreadCpuTime() : 0;
-                long f1 = queue != null ? queue.minorFaults() : 0;
-                long q1 = queue != null ? queue.runQueueNs() : 0;
+                long f1 = sched != null ? sched.minorFaults() : 0;
+                long q1 = sched != null ? sched.runQueueNs() : 0;
                 int phase = t0 >= churnFromNs ? 1 : t0 >= quietFromNs && t0 < churnStartNs ? 0 : -1;
                 if (phase >= 0 && slowDetail) {
-                    noteDetail(phase, me, t0, t1 - t0, c1 - c0, q1 - q0, queue != null ? f1 - f0 : -1);
+                    noteDetail(phase, me, t0, t1 - t0, c1 - c0, q1 - q0, sched != null ? f1 - f0 : -1);
                 }
                 if (phase >= 0 && counts[phase][me] < capacity) {
                     if (cpuTimes != null) {
@@ -472,7 +473,7 @@ public final class SendUnderChurnHarness {
 
         /** {@code --slow-detail}: one measured send's CPU-queue wait counted, and the send noted if over 10 ms. */
         private void noteDetail(int phase, int me, long t0, long wallNs, long cpuNs, long queueNs, long faults) {
-            boolean queued = faults >= 0;
+            boolean split = faults >= 0;
             if (queueNs >= 1_000_000) {
                 cpuWaits[phase][me]++;
                 cpuWaitNs[phase][me] += queueNs;
@@ -481,9 +482,9 @@ public final class SendUnderChurnHarness {
                 String line = String.format(Locale.ROOT, "  slow send: %s %s at %s: %.2f ms - CPU %.2f, waiting for a"
                                 + " CPU %s, other (blocked) %s; minor page faults %s", Thread.currentThread().getName(),
                         phase == 0 ? "no churn" : "churn", BASE_INSTANT.plusNanos(t0 - BASE_NANOS), wallNs / 1e6,
-                        cpuNs / 1e6, queued ? String.format(Locale.ROOT, "%.2f", queueNs / 1e6) : "?",
-                        queued ? String.format(Locale.ROOT, "%.2f", (wallNs - cpuNs - queueNs) / 1e6) : "?",
-                        queued ? Long.toString(faults) : "?");
+                        cpuNs / 1e6, split ? String.format(Locale.ROOT, "%.2f", queueNs / 1e6) : "?",
+                        split ? String.format(Locale.ROOT, "%.2f", (wallNs - cpuNs - queueNs) / 1e6) : "?",
+                        split ? Long.toString(faults) : "?");
                 synchronized (slowSends) {
                     slowSends.add(line);
                 }

@@ -31,9 +31,7 @@ import jdk.jfr.consumer.RecordingFile;
  * java -cp bench/target/benchmarks.jar dev.kmeta.bench.SlowSendsInJfr /tmp/p2k.txt /tmp/p2k.jfr [minMs (2)]
  * }</pre>
  * {@code SLOW.jfc}: JDK's {@code profile.jfc} with the {@code jdk.JavaMonitorEnter} and {@code jdk.ThreadPark}
- * thresholds at 1 ms. An async-profiler recording ({@code -agentpath:...=start,event=itimer,interval=1ms,jfr,file=..})
- * works too: its CPU samples of the sending thread during a slow send show where a send spent its CPU time, VM and
- * kernel frames included. Not thread-safe; a program.
+ * thresholds at 1 ms. Not thread-safe; a program.
  */
 public final class SlowSendsInJfr {
     private static final Pattern SLOW = Pattern.compile("slow send: (\\S+) .* at (\\S+): ([0-9.]+) ms");
@@ -83,7 +81,7 @@ public final class SlowSendsInJfr {
     }
 
     private static String threadOf(RecordedEvent e) {
-        RecordedThread t = e.getThread(); // async-profiler's recordings name threads by their OS name only
+        RecordedThread t = e.getThread();
         String name = t == null ? null : t.getJavaName() != null ? t.getJavaName() : t.getOSName();
         return name == null ? "-" : name;
     }
