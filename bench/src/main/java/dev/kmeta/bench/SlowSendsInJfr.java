@@ -21,9 +21,10 @@ import jdk.jfr.consumer.RecordingFile;
 /**
  * A diagnosis aid for P2k's slow sends (not a measurement): reads a {@code --slow-detail} run's output and the JFR
  * recording made in the same JVM, and prints, for each send over 10 ms, what the recording shows during it - the
- * sending thread's own events (a monitor it waited for, a park), every thread's lock waits of {@code minMs} or more,
- * and the GC pauses and VM operations. Then, per route and thread kind (steady, network), the monitor waits and parks
- * of the whole recording by their first frame outside the JDK, with how many lasted 5 and 10 ms or more.
+ * sending thread's own events (a monitor it waited for, a park, a CPU sample), every thread's lock waits and socket
+ * writes of {@code minMs} or more, and the GC pauses and VM operations. Then, per slot and thread kind (steady,
+ * network), the monitor waits and parks of the whole recording by their first frame outside the JDK, with how many
+ * lasted 5 and 10 ms or more.
  *
  * <pre>{@code
  * java -XX:StartFlightRecording=filename=/tmp/p2k.jfr,settings=SLOW.jfc -cp bench/target/benchmarks.jar \
@@ -44,6 +45,10 @@ public final class SlowSendsInJfr {
     }
 
     public static void main(String[] args) throws IOException {
+        if (args.length < 2 || args.length > 3) {
+            System.err.println("usage: SlowSendsInJfr <P2k --slow-detail output> <its JFR recording> [minMs]");
+            System.exit(2);
+        }
         List<Slow> slows = new ArrayList<>();
         for (String line : Files.readAllLines(Path.of(args[0]))) {
             Matcher m = SLOW.matcher(line);
