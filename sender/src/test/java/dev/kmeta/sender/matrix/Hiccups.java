@@ -10,9 +10,9 @@ import java.util.concurrent.locks.LockSupport;
  * A hiccup meter (after jHiccup): what the platform - GC pauses, CPU starvation of a shared 2-core machine running
  * three brokers in the same JVM - does to any parked thread, kmeta's waiters included. A thread per CPU and one more
  * park for 1 ms again and again; two more wait as the load's threads do, without kmeta (park until a 100, 250 or
- * 500 ms deadline, then pause 20 ms), and the load's own threads report how late their pauses between waits woke up (the same threads'
- * scheduling, outside kmeta). The matrix's overshoot bound ({@link OvershootBound}) is stated on top of the worst of
- * them, or of the waiting thread's own run-queue time, whichever is larger.
+ * 500 ms deadline, then pause 20 ms), and the load's own threads report how late their pauses between waits woke up
+ * (the same threads' scheduling, outside kmeta). The matrix's overshoot bound ({@link OvershootBound}) is stated on
+ * top of the worst of them, or of the waiting thread's own run-queue time, whichever is larger.
  *
  * <p>Thread-safe.
  */
