@@ -93,14 +93,13 @@ public final class SlowSendsInJfr {
 
     /** The sending thread's events; others' lock waits of minNs or more; pauses and VM operations. */
     private static boolean shows(RecordedEvent e, Slow s, long minNs) {
-        String type = name(e);
-        if (type.equals("jdk.GCPhasePause") || type.equals("jdk.ExecuteVMOperation")) {
-            return true;
-        }
-        boolean waitOrIo = type.equals("jdk.JavaMonitorEnter") || type.equals("jdk.SocketWrite");
-        return type.equals("jdk.JavaMonitorEnter") || type.equals("jdk.ThreadPark") || type.equals("jdk.SocketWrite")
-                ? threadOf(e).equals(s.thread()) || waitOrIo && e.getDuration().toNanos() >= minNs
-                : threadOf(e).equals(s.thread()) && type.equals("jdk.ExecutionSample");
+        boolean sender = threadOf(e).equals(s.thread());
+        return switch (name(e)) {
+            case "jdk.GCPhasePause", "jdk.ExecuteVMOperation" -> true;
+            case "jdk.JavaMonitorEnter", "jdk.SocketWrite" -> sender || e.getDuration().toNanos() >= minNs;
+            case "jdk.ThreadPark", "jdk.ExecutionSample" -> sender;
+            default -> false;
+        };
     }
 
     private static String describe(RecordedEvent e, Instant sendStart) {

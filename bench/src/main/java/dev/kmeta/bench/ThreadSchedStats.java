@@ -13,6 +13,10 @@ import java.nio.file.StandardOpenOption;
  * for a CPU (the machine's load) and waiting for something else (a lock, a park, a GC pause, I/O), and tell work that
  * was the kernel's (faulting pages in) from the thread's own.
  *
+ * <p>Not testkit's {@code RunQueue}, which opens the file and builds strings on every read: read around every send of
+ * a run, that would add allocation (and with it GC pauses, one of the causes a slow-send run looks for) to both
+ * routes' sends; this keeps its files open and reuses one buffer.
+ *
  * <p>Opened by, and only to be used from, the thread it reads; not thread-safe. Where the files cannot be read
  * ({@link #open()} returns null) the harness reports no split.
  */
