@@ -70,6 +70,10 @@ class SingleBrokerTest {
             assertEquals(d.topicId().getMostSignificantBits(), c.topicId("first").getMostSignificantBits());
             assertEquals(4, Handles.kafkaCluster(m).partitionCountForTopic("first"));
             assertSame(Handles.kafkaCluster(m), Handles.kafkaCluster(m), "the Kafka view is cached per snapshot");
+            Cluster before = m.fetch();
+            Cluster direct = Handles.snapshots(m).get(); // the KafkaProducer route's per-send read
+            Cluster after = m.fetch();
+            assertTrue(direct == before || direct == after, "the route's direct read is the handle's snapshot");
             // The sender settles its state machine just after it wakes the waiters it answered.
             await().atMost(Duration.ofSeconds(5)).until(() -> m.state() == RefreshState.STABLE);
         }

@@ -18,6 +18,7 @@ import dev.kmeta.producer.internal.view.ProducerViews;
 import dev.kmeta.producer.internal.view.TopicLook;
 import dev.kmeta.producer.internal.view.ViewStats;
 import dev.kmeta.sender.KafkaMetadata;
+import dev.kmeta.sender.internal.Handles;
 import org.apache.kafka.clients.Metadata;
 import org.apache.kafka.clients.MetadataSnapshot;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -40,6 +41,7 @@ import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import java.time.Duration;
 
 /**
@@ -91,6 +93,14 @@ public final class ProducerBridge implements RouteCounts {
     private final SendProtocol protocol;
     /** What the producer's network thread does ({@link NetworkThreadProtocol}). */
     private final NetworkThreadProtocol network;
+    /**
+     * The producer's network thread once {@link #attach} read it (null before, or when it could not be read): every
+     * call asks whether it runs there, and a field of the bridge is one object fewer to miss than the network
+     * protocol's record of it when the caches went cold between sends.
+     */
+    private volatile Thread networkThread;
+    /** kmeta's current snapshot, read from the instance's manager directly ({@link Handles#snapshots}). */
+    private final Supplier<dev.kmeta.cluster.Cluster> snapshots;
     /** The network thread's view of this producer's topics (made once: fetch() allocates nothing). */
     private final java.util.function.Supplier<Cluster> producerView;
     /** The topics this producer saw deleted and re-created ({@link Recreations}). */
@@ -106,6 +116,7 @@ public final class ProducerBridge implements RouteCounts {
     ProducerBridge(KafkaMetadata metadata, long metadataIdleMs, long giveUpEarlyMs, long maxBlockMs,
                    String logPrefix, String clientId) {
         this.metadata = metadata;
+        this.snapshots = Handles.snapshots(metadata);
         this.views = new ProducerViews(metadata, metadataIdleMs);
         this.giveUpEarlyMs = giveUpEarlyMs;
         this.recreations = new Recreations(metadata, logPrefix);
@@ -149,7 +160,7 @@ public final class ProducerBridge implements RouteCounts {
         if (protocol.fetchHidesTopic()) { // or throws the kept timeout: fetch() comes right after awaitUpdate
             return Cluster.empty(); // waitOnMetadata's first look: the topic is not sendable yet
         }
-        if (network.isCurrent()) {
+        if (onNetworkThread()) {
             return network.fetch(producerView);
         }
         Cluster view = views.forSend(protocol.viewTopic());
@@ -159,6 +170,15 @@ public final class ProducerBridge implements RouteCounts {
     /** The producer is made: its network thread and Sender (null when they cannot be read). */
     void attach(SenderRef ref) {
         network.attach(ref);
+        if (ref != null && ref.thread() != null) {
+            networkThread = ref.thread();
+        }
+    }
+
+    /** True on the producer's network thread ({@link NetworkThreadProtocol#isCurrent}, from the bridge once known). */
+    private boolean onNetworkThread() {
+        Thread t = networkThread;
+        return t != null ? t == Thread.currentThread() : network.isCurrent();
     }
 
     /** How many times kmeta's answers woke the producer's network thread (it waited for them). */
@@ -193,7 +213,7 @@ public final class ProducerBridge implements RouteCounts {
         if (use(topic, nowMs) != ProducerViews.Added.FRESH) { // at most once a second per topic, as kmeta's stamp
             metadata.subscribe(topic);
         }
-        if (network.isCurrent()) {
+        if (onNetworkThread()) {
             network.add(topic); // in the Sender's ready check: a topic whose leader its view lacks
         }
         protocol.add(topic);
@@ -297,7 +317,7 @@ public final class ProducerBridge implements RouteCounts {
      * the producer's network thread. Allocation-free.
      */
     void onSend(String topic, Integer partition) {
-        onSend(topic, partition, metadata.fetch());
+        onSend(topic, partition, snapshots.get());
     }
 
     /**
@@ -306,14 +326,14 @@ public final class ProducerBridge implements RouteCounts {
      * on one read of kmeta's snapshot.
      */
     <K, V> ProducerRecord<K, V> onSend(ProducerRecord<K, V> record) {
-        dev.kmeta.cluster.Cluster snapshot = metadata.fetch();
+        dev.kmeta.cluster.Cluster snapshot = snapshots.get();
         ProducerRecord<K, V> r = recreations.onSend(record, snapshot);
         onSend(r.topic(), r.partition(), snapshot);
         return r;
     }
 
     private void onSend(String topic, Integer partition, dev.kmeta.cluster.Cluster snapshot) {
-        if (network.isCurrent()) {
+        if (onNetworkThread()) {
             network.onSend();
         }
         // the producer's topic map, not kmeta's index: one object per topic and version (TopicLook), which fetch()
@@ -330,7 +350,7 @@ public final class ProducerBridge implements RouteCounts {
 
     /** The interceptor's onAcknowledgement with an exception: on a sending thread, its send failed in send(). */
     void sendFailed() {
-        if (!network.isCurrent()) {
+        if (!onNetworkThread()) {
             protocol.sendFailed();
         }
     }
@@ -344,7 +364,7 @@ public final class ProducerBridge implements RouteCounts {
 
     /** {@code fetchMetadataSnapshot()}: this producer's topics, rebuilt only when one of them or the brokers changed. */
     public MetadataSnapshot fetchMetadataSnapshot() {
-        if (network.isCurrent()) {
+        if (onNetworkThread()) {
             network.loopStarts(); // the Sender's loop: its ready check follows
         }
         return views.currentSnapshot();
@@ -373,7 +393,7 @@ public final class ProducerBridge implements RouteCounts {
             return metadata.fetch().version();
         }
         try {
-            return network.isCurrent() ? network.requestUpdate() : network.requestUpdateElsewhere();
+            return onNetworkThread() ? network.requestUpdate() : network.requestUpdateElsewhere();
         } catch (KafkaException e) {
             log.debug("{}metadata update request refused: {}", logPrefix, e.getMessage());
             return metadata.fetch().version();

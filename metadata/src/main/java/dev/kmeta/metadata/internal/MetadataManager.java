@@ -19,6 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Objects;
@@ -52,7 +53,7 @@ import java.util.Set;
  * this class extends (so the hit reads the snapshot without a hop); no room holds it: the sender's writers get its
  * {@link ManagerState.Publisher}, the readers its read-only {@link ManagerState.View}.
  */
-public final class MetadataManager extends ManagerState implements MetadataClient {
+public final class MetadataManager extends ManagerState implements MetadataClient, Supplier<Cluster> {
     private static final Logger log = LoggerFactory.getLogger(MetadataManager.class);
 
     private final RefreshStateMachine machine;
@@ -84,6 +85,16 @@ public final class MetadataManager extends ManagerState implements MetadataClien
 
     @Override
     public Cluster fetch() {
+        return snapshot();
+    }
+
+    /**
+     * {@link #fetch()}, as the one call an adapter's per-send path makes on the manager itself rather than through a
+     * handle (the KafkaProducer route: each object a send passes through is a cache miss when the caches went cold
+     * between sends).
+     */
+    @Override
+    public Cluster get() {
         return snapshot();
     }
 

@@ -90,6 +90,15 @@ public final class Handles {
     }
 
     /**
+     * {@code handle}'s current snapshot, read from its instance's manager without passing through the handle and the
+     * instance (two objects fewer): the KafkaProducer route's per-send reads, where each object is a cache miss when
+     * the caches went cold between sends (issue 38). The same snapshot {@code handle.fetch()} returns.
+     */
+    public static java.util.function.Supplier<dev.kmeta.cluster.Cluster> snapshots(KafkaMetadata handle) {
+        return lens.core(handle).manager();
+    }
+
+    /**
      * A slot on {@code handle}'s instance for what an adapter shares between the users of that instance (the
      * KafkaProducer route keeps its producers' shared Kafka views there): one per instance, empty when the instance
      * starts, gone with it - no JVM-wide registry to clean. Any thread; compare-and-set to fill it.

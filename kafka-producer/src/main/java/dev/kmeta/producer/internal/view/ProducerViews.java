@@ -3,6 +3,7 @@ package dev.kmeta.producer.internal.view;
 import dev.kmeta.cluster.TopicMetadata;
 import dev.kmeta.producer.internal.abi.KafkaClientsAbi;
 import dev.kmeta.sender.KafkaMetadata;
+import dev.kmeta.sender.internal.Handles;
 import org.apache.kafka.clients.MetadataSnapshot;
 import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.Uuid;
@@ -11,6 +12,7 @@ import org.apache.kafka.common.annotation.SuppressKafkaInternalApiUsage;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * The Kafka views one kmeta-backed producer reads, scoped to what is asked, so that no view of the whole kmeta
@@ -47,6 +49,8 @@ public final class ProducerViews {
             Set.of(), null, Map.of(), Cluster.empty());
 
     private final KafkaMetadata metadata;
+    /** kmeta's current snapshot, read from the instance's manager ({@code Handles.snapshots}): the send path's read. */
+    private final Supplier<dev.kmeta.cluster.Cluster> snapshots;
     private final ProducerTopics topics;
     private final InstanceViews shared;
     private final ViewStats stats = new ViewStats();
@@ -59,6 +63,7 @@ public final class ProducerViews {
 
     public ProducerViews(KafkaMetadata metadata, long metadataIdleMs) {
         this.metadata = metadata;
+        this.snapshots = Handles.snapshots(metadata);
         this.topics = new ProducerTopics(metadataIdleMs, metadata.ticker());
         this.shared = InstanceViews.join(metadata);
     }
@@ -115,7 +120,7 @@ public final class ProducerViews {
      * waits for it); an invalid one a view that says so.
      */
     public Cluster forSend(String topic) {
-        dev.kmeta.cluster.Cluster s = metadata.fetch();
+        dev.kmeta.cluster.Cluster s = snapshots.get(); // the manager's field, not through the handle: two misses fewer
         if (closed) {
             return Cluster.empty();
         }
