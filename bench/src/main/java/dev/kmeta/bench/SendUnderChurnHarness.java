@@ -39,9 +39,11 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  *
  * <p>Per run (a route's no-churn or churn phase): the measured sends' {@code send()} call time on the steady threads
  * (p50, p99, p99.9, max; nearest rank), how many took over 10 ms, GC time, and for kmeta the snapshot changes in the
- * measured window (its MXBean's version); records acknowledged / failed over both phases (after {@code flush}). Within
- * a round the routes alternate: round 1 stock first, round 2 kmeta first, ... The summary checks issue 28's targets
- * per round: kmeta's churn p99 and p99.9 &lt;= stock's in the same round, and &lt;= 1.2x kmeta's own no-churn run.
+ * measured window (its MXBean's version); records acknowledged / failed over both phases (after {@code flush}); on
+ * Linux what the scheduler did to the route's steady threads and network thread ({@link ThreadCensus}: time waiting
+ * for a CPU, preemptions, the network thread's sleeps). Within a round the routes alternate: round 1 stock first,
+ * round 2 kmeta first, ... The summary checks issue 28's targets per round: kmeta's churn p99 and p99.9 &lt;= stock's
+ * in the same round, and &lt;= 1.2x kmeta's own no-churn run.
  *
  * <pre>{@code
  * java -Xms1g -Xmx1g -cp bench/target/benchmarks.jar dev.kmeta.bench.SendUnderChurnHarness > bench/results/p2k.txt
@@ -111,7 +113,7 @@ public final class SendUnderChurnHarness {
     record Run(int round, String impl, boolean churn, int sends, long p50Ns, long p99Ns, long p999Ns, long maxNs,
                int over10ms, long acked, long failed, long snapshotChanges, int churnTopics, long churnSendMedianNs,
                long churnSendMaxNs, long gcMs, String load, long senderPolls, long bufferWaitMs, long networkCpuMs,
-               long requests, long networkAllocKib, long sendCpuP50Ns) {
+               long requests, long networkAllocKib, long sendCpuP50Ns, String census) {
         /**
          * p50 and p99 are tens of microseconds: printed to a tenth of one (4 decimals; at 3, a 10 us p50 moved in 10%
          * steps, as coarse as the 1.1x target it is held to), the rest as ms().
@@ -123,13 +125,13 @@ public final class SendUnderChurnHarness {
         String line() {
             return String.format(Locale.ROOT, "round %d %s%s %s: %d sends, send() p50 %s / p99 %s / p99.9 %s / max %s"
                     + " ms, %d over 10 ms; kmeta snapshot changes %s; GC %d ms; Sender polls %d, requests %d,"
-                    + " buffer-pool wait %d ms, network thread CPU %d ms, allocated %d KiB%s; load %s%s", round, impl,
+                    + " buffer-pool wait %d ms, network thread CPU %d ms, allocated %d KiB%s%s; load %s%s", round, impl,
                     slotKinds.get(impl).equals(impl) ? "" : " (" + slotKinds.get(impl) + ")",
                     churn ? "churn" : "no churn", sends, msFine(p50Ns), msFine(p99Ns), ms(p999Ns), ms(maxNs), over10ms,
                     snapshotChanges < 0 ? "-" : Long.toString(snapshotChanges), gcMs, senderPolls, requests,
                     bufferWaitMs,
                     networkCpuMs, networkAllocKib,
-                    sendCpuP50Ns < 0 ? "" : "; send() CPU p50 " + sendCpuP50Ns + " ns", load, !churn ? ""
+                    sendCpuP50Ns < 0 ? "" : "; send() CPU p50 " + sendCpuP50Ns + " ns", census, load, !churn ? ""
                             : String.format(Locale.ROOT, "; churn topics %d (first send median %s ms, max %s ms);"
                             + " both phases: acked %d, failed %d", churnTopics, ms(churnSendMedianNs),
                             ms(churnSendMaxNs), acked, failed));
@@ -281,6 +283,9 @@ public final class SendUnderChurnHarness {
             churner.setDaemon(true);
             threads.add(churner);
             threads.forEach(Thread::start);
+            for (Route r : routes) {
+                r.census(s);
+            }
             List<Thread> diags = new ArrayList<>();
             if (Boolean.getBoolean("p2k.diag")) {
                 routes.forEach(r -> diags.add(ProducerDiag.start(r.producer, r.clientId, 500)));
@@ -295,6 +300,9 @@ public final class SendUnderChurnHarness {
                 gcs[i] = RealBroker.gcMs();
                 for (Route r : routes) {
                     r.sample(i);
+                }
+                if (i == 3) {
+                    routes.forEach(r -> r.sampled.countDown());
                 }
                 if (i == 1 || i == 3) {
                     loads[i / 2] = Args.load();
@@ -383,6 +391,13 @@ public final class SendUnderChurnHarness {
         final long[] bufferWaitNs = new long[4];
         final long[] networkCpuNs = new long[4];
         final long[] networkAlloc = new long[4];
+        /** The steady threads' and the network thread's scheduler counters at each phase bound. */
+        ThreadCensus steadyCensus;
+        ThreadCensus networkCensus;
+        final ThreadCensus.Counts[] steadyAt = new ThreadCensus.Counts[4];
+        final ThreadCensus.Counts[] networkAt = new ThreadCensus.Counts[4];
+        /** Counted down once the last phase bound was sampled: the steady threads end after it. */
+        final java.util.concurrent.CountDownLatch sampled = new java.util.concurrent.CountDownLatch(1);
 
         Route(String impl, String clientId, KafkaCluster cluster, Settings s) {
             this.impl = impl;
@@ -433,6 +448,11 @@ public final class SendUnderChurnHarness {
                         } catch (java.io.IOException e) {
                             System.out.println("  closing schedstat: " + e);
                         }
+                    }
+                    try { // alive until the last phase bound's census was read (a thread that ended has no counters)
+                        sampled.await(10, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
                     }
                     return;
                 }
@@ -519,8 +539,20 @@ public final class SendUnderChurnHarness {
             }
         }
 
+        /** Finds this route's steady threads and network thread (started) for their scheduler counters. */
+        void census(Settings s) {
+            List<String> steady = new ArrayList<>();
+            for (int t = 0; t < s.threads(); t++) {
+                steady.add("p2k-steady-" + impl + "-" + t);
+            }
+            steadyCensus = ThreadCensus.of(steady);
+            networkCensus = ThreadCensus.of(List.of("kafka-producer-network-thread | " + clientId));
+        }
+
         /** The producer's counters at phase bound {@code i}. */
         void sample(int i) {
+            steadyAt[i] = steadyCensus.read();
+            networkAt[i] = networkCensus.read();
             polls[i] = (long) metric(producer, "select-total");
             requests[i] = (long) metric(producer, "request-total");
             bufferWaitNs[i] = (long) metric(producer, "bufferpool-wait-time-ns-total");
@@ -581,9 +613,25 @@ public final class SendUnderChurnHarness {
                         (networkCpuNs[2 * phase + 1] - networkCpuNs[2 * phase]) / 1_000_000,
                         requests[2 * phase + 1] - requests[2 * phase],
                         (networkAlloc[2 * phase + 1] - networkAlloc[2 * phase]) / 1024,
-                        sendCpu ? RealBroker.quantile(RealBroker.sorted(cpuAll, n), n, 0.50) : -1));
+                        sendCpu ? RealBroker.quantile(RealBroker.sorted(cpuAll, n), n, 0.50) : -1,
+                        censusText(phase)));
             }
             return out;
+        }
+
+        /**
+         * A run's scheduler counters: the steady threads' run-queue wait and preemptions, the network thread's
+         * run-queue wait, preemptions and sleeps (empty when the threads were not found).
+         */
+        private String censusText(int phase) {
+            if (steadyCensus.size() == 0 || networkCensus.size() == 0) {
+                return "";
+            }
+            ThreadCensus.Counts st = steadyAt[2 * phase + 1].minus(steadyAt[2 * phase]);
+            ThreadCensus.Counts net = networkAt[2 * phase + 1].minus(networkAt[2 * phase]);
+            return String.format(Locale.ROOT, "; steady threads waited for a CPU %.1f ms, preempted %d;"
+                    + " network thread waited for a CPU %.1f ms, preempted %d, slept %d", st.runQueueNs() / 1e6,
+                    st.preempted(), net.runQueueNs() / 1e6, net.preempted(), net.slept());
         }
     }
 
