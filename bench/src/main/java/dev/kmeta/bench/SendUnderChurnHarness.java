@@ -283,8 +283,9 @@ public final class SendUnderChurnHarness {
             churner.setDaemon(true);
             threads.add(churner);
             threads.forEach(Thread::start);
+            Map<String, Long> threadIds = ThreadCensus.nativeIds(); // one thread dump for every route's census
             for (Route r : routes) {
-                r.census(s);
+                r.census(threadIds, s);
             }
             List<Thread> diags = new ArrayList<>();
             if (Boolean.getBoolean("p2k.diag")) {
@@ -540,13 +541,13 @@ public final class SendUnderChurnHarness {
         }
 
         /** Finds this route's steady threads and network thread (started) for their scheduler counters. */
-        void census(Settings s) {
+        void census(Map<String, Long> threadIds, Settings s) {
             List<String> steady = new ArrayList<>();
             for (int t = 0; t < s.threads(); t++) {
                 steady.add("p2k-steady-" + impl + "-" + t);
             }
-            steadyCensus = ThreadCensus.of(steady);
-            networkCensus = ThreadCensus.of(List.of("kafka-producer-network-thread | " + clientId));
+            steadyCensus = ThreadCensus.of(threadIds, steady);
+            networkCensus = ThreadCensus.of(threadIds, List.of("kafka-producer-network-thread | " + clientId));
         }
 
         /** The producer's counters at phase bound {@code i}. */

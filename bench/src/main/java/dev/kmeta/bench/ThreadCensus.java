@@ -1,5 +1,6 @@
 package dev.kmeta.bench;
 
+import dev.kmeta.testkit.RunQueue;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -35,10 +36,9 @@ final class ThreadCensus {
         this.tids = tids;
     }
 
-    /** The live threads named {@code names} (those not found are left out); one thread dump. */
-    static ThreadCensus of(List<String> names) {
-        Map<String, Long> all = nativeIds();
-        return new ThreadCensus(names.stream().filter(all::containsKey).map(all::get).toList());
+    /** The threads named {@code names} among {@code ids} ({@link #nativeIds}; those not found are left out). */
+    static ThreadCensus of(Map<String, Long> ids, List<String> names) {
+        return new ThreadCensus(names.stream().filter(ids::containsKey).map(ids::get).toList());
     }
 
     /** How many of the named threads were found. */
@@ -53,8 +53,12 @@ final class ThreadCensus {
         long slept = 0;
         for (long tid : tids) {
             Path task = Path.of("/proc/self/task/" + tid);
+            long waitedNs = RunQueue.waitedNs(task.resolve("schedstat"));
+            if (waitedNs < 0) {
+                continue; // the thread ended, or no /proc: it adds nothing
+            }
+            queue += waitedNs;
             try {
-                queue += Long.parseLong(Files.readString(task.resolve("schedstat")).trim().split("\\s+")[1]);
                 for (String line : Files.readAllLines(task.resolve("status"))) {
                     if (line.startsWith("nonvoluntary_ctxt_switches:")) {
                         preempted += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
@@ -69,8 +73,11 @@ final class ThreadCensus {
         return new Counts(queue, preempted, slept);
     }
 
-    /** Java thread name to Linux thread id, from HotSpot's thread dump; empty where it cannot be had. */
-    private static Map<String, Long> nativeIds() {
+    /**
+     * Java thread name to Linux thread id, from HotSpot's thread dump (a safepoint: take it once, before anything is
+     * measured); empty where it cannot be had.
+     */
+    static Map<String, Long> nativeIds() {
         Map<String, Long> ids = new HashMap<>();
         try {
             String dump = (String) ManagementFactory.getPlatformMBeanServer().invoke(

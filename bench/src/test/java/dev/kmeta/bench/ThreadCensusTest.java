@@ -38,7 +38,8 @@ class ThreadCensusTest {
         t.start();
         try {
             named.await();
-            ThreadCensus census = ThreadCensus.of(List.of("census-test-sleeper", "no-such-thread"));
+            ThreadCensus census = ThreadCensus.of(ThreadCensus.nativeIds(),
+                    List.of("census-test-sleeper", "no-such-thread"));
             assertEquals(1, census.size(), "the named thread is found, the missing one left out");
             ThreadCensus.Counts before = census.read();
             go.countDown();
