@@ -8,8 +8,9 @@ import dev.kmeta.metadata.Ticker;
 import org.apache.kafka.common.errors.InterruptException;
 import org.apache.kafka.common.errors.TimeoutException;
 
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.lang.ref.WeakReference;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * The KafkaProducer route's send protocol: what a send on a sending thread is doing, and what each stand-in call
@@ -72,11 +73,11 @@ import java.time.Duration;
  * a state belongs to does not act on it (two producers on one thread); the next onSend or requestUpdateForTopic on
  * any producer starts over.
  *
- * <p>One per {@link dev.kmeta.producer.internal.ProducerBridge}; thread-safe: a thread's state is confined to it (a
- * {@link ThreadLocal}); it refers to no bridge, hold or kmeta object (counters, strings, exceptions), so a thread that
- * sent through a producer since closed pins nothing of it. The states that act on a later call (HOLD_ARMED,
- * TOPIC_HIDDEN, TIMEOUT_KEPT) are counted per producer: while none is, {@link #fetchHidesTopic} and {@link #add} read
- * no thread-local. Nothing here allocates on a cache hit.
+ * <p>One per {@link dev.kmeta.producer.internal.ProducerBridge}; thread-safe: a thread's state is confined to it
+ * (found by thread id, {@link #SLOTS}); it refers to no bridge, hold or kmeta object (weak marks, strings,
+ * exceptions), so a thread that sent through a producer since closed pins nothing of it. The states that act on a
+ * later call (HOLD_ARMED, TOPIC_HIDDEN, TIMEOUT_KEPT) are counted per producer: while none is,
+ * {@link #fetchHidesTopic} and {@link #add} read no thread state. Nothing here allocates on a cache hit.
  */
 public final class SendProtocol {
     /** What a thread's send on the KafkaProducer route is doing: what its next stand-in call does. */
@@ -164,30 +165,39 @@ public final class SendProtocol {
     }
 
     /**
-     * A producer's mark in a thread's state: the count of threads in a counted state of it; pins nothing. The count
-     * is a field of the mark itself (not an AtomicInteger beside it): a send reads it on every fetch() and add(), and
-     * one object is one cache line less to miss when the caches went cold between sends.
+     * A producer's mark in a thread's state: who a counted state belongs to; pins nothing (a weak reference to the
+     * protocol, whose {@link #counted} it moves). The count is a field of the protocol itself, which every stand-in
+     * call reads anyway: a send reads it on every fetch() and add(), and one object less is one cache line less to miss
+     * when the caches went cold between sends (issue 38).
      */
-    private static final class Mark {
-        private static final AtomicIntegerFieldUpdater<Mark> COUNTED =
-                AtomicIntegerFieldUpdater.newUpdater(Mark.class, "counted");
-        volatile int counted;
-
-        int counted() {
-            return counted;
+    private static final class Mark extends WeakReference<SendProtocol> {
+        Mark(SendProtocol protocol) {
+            super(protocol);
         }
 
         void enter() {
-            COUNTED.incrementAndGet(this);
+            SendProtocol p = get();
+            if (p != null) {
+                COUNTED.incrementAndGet(p);
+            }
         }
 
         void leave() {
-            COUNTED.decrementAndGet(this);
+            SendProtocol p = get();
+            if (p != null) {
+                COUNTED.decrementAndGet(p);
+            }
         }
     }
 
-    /** One thread's send. Confined to its thread; refers to marks, strings and exceptions only. */
+    /**
+     * One thread's send. Confined to its thread but for {@link #threadId} (read by any thread that meets it in
+     * {@link #SLOTS}); refers to marks, strings, exceptions and its thread weakly only.
+     */
     private static final class Send {
+        /** The thread's id: final, so a thread that reads this Send from a racy slot reads it right. */
+        final long threadId;
+        private final WeakReference<Thread> thread;
         State state = State.IDLE;
         /** The producer a counted state belongs to. */
         Mark owner;
@@ -216,14 +226,38 @@ public final class SendProtocol {
         TimeoutException error;
         /** CONFIRMING: the topics the next awaitUpdate waits to see described. */
         java.util.List<String> confirming;
+
+        Send() {
+            Thread t = Thread.currentThread();
+            threadId = t.getId();
+            thread = new WeakReference<>(t);
+        }
+
+        boolean threadAlive() {
+            Thread t = thread.get();
+            return t != null && t.isAlive();
+        }
     }
 
     private static final int NONE = Integer.MIN_VALUE;
     /** {@code sendStartNs} of a send that took no clock reading (SENT at onSend). */
     private static final long UNSTAMPED = Long.MIN_VALUE;
-    private static final ThreadLocal<Send> SENDS = ThreadLocal.withInitial(Send::new);
+    /**
+     * Each thread's Send, by thread id: a send finds its own here - the thread, the slot, the Send: three objects
+     * where a {@link ThreadLocal} reads five (its map, table and entry between), each a miss when the caches went
+     * cold between sends (issue 38). A slot is a hint, not the Send's home: it holds the Send of the first thread to
+     * send while it was free or its thread dead, written and read racily (a reader checks the final
+     * {@link Send#threadId}); a thread whose slot a live thread holds reads its {@link #OWNED} entry, which every
+     * thread's Send has. A slot keeps a dead thread's Send (marks, strings) until another thread claims it.
+     */
+    private static final Send[] SLOTS = new Send[1024];
+    private static final ThreadLocal<Send> OWNED = ThreadLocal.withInitial(SendProtocol::claimSlot);
+    private static final AtomicIntegerFieldUpdater<SendProtocol> COUNTED =
+            AtomicIntegerFieldUpdater.newUpdater(SendProtocol.class, "counted");
 
-    private final Mark mark = new Mark();
+    private final Mark mark = new Mark(this);
+    /** How many threads are in a counted state of this producer ({@link Mark}). */
+    private volatile int counted;
     private final Waits waits;
     private final Leaders leaders;
     private final long giveUpEarlyMs;
@@ -237,9 +271,38 @@ public final class SendProtocol {
         this.ticker = ticker;
     }
 
+    /** The calling thread's Send: its slot's when the slot is its own, else its {@link #OWNED} entry. */
+    private static Send send() {
+        long id = Thread.currentThread().getId();
+        Send s = SLOTS[(int) id & (SLOTS.length - 1)];
+        return s != null && s.threadId == id ? s : OWNED.get();
+    }
+
+    /** A thread's first Send: it takes the thread's slot when that is free or its thread dead. */
+    private static Send claimSlot() {
+        Send s = new Send();
+        int i = (int) s.threadId & (SLOTS.length - 1);
+        Send held = SLOTS[i];
+        if (held == null || !held.threadAlive()) {
+            SLOTS[i] = s;
+        }
+        return s;
+    }
+
+    /** True when the calling thread's Send is the one in its slot (tests: who holds a shared slot). */
+    static boolean inSlot() {
+        long id = Thread.currentThread().getId();
+        return SLOTS[(int) id & (SLOTS.length - 1)] == OWNED.get();
+    }
+
+    /** The slot a thread id maps to (tests: two threads that share one). */
+    static int slotOf(long threadId) {
+        return (int) threadId & (SLOTS.length - 1);
+    }
+
     /** The calling thread's state (whichever producer it belongs to). */
     static State state() {
-        return SENDS.get().state;
+        return send().state;
     }
 
     /**
@@ -257,7 +320,7 @@ public final class SendProtocol {
      * up by the caller ({@code snapshot} null: look it up).
      */
     public void onSend(String topic, int partition, boolean holdable, Cluster snapshot, TopicMetadata entry) {
-        Send s = SENDS.get();
+        Send s = send();
         s.sendMark = mark;
         s.sendTopic = topic;
         s.viewTopic = topic;
@@ -291,10 +354,10 @@ public final class SendProtocol {
      * counted state of this producer.
      */
     public boolean fetchHidesTopic() {
-        if (mark.counted() == 0) {
+        if (counted == 0) {
             return false;
         }
-        Send s = SENDS.get();
+        Send s = send();
         if (s.owner != mark) {
             return false;
         }
@@ -317,10 +380,10 @@ public final class SendProtocol {
      * thread has a counted state of this producer.
      */
     public boolean hidesArrivedTopic() {
-        if (mark.counted() == 0) {
+        if (counted == 0) {
             return false;
         }
-        Send s = SENDS.get();
+        Send s = send();
         if (s.owner != mark || s.state != State.FIRST_LOOK) {
             return false;
         }
@@ -339,10 +402,10 @@ public final class SendProtocol {
      * later fetch() on this thread - a partitionsFor - does not act for it. A kept timeout stays for the interceptor.
      */
     public void sendFailed() {
-        if (mark.counted() == 0) {
+        if (counted == 0) {
             return;
         }
-        Send s = SENDS.get();
+        Send s = send();
         if (s.owner == mark && (s.state == State.FIRST_LOOK || s.state == State.HOLD_ARMED
                 || s.state == State.TOPIC_HIDDEN)) {
             enter(s, State.IDLE);
@@ -351,7 +414,7 @@ public final class SendProtocol {
 
     /** The topic the calling thread's fetch() shows (null before any send). */
     public String viewTopic() {
-        return SENDS.get().viewTopic;
+        return send().viewTopic;
     }
 
     /**
@@ -362,10 +425,10 @@ public final class SendProtocol {
      * @throws InterruptException if the thread is interrupted while held (its interrupt status set)
      */
     public void add(String topic) {
-        if (mark.counted() == 0) {
+        if (counted == 0) {
             return;
         }
-        Send s = SENDS.get();
+        Send s = send();
         if (s.owner != mark || s.state != State.TOPIC_HIDDEN || !topic.equals(s.sendTopic)) {
             return;
         }
@@ -388,7 +451,7 @@ public final class SendProtocol {
 
     /** add(topics) found a topic missing: the following awaitUpdate is a version wait (VERSION_WAIT). */
     public void versionWait() {
-        Send s = SENDS.get();
+        Send s = send();
         enter(s, State.VERSION_WAIT);
         s.requestMark = mark;
         s.requestTopic = null;
@@ -399,7 +462,7 @@ public final class SendProtocol {
      * following awaitUpdate waits for them (CONFIRMING).
      */
     public void confirmWait(java.util.List<String> topics) {
-        Send s = SENDS.get();
+        Send s = send();
         enter(s, State.CONFIRMING);
         s.requestMark = mark;
         s.requestTopic = null;
@@ -408,7 +471,7 @@ public final class SendProtocol {
 
     /** requestUpdateForTopic(topic): AWAITING_TOPIC, or AWAITING_PARTITION for the same topic once looked at. */
     public void requestUpdateForTopic(String topic) {
-        Send s = SENDS.get();
+        Send s = send();
         s.viewTopic = topic;
         if (s.requestMark != mark || !topic.equals(s.requestTopic)) {
             s.requestMark = mark;
@@ -426,7 +489,7 @@ public final class SendProtocol {
      * @throws InterruptedException if the thread is interrupted (KafkaProducer throws InterruptException)
      */
     public void awaitUpdate(int version, long timeoutMs) throws InterruptedException {
-        Send s = SENDS.get();
+        Send s = send();
         try {
             if (s.requestMark == mark && s.state == State.CONFIRMING) {
                 java.util.List<String> topics = s.confirming;
@@ -503,13 +566,13 @@ public final class SendProtocol {
 
     /** maybeThrowExceptionForTopic, the interceptor: the kept timeout for {@code topic} (to IDLE), or null. */
     public TimeoutException takeTimeout(String topic) {
-        Send s = SENDS.get();
+        Send s = send();
         return isKept(s, topic) ? release(s) : null;
     }
 
     /** getError(topic): the kept timeout for {@code topic}, left kept; or null. */
     public TimeoutException peekTimeout(String topic) {
-        Send s = SENDS.get();
+        Send s = send();
         return isKept(s, topic) ? s.error : null;
     }
 

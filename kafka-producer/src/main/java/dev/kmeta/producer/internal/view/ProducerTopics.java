@@ -13,16 +13,20 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Thread-safe. {@link #add} runs on every send: a known topic costs one map lookup and, at most once a second per
  * topic, one volatile write; it allocates nothing. {@link #version()} moves whenever a topic comes or goes. A topic's
  * first use is also stamped on the kmeta instance's clock ({@link #firstUsedMs}), the clock of kmeta's topic ages.
+ *
+ * <p>It is its map (a {@code ConcurrentHashMap} of each topic's use), not an object around one: a send looks a topic up
+ * here three times, and one object less on that chain is one cache line less to miss when the caches went cold between
+ * sends (issue 38). Only this class's methods are used; never serialized.
  */
-final class ProducerTopics {
+final class ProducerTopics extends ConcurrentHashMap<String, ProducerTopics.Use> {
+    private static final long serialVersionUID = 1L;
     /** How far a topic's use stamp may lag: the send path writes it at most this often. */
     static final long STAMP_GRANULARITY_MS = 1_000;
 
-    private final ConcurrentHashMap<String, Use> topics = new ConcurrentHashMap<>();
-    private final AtomicInteger version = new AtomicInteger();
-    private final long idleMs;
-    private final Ticker ticker;
-    private volatile long nextExpiryMs;
+    private final transient AtomicInteger version = new AtomicInteger();
+    private final transient long idleMs;
+    private final transient Ticker ticker;
+    private transient volatile long nextExpiryMs;
 
     /**
      * @param idleMs {@code metadata.max.idle.ms}
@@ -35,11 +39,11 @@ final class ProducerTopics {
 
     /** The producer uses {@code topic} at {@code nowMs} (KafkaProducer's clock). */
     ProducerViews.Added add(String topic, long nowMs) {
-        Use u = topics.get(topic);
+        Use u = get(topic);
         if (u != null) {
             return u.touch(nowMs) ? ProducerViews.Added.STAMPED : ProducerViews.Added.FRESH;
         }
-        if (topics.putIfAbsent(topic, new Use(nowMs, ticker.milliTime())) == null) {
+        if (putIfAbsent(topic, new Use(nowMs, ticker.milliTime())) == null) {
             version.incrementAndGet();
             return ProducerViews.Added.JOINED;
         }
@@ -53,7 +57,7 @@ final class ProducerTopics {
      * index (objects a send meets cold in P2k). Allocates one small object per topic per snapshot change.
      */
     TopicLook look(String topic, dev.kmeta.cluster.Cluster c) {
-        Use u = topics.get(topic);
+        Use u = get(topic);
         if (u == null) {
             return null;
         }
@@ -72,7 +76,7 @@ final class ProducerTopics {
      * look of an older version would keep its entry and view reachable until the topic's next send. O(topics).
      */
     void dropLooksNotAt(int version) {
-        for (Use u : topics.values()) {
+        for (Use u : values()) {
             TopicLook l = u.look;
             if (l != null && l.version != version) {
                 u.look = null; // racing a send that made a newer one: it is made again, no more
@@ -87,7 +91,7 @@ final class ProducerTopics {
 
     /** The topics (a live view). */
     Set<String> names() {
-        return topics.keySet();
+        return keySet();
     }
 
     /**
@@ -95,7 +99,7 @@ final class ProducerTopics {
      * does not use it.
      */
     long firstUsedMs(String topic) {
-        Use u = topics.get(topic);
+        Use u = get(topic);
         return u == null ? -1 : u.firstUsedTickerMs;
     }
 
@@ -105,14 +109,14 @@ final class ProducerTopics {
             return;
         }
         nextExpiryMs = nowMs + STAMP_GRANULARITY_MS;
-        topics.forEach((name, use) -> {
-            if (nowMs - use.lastUsedMs > idleMs + STAMP_GRANULARITY_MS && topics.remove(name, use)) {
+        forEach((name, use) -> {
+            if (nowMs - use.lastUsedMs > idleMs + STAMP_GRANULARITY_MS && remove(name, use)) {
                 version.incrementAndGet();
             }
         });
     }
 
-    private static final class Use {
+    static final class Use {
         volatile long lastUsedMs;
         /** The last look at the topic in kmeta's snapshot ({@link #look}), or null. */
         volatile TopicLook look;

@@ -11,11 +11,17 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.lang.ref.WeakReference;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -463,5 +469,94 @@ class SendProtocolTest {
         timingOut.confirmWait(List.of("input"));
         assertThrows(TimeoutException.class, () -> timingOut.awaitUpdate(3, 1_000),
                 "sendOffsetsToTransaction gets the timeout: KafkaProducer does not replace it there");
+    }
+
+    /**
+     * Two live threads whose ids share a slot keep their own states: the second finds the first's Send in the slot,
+     * sees another thread id and reads its own (without that check it would send on the first thread's state, and
+     * the first's armed hold would be gone).
+     */
+    @Test
+    void twoThreadsSharingASlotKeepTheirOwnStates() throws Exception {
+        waits.counts.put("far", 1);
+        leaders.verdicts.put("far", Verdict.UNREACHABLE);
+        CountDownLatch armed = new CountDownLatch(1);
+        CountDownLatch secondDone = new CountDownLatch(1);
+        AtomicReference<Object> firstSaw = new AtomicReference<>();
+        AtomicReference<Object> secondSaw = new AtomicReference<>();
+        Thread first = new Thread(() -> {
+            producer.onSend("far", ANY, true);
+            armed.countDown();
+            try {
+                secondDone.await();
+                firstSaw.set(List.of(SendProtocol.state(), SendProtocol.inSlot(), fetch(producer)));
+            } catch (InterruptedException e) {
+                firstSaw.set(e);
+            }
+        }, "slot-first");
+        Thread second = inTheSlotOf(first, () -> {
+            producer.onSend("near", ANY, false);
+            secondSaw.set(List.of(SendProtocol.state(), SendProtocol.inSlot()));
+            secondDone.countDown();
+        });
+        first.start();
+        assertTrue(armed.await(10, TimeUnit.SECONDS));
+        second.start();
+        second.join(10_000);
+        first.join(10_000);
+        assertEquals(List.of(State.SENT, false), secondSaw.get(), "the second thread's own state, not in the slot");
+        assertEquals(List.of(State.HOLD_ARMED, true, true), firstSaw.get(),
+                "the first thread's armed send is untouched: its fetch hides the topic");
+    }
+
+    /** A thread whose slot's thread died takes the slot; one whose slot a live thread holds does not. */
+    @Test
+    void aDeadThreadsSlotIsTakenByTheNextThreadThatSends() throws Exception {
+        AtomicReference<Object> firstSaw = new AtomicReference<>();
+        AtomicReference<Object> secondSaw = new AtomicReference<>();
+        Thread first = new Thread(() -> {
+            producer.onSend("t", ANY, false);
+            firstSaw.set(SendProtocol.inSlot());
+        }, "slot-first");
+        Thread second = inTheSlotOf(first, () -> {
+            producer.onSend("t", ANY, false);
+            secondSaw.set(List.of(SendProtocol.state(), SendProtocol.inSlot()));
+        });
+        first.start();
+        first.join(10_000);
+        assertFalse(first.isAlive());
+        second.start();
+        second.join(10_000);
+        assertEquals(true, firstSaw.get());
+        assertEquals(List.of(State.SENT, true), secondSaw.get());
+    }
+
+    /** A thread in a counted state of a producer nobody refers to any more does not keep it reachable. */
+    @Test
+    void aThreadsCountedStatePinsNoProducer() {
+        SendProtocol dropped = new SendProtocol(waits, leaders, 100, Ticker.system());
+        waits.counts.put("far", 1);
+        leaders.verdicts.put("far", Verdict.UNREACHABLE);
+        dropped.onSend("far", ANY, true);
+        assertEquals(State.HOLD_ARMED, SendProtocol.state());
+        WeakReference<SendProtocol> ref = new WeakReference<>(dropped);
+        dropped = null;
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            System.gc();
+            return ref.get() == null;
+        });
+        producer.onSend("t", ANY, false); // leaves the dropped producer's state: nothing to count down
+        assertEquals(State.SENT, SendProtocol.state());
+    }
+
+    /** A new, unstarted thread running {@code body} whose id maps to the same slot as {@code other}'s. */
+    private static Thread inTheSlotOf(Thread other, Runnable body) {
+        for (int i = 0; i < 100_000; i++) { // ids grow by one per thread made: a full turn is about 1,024 threads
+            Thread t = new Thread(body, "slot-second");
+            if (SendProtocol.slotOf(t.getId()) == SendProtocol.slotOf(other.getId())) {
+                return t;
+            }
+        }
+        throw new AssertionError("no thread id shared the slot of " + other.getId());
     }
 }
