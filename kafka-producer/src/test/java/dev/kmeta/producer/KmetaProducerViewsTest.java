@@ -37,6 +37,8 @@ import static dev.kmeta.testkit.TestClients.producerProps;
 import static dev.kmeta.testkit.TestClients.report;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -192,6 +194,39 @@ class KmetaProducerViewsTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> networkTopics(b).equals(Set.of("join-1", "join-late")));
             assertEquals(3, b.fetchMetadataSnapshot().cluster().partitionCountForTopic("join-late"));
             assertTrue(b.views().stats().producerViewsBuilt() > built, "its arrival rebuilt the view");
+        }
+    }
+
+    /**
+     * A send whose topic joined the producer before the network thread's view holds it shows the topic alone; once
+     * that view holds it, sends show that view - no look keeps the topic's view alone (a second Kafka index of the
+     * topic) for as long as the snapshot stays - and when the view is replaced (another topic kmeta already has
+     * joins), sends show the new one. Fails with the looks keeping the first view a send showed (either part).
+     */
+    @Test
+    void sendsShowTheNetworkThreadsCurrentViewOnceItHoldsTheirTopic() throws Exception {
+        KAFKA.cluster().createTopic("shown-1", 2, 1);
+        KAFKA.cluster().createTopic("shown-2", 2, 1);
+        try (Producer<String, String> producer = KmetaProducer.create(producerProps(KAFKA.cluster().bootstrapServers()))) {
+            ProducerBridge b = bridge(producer);
+            b.metadata().subscribe("shown-1");
+            b.metadata().subscribe("shown-2"); // kmeta has both before this producer uses them: no new version then
+            awaitKmetaSees(b.metadata(), "shown-1", 2);
+            awaitKmetaSees(b.metadata(), "shown-2", 2);
+            Cluster alone = onSender(() -> {
+                b.views().add("shown-1", System.currentTimeMillis()); // KafkaProducer's add, on the producer's clock
+                return b.views().forSend("shown-1"); // before the network thread's view holds it
+            });
+            Cluster network = b.views().currentCluster(); // the network thread's view, as its next loop makes it
+            assertEquals(Set.of("shown-1"), network.topics());
+            assertNotSame(network, alone, "the first send showed the topic alone");
+            assertSame(network, onSender(() -> b.views().forSend("shown-1")),
+                    "the network thread's view, not the topic's view alone that the first send showed");
+
+            send(producer, "shown-2", 1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> networkTopics(b).equals(Set.of("shown-1", "shown-2")));
+            assertSame(b.views().currentCluster(), onSender(() -> b.views().forSend("shown-1")),
+                    "the view that replaced the one a send on this topic showed");
         }
     }
 

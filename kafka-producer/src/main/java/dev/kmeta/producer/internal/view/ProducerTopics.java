@@ -84,6 +84,16 @@ final class ProducerTopics extends ConcurrentHashMap<String, ProducerTopics.Use>
         }
     }
 
+    /**
+     * Drops every look (the network thread, when this producer's view was replaced: a look keeps the view its sends
+     * showed, which would keep the replaced one reachable). O(topics).
+     */
+    void dropLooks() {
+        for (Use u : values()) {
+            u.look = null;
+        }
+    }
+
     /** Moves whenever a topic is added or expires. */
     int version() {
         return version.get();

@@ -18,11 +18,13 @@ import java.util.function.Supplier;
  * The Kafka views one kmeta-backed producer reads, scoped to what is asked, so that no view of the whole kmeta
  * snapshot is ever built (Kafka's {@code Cluster} is O(partitions) to construct):
  * <ul>
- *   <li><b>A sending thread</b> ({@link #forSend}) sees the topic its send is about: the network-thread view the
- *   instance last kept with the topic as the current snapshot has it (read from kmeta's topic object, {@link TopicParts#sendView}:
- *   no map of this producer's is read, allocation-free), else the producer view when it holds the topic, else a
- *   {@code Cluster} of that topic alone, built once per topic change and kept with kmeta's topic object. A change to
- *   another topic costs it nothing; a change to its own topic costs O(that topic's partitions), once.</li>
+ *   <li><b>A sending thread</b> ({@link #forSend}) sees the topic its send is about: this producer's network-thread
+ *   view when it holds the topic as the current snapshot has it - kept on the topic's {@link TopicLook}, so later sends
+ *   on the version read that one object, and dropped from the looks when the view is replaced -, else the
+ *   network-thread view the instance last kept with the topic ({@link TopicParts#sendView}), else a {@code Cluster}
+ *   of that topic alone, built once per topic change and kept with kmeta's topic object; neither of the last two is
+ *   kept on a look (a look would keep it reachable for as long as the snapshot stays). A change to another topic
+ *   costs it nothing; a change to its own topic costs O(that topic's partitions), once.</li>
  *   <li><b>The producer's network thread</b> (Sender, accumulator, transaction manager, NetworkClient:
  *   {@link #current}) sees the topics this producer uses ({@link ProducerTopics}, with idle expiry), as a
  *   {@code Cluster} and a {@code MetadataSnapshot} rebuilt only when one of those topics or the broker set changed -
@@ -131,17 +133,18 @@ public final class ProducerViews {
         }
         TopicMetadata t = look != null ? look.entry : topic == null ? null : s.topic(topic);
         Cluster view = viewOf(topic, t, s);
-        if (look != null && t != null) {
-            look.view = view; // a view of this topic object over these brokers: right for the whole version
+        ProducerView b = built;
+        if (look != null && t != null && b != null && view == b.cluster) {
+            // this producer's network-thread view, which holds this topic object over these brokers: right for the
+            // whole version, and dropped from the looks when that view is replaced (refresh). Not a topic's view
+            // alone (made for the moments before the network thread's view holds the topic: the look would keep it,
+            // a second Cluster of the topic, for as long as the snapshot stays), nor another producer's view.
+            look.view = view;
         }
         return view;
     }
 
     private Cluster viewOf(String topic, TopicMetadata t, dev.kmeta.cluster.Cluster s) {
-        Cluster held = t == null ? null : TopicParts.sendView(t, s.nodes());
-        if (held != null) {
-            return held; // the hit: a view made with this topic object over these brokers (any producer's)
-        }
         if (s.nodes().isEmpty()) {
             return shared.bootstrap().cluster;
         }
@@ -155,7 +158,11 @@ public final class ProducerViews {
         }
         ProducerView b = built;
         if (b != null && b.view.holds(t, n)) {
-            return b.cluster;
+            return b.cluster; // this producer's network-thread view: the one its looks keep
+        }
+        Cluster held = TopicParts.sendView(t, s.nodes());
+        if (held != null) {
+            return held; // another view of the instance that holds this topic object over these brokers
         }
         return TopicParts.of(t, n, stats, true).alone(s.clusterId(), stats);
     }
@@ -229,6 +236,9 @@ public final class ProducerViews {
             fresh = new ProducerView(shared.view(s, n, key, sharedKey, stats), version, s, key);
             sharedKey = key;
             built = fresh;
+        }
+        if (b != null && fresh.cluster != b.cluster) {
+            topics.dropLooks(); // the sends' looks name the view replaced: they are made again, on this one
         }
         return fresh;
     }
