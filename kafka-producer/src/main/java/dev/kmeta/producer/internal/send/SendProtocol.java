@@ -248,7 +248,8 @@ public final class SendProtocol {
      * cold between sends (issue 38). A slot is a hint, not the Send's home: it holds the Send of the first thread to
      * send while it was free or its thread dead, written and read racily (a reader checks the final
      * {@link Send#threadId}); a thread whose slot a live thread holds reads its {@link #OWNED} entry, which every
-     * thread's Send has. A slot keeps a dead thread's Send (marks, strings) until another thread claims it.
+     * thread's Send has. A slot keeps a dead thread's Send (marks, strings) until another thread claims it. Relies on
+     * {@link Thread#getId()}'s contract: unique among live threads.
      */
     private static final Send[] SLOTS = new Send[1024];
     private static final ThreadLocal<Send> OWNED = ThreadLocal.withInitial(SendProtocol::claimSlot);
@@ -274,14 +275,14 @@ public final class SendProtocol {
     /** The calling thread's Send: its slot's when the slot is its own, else its {@link #OWNED} entry. */
     private static Send send() {
         long id = Thread.currentThread().getId();
-        Send s = SLOTS[(int) id & (SLOTS.length - 1)];
+        Send s = SLOTS[slotOf(id)];
         return s != null && s.threadId == id ? s : OWNED.get();
     }
 
     /** A thread's first Send: it takes the thread's slot when that is free or its thread dead. */
     private static Send claimSlot() {
         Send s = new Send();
-        int i = (int) s.threadId & (SLOTS.length - 1);
+        int i = slotOf(s.threadId);
         Send held = SLOTS[i];
         if (held == null || !held.threadAlive()) {
             SLOTS[i] = s;
@@ -291,11 +292,10 @@ public final class SendProtocol {
 
     /** True when the calling thread's Send is the one in its slot (tests: who holds a shared slot). */
     static boolean inSlot() {
-        long id = Thread.currentThread().getId();
-        return SLOTS[(int) id & (SLOTS.length - 1)] == OWNED.get();
+        return SLOTS[slotOf(Thread.currentThread().getId())] == OWNED.get();
     }
 
-    /** The slot a thread id maps to (tests: two threads that share one). */
+    /** The slot a thread id maps to. */
     static int slotOf(long threadId) {
         return (int) threadId & (SLOTS.length - 1);
     }
