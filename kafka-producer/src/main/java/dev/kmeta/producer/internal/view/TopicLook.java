@@ -12,14 +12,15 @@ import org.apache.kafka.common.Cluster;
  * send meets cold when the caches went cold between sends (issue 38).
  *
  * <p>Thread-safe: the version and entry are final; the proof flag and the view are caches that any sending thread
- * fills (a lost write repeats a lookup, no more). The producer's network thread drops the looks of older versions
- * when the snapshot changes, so a look pins no view past it.
+ * fills (a lost write repeats a lookup, no more). The view is only ever the producer's own network-thread view, and
+ * its network thread drops the looks when the snapshot changes or it replaces that view, so a look pins no view past
+ * it.
  */
 public final class TopicLook {
     final int version;
     final TopicMetadata entry;
     private volatile boolean proven;
-    /** What {@link ProducerViews#forSend} showed for the topic on this version, or null. */
+    /** The producer's network-thread view {@link ProducerViews#forSend} showed for the topic on this version, or null. */
     volatile Cluster view;
 
     TopicLook(int version, TopicMetadata entry) {
