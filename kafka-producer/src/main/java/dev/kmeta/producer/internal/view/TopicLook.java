@@ -20,7 +20,7 @@ public final class TopicLook {
     final int version;
     final TopicMetadata entry;
     private volatile boolean proven;
-    /** The producer's network-thread view {@link ProducerViews#forSend} showed for the topic on this version, or null. */
+    /** The producer's network-thread view {@link ProducerViews#forSend} showed on this version, or null. */
     volatile Cluster view;
 
     TopicLook(int version, TopicMetadata entry) {
